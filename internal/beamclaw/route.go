@@ -1,0 +1,87 @@
+package beamclaw
+
+// RunEventType names what happened during a run.
+type RunEventType string
+
+// Run event types, in the order a run usually produces them.
+const (
+	EvState           RunEventType = "state"            // loop state changed (Text holds the state)
+	EvChunk           RunEventType = "chunk"            // a piece of streamed answer text
+	EvToolStart       RunEventType = "tool_start"       // a tool is about to run
+	EvToolResult      RunEventType = "tool_result"      // a tool finished (scrubbed result)
+	EvApprovalRequest RunEventType = "approval_request" // the run waits for a decision
+	EvApprovalResult  RunEventType = "approval_result"  // a decision was taken
+	EvFinal           RunEventType = "final"            // the run's answer; the last event
+	EvError           RunEventType = "error"            // the run failed; the last event
+)
+
+// RunEvent is one thing a run tells the channel it came from.
+type RunEvent struct {
+	Type      RunEventType     `json:"type"`
+	RunID     string           `json:"run_id"`
+	SessionID string           `json:"session_id"`
+	Text      string           `json:"text,omitempty"`
+	Tool      *ToolCall        `json:"tool,omitempty"`
+	Result    *ToolResult      `json:"result,omitempty"`
+	Approval  *ApprovalRequest `json:"approval,omitempty"`
+	Usage     *Usage           `json:"usage,omitempty"`
+}
+
+// Terminal reports whether e ends its run.
+func (e RunEvent) Terminal() bool { return e.Type == EvFinal || e.Type == EvError }
+
+// Route is where a run's events go: the channel the message came from.
+// Deliver must not block the session for long; a route whose consumer is
+// gone or too slow drops events (it is the consumer's loss, never the
+// session's). Every run delivers exactly one terminal event.
+type Route interface {
+	Deliver(ev RunEvent)
+}
+
+// Decision answers an approval request.
+type Decision string
+
+// Decisions.
+const (
+	Allow  Decision = "allow"  // run this call once
+	Always Decision = "always" // run it, and this tool with this argument shape, for the rest of the session
+	Deny   Decision = "deny"
+)
+
+// ParseDecision accepts allow/yes/y, always/a, deny/no/n (and their
+// slash-command forms /yes /no /always).
+func ParseDecision(s string) (Decision, bool) {
+	if len(s) > 0 && s[0] == '/' {
+		s = s[1:]
+	}
+	switch s {
+	case "allow", "yes", "y", "once":
+		return Allow, true
+	case "always", "a":
+		return Always, true
+	case "deny", "no", "n":
+		return Deny, true
+	}
+	return "", false
+}
+
+// ApprovalRequest asks a person whether a tool call may run.
+type ApprovalRequest struct {
+	ID       string `json:"id"`
+	ToolName string `json:"tool_name"`
+	Args     string `json:"args"` // scrubbed
+	Risk     string `json:"risk"`
+	Prompt   string `json:"prompt"`
+}
+
+// Inbound is a message arriving from a channel for an agent.
+type Inbound struct {
+	Channel     string // "tui", "telegram", "http", "ws", "a2a", "sched"
+	UserID      string // already prefixed ("tg:123") or BEAMCLAW_USER
+	AgentID     string
+	MessageID   string // channel's id, for de-duplication ("" = none)
+	Content     string
+	Attachments []Attachment
+	Autonomy    Autonomy // the channel's ceiling; "" = agent default
+	Route       Route
+}

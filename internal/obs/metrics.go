@@ -1,0 +1,187 @@
+package obs
+
+import (
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+// Metrics is the Prometheus backend: it owns a registry with the process
+// and Go collectors, the metrics the gateway and supervisor report
+// directly, and the ones it derives from events. Every name carries the
+// beamclaw_ prefix.
+type Metrics struct {
+	reg *prometheus.Registry
+
+	httpRequests *prometheus.CounterVec
+	httpDuration *prometheus.HistogramVec
+	restarts     *prometheus.CounterVec
+	events       *prometheus.CounterVec
+
+	sessionsLive  prometheus.Gauge
+	llmRequests   *prometheus.CounterVec
+	llmDuration   prometheus.Histogram
+	toolCalls     *prometheus.CounterVec
+	toolDuration  *prometheus.HistogramVec
+	mcpCalls      *prometheus.CounterVec
+	mcpDuration   *prometheus.HistogramVec
+	mcpRestarts   *prometheus.CounterVec
+	turnsComplete prometheus.Counter
+}
+
+// NewMetrics builds the registry. dropped reports the bus's dropped-event
+// count (nil for none).
+func NewMetrics(dropped func() uint64) *Metrics {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{Namespace: "beamclaw"}))
+	reg.MustRegister(collectors.NewGoCollector())
+	f := promFactory{reg}
+	m := &Metrics{
+		reg:           reg,
+		httpRequests:  f.counterVec("beamclaw_http_requests_total", "HTTP requests by route, method and status code.", "route", "method", "code"),
+		httpDuration:  f.histogramVec("beamclaw_http_request_duration_seconds", "HTTP request duration by route.", "route"),
+		restarts:      f.counterVec("beamclaw_supervisor_restarts_total", "Service restarts after a failure, by service.", "service"),
+		events:        f.counterVec("beamclaw_events_total", "Observability events by name.", "event"),
+		sessionsLive:  f.gauge("beamclaw_sessions_live", "Sessions with running goroutines (not hibernated)."),
+		llmRequests:   f.counterVec("beamclaw_llm_requests_total", "LLM provider calls by outcome.", "success"),
+		llmDuration:   f.histogram("beamclaw_llm_request_duration_seconds", "LLM provider call duration."),
+		toolCalls:     f.counterVec("beamclaw_tool_calls_total", "Tool calls by tool and outcome.", "tool", "success"),
+		toolDuration:  f.histogramVec("beamclaw_tool_call_duration_seconds", "Tool call duration by tool.", "tool"),
+		mcpCalls:      f.counterVec("beamclaw_mcp_calls_total", "MCP tool calls by server and outcome.", "server", "success"),
+		mcpDuration:   f.histogramVec("beamclaw_mcp_call_duration_seconds", "MCP tool call duration by server.", "server"),
+		mcpRestarts:   f.counterVec("beamclaw_mcp_restarts_total", "MCP server restarts by server.", "server"),
+		turnsComplete: f.counter("beamclaw_turns_total", "Completed agent turns."),
+	}
+	if dropped != nil {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "beamclaw_obs_dropped_events_total",
+			Help: "Events dropped because the observability queue was full.",
+		}, func() float64 { return float64(dropped()) }))
+	}
+	return m
+}
+
+// Registry exposes the registry (tests, extra collectors).
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Handler serves the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
+
+// ObserveHTTP records one HTTP request.
+func (m *Metrics) ObserveHTTP(route, method string, code int, d time.Duration) {
+	m.httpRequests.WithLabelValues(route, method, strconv.Itoa(code)).Inc()
+	m.httpDuration.WithLabelValues(route).Observe(d.Seconds())
+}
+
+// Restarted records a supervised service restart.
+func (m *Metrics) Restarted(service string) { m.restarts.WithLabelValues(service).Inc() }
+
+// Handle derives metrics from an event.
+func (m *Metrics) Handle(ev beamclaw.Event) {
+	m.events.WithLabelValues(ev.Name).Inc()
+	switch ev.Name {
+	case "session_start", "session_restored":
+		m.sessionsLive.Inc()
+	case "session_end", "session_hibernated":
+		m.sessionsLive.Dec()
+	case "llm_response":
+		m.llmRequests.WithLabelValues(boolAttr(ev, "success")).Inc()
+		m.llmDuration.Observe(msAttr(ev, "duration_ms"))
+	case "tool_call_result":
+		tool := strAttr(ev, "tool_name")
+		m.toolCalls.WithLabelValues(tool, boolAttr(ev, "success")).Inc()
+		m.toolDuration.WithLabelValues(tool).Observe(msAttr(ev, "duration_ms"))
+	case "mcp_call":
+		server := strAttr(ev, "server")
+		m.mcpCalls.WithLabelValues(server, boolAttr(ev, "success")).Inc()
+		m.mcpDuration.WithLabelValues(server).Observe(msAttr(ev, "duration_ms"))
+	case "mcp_restart":
+		m.mcpRestarts.WithLabelValues(strAttr(ev, "server")).Inc()
+	case "turn_complete":
+		m.turnsComplete.Inc()
+	}
+}
+
+func attr(ev beamclaw.Event, key string) (slog.Value, bool) {
+	for _, a := range ev.Attrs {
+		if a.Key == key {
+			return a.Value.Resolve(), true
+		}
+	}
+	return slog.Value{}, false
+}
+
+func strAttr(ev beamclaw.Event, key string) string {
+	if v, ok := attr(ev, key); ok {
+		return v.String()
+	}
+	return ""
+}
+
+func boolAttr(ev beamclaw.Event, key string) string {
+	if v, ok := attr(ev, key); ok && v.Kind() == slog.KindBool {
+		return strconv.FormatBool(v.Bool())
+	}
+	return "unknown"
+}
+
+// msAttr reads a millisecond attribute as seconds.
+func msAttr(ev beamclaw.Event, key string) float64 {
+	v, ok := attr(ev, key)
+	if !ok {
+		return 0
+	}
+	switch v.Kind() {
+	case slog.KindInt64:
+		return float64(v.Int64()) / 1000
+	case slog.KindFloat64:
+		return v.Float64() / 1000
+	case slog.KindDuration:
+		return v.Duration().Seconds()
+	}
+	return 0
+}
+
+type promFactory struct{ reg *prometheus.Registry }
+
+func (f promFactory) counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+	f.reg.MustRegister(c)
+	return c
+}
+
+func (f promFactory) counter(name, help string) prometheus.Counter {
+	c := prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
+	f.reg.MustRegister(c)
+	return c
+}
+
+func (f promFactory) gauge(name, help string) prometheus.Gauge {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
+	f.reg.MustRegister(g)
+	return g
+}
+
+func (f promFactory) histogram(name, help string) prometheus.Histogram {
+	h := prometheus.NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, Buckets: prometheus.DefBuckets})
+	f.reg.MustRegister(h)
+	return h
+}
+
+func (f promFactory) histogramVec(name, help string, labels ...string) *prometheus.HistogramVec {
+	h := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: name, Help: help,
+		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+	}, labels)
+	f.reg.MustRegister(h)
+	return h
+}

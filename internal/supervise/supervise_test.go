@@ -1,0 +1,160 @@
+package supervise
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/thejerf/suture/v4"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// runs counts Serve calls and lets each call decide how to end.
+type runs struct {
+	n    atomic.Int32
+	next func(n int32, ctx context.Context) error
+	seen chan int32
+}
+
+func (r *runs) Serve(ctx context.Context) error {
+	n := r.n.Add(1)
+	select {
+	case r.seen <- n:
+	default:
+	}
+	return r.next(n, ctx)
+}
+func (r *runs) String() string { return "runs" }
+
+func waitFor(t *testing.T, ch <-chan int32, want int32) {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case n := <-ch:
+			if n >= want {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("service did not reach run %d", want)
+		}
+	}
+}
+
+func TestGuardRestarts(t *testing.T) {
+	cases := []struct {
+		name string
+		fail func() error
+	}{
+		{"panic", func() error { panic("boom") }},
+		{"inner deadline exceeded", func() error { return context.DeadlineExceeded }},
+		{"inner canceled", func() error { return context.Canceled }},
+		{"plain error", func() error { return errors.New("broken") }},
+		{"nil while not asked to stop", func() error { return nil }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &runs{seen: make(chan int32, 16)}
+			r.next = func(n int32, ctx context.Context) error {
+				if n == 1 {
+					return tc.fail()
+				}
+				<-ctx.Done()
+				return ctx.Err()
+			}
+			sup := New("test", Options{Backoff: time.Millisecond})
+			sup.Add(Guard(r, GuardOptions{}))
+			ctx, cancel := context.WithCancel(context.Background())
+			done := sup.ServeBackground(ctx)
+			waitFor(t, r.seen, 2)
+			cancel()
+			<-done
+		})
+	}
+}
+
+func TestGuardBudgetStopsTree(t *testing.T) {
+	r := &runs{seen: make(chan int32, 64), next: func(int32, context.Context) error {
+		return errors.New("always broken")
+	}}
+	var failures atomic.Int32
+	sup := New("root", Options{Backoff: time.Millisecond})
+	sup.Add(Guard(r, GuardOptions{
+		Budget:    Budget{Max: 3, Window: time.Hour},
+		OnFailure: func(string, error) { failures.Add(1) },
+	}))
+	err := sup.Serve(context.Background())
+	if !IsFatal(err) {
+		t.Fatalf("root ended with %v, want a fatal error", err)
+	}
+	if got := r.n.Load(); got != 4 {
+		t.Errorf("served %d times, want 4 (3 restarts then give up)", got)
+	}
+	if got := failures.Load(); got != 3 {
+		t.Errorf("OnFailure called %d times, want 3", got)
+	}
+}
+
+func TestContainedSubtreeLeavesParentRunning(t *testing.T) {
+	bad := &runs{seen: make(chan int32, 64), next: func(int32, context.Context) error {
+		return errors.New("always broken")
+	}}
+	good := &runs{seen: make(chan int32, 4), next: func(_ int32, ctx context.Context) error {
+		<-ctx.Done()
+		return ctx.Err()
+	}}
+	sub := New("session", Options{Contain: true, Backoff: time.Millisecond})
+	sub.Add(Guard(bad, GuardOptions{Budget: Budget{Max: 2, Window: time.Hour}}))
+	root := New("root", Options{Backoff: time.Millisecond})
+	subDone := make(chan struct{})
+	root.Add(Func("session-wrapper", func(ctx context.Context) error {
+		defer close(subDone)
+		return sub.Serve(ctx)
+	}))
+	root.Add(good)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := root.ServeBackground(ctx)
+	select {
+	case <-subDone:
+	case <-time.After(5 * time.Second):
+		t.Fatal("contained subtree did not stop")
+	}
+	waitFor(t, good.seen, 1)
+	if got := good.n.Load(); got != 1 {
+		t.Errorf("healthy sibling was restarted: %d runs", got)
+	}
+	cancel()
+	if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatalf("root ended with %v", err)
+	}
+}
+
+func TestNoRestartRemovesService(t *testing.T) {
+	r := &runs{seen: make(chan int32, 4), next: func(int32, context.Context) error {
+		return NoRestart(errors.New("finished"))
+	}}
+	sup := New("test", Options{})
+	sup.Add(Guard(r, GuardOptions{}))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := sup.ServeBackground(ctx)
+	waitFor(t, r.seen, 1)
+	// A sync point: Services() goes through the supervisor's loop.
+	deadline := time.Now().Add(5 * time.Second)
+	for len(sup.Services()) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("service not removed")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if r.n.Load() != 1 {
+		t.Errorf("restarted after NoRestart")
+	}
+	cancel()
+	<-done
+}
+
+var _ suture.Service = (*Guarded)(nil)
