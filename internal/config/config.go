@@ -1,0 +1,107 @@
+package config
+
+import "time"
+
+// Config is the whole configuration file. Every field is plain data; the zero
+// value is not useful, start from Default.
+type Config struct {
+	Core      Core      `yaml:"core"`
+	Gateway   Gateway   `yaml:"gateway"`
+	Tools     Tools     `yaml:"tools"`
+	Memory    Memory    `yaml:"memory"`
+	MCP       MCP       `yaml:"mcp"`
+	Sandbox   Sandbox   `yaml:"sandbox"`
+	Scheduler Scheduler `yaml:"scheduler"`
+	Obs       Obs       `yaml:"obs"`
+}
+
+// Core configures sessions, the agentic loop and LLM providers.
+type Core struct {
+	DefaultProvider             string              `yaml:"default_provider"`
+	FallbackProviders           []string            `yaml:"fallback_providers"`
+	Providers                   map[string]Provider `yaml:"providers"`
+	AgenticLoop                 AgenticLoop         `yaml:"agentic_loop"`
+	AutonomyLevel               string              `yaml:"autonomy_level"`
+	ChannelAutonomy             map[string]string   `yaml:"channel_autonomy"`
+	ApprovalTimeoutSeconds      int                 `yaml:"approval_timeout_seconds"`
+	SessionTTLSeconds           int                 `yaml:"session_ttl_seconds"`
+	SessionIdleHibernateSeconds int                 `yaml:"session_idle_hibernate_seconds"`
+	SessionCleanupIntervalMs    int                 `yaml:"session_cleanup_interval_ms"`
+	DefaultAgent                string              `yaml:"default_agent"`
+	SessionPersistence          bool                `yaml:"session_persistence"`
+	SessionSharing              string              `yaml:"session_sharing"`
+	ShutdownTimeout             Duration            `yaml:"shutdown_timeout"`
+	Agents                      map[string]Agent    `yaml:"agents"`
+	Maintenance                 Maintenance         `yaml:"maintenance"`
+}
+
+// Provider is one OpenAI-compatible LLM endpoint (OpenRouter, OpenAI,
+// Ollama, vLLM...).
+type Provider struct {
+	APIKey                   Secret `yaml:"api_key"`
+	BaseURL                  string `yaml:"base_url"`
+	Model                    string `yaml:"model"`
+	TimeoutSeconds           int    `yaml:"timeout_seconds"`
+	FirstTokenTimeoutSeconds int    `yaml:"first_token_timeout_seconds"`
+	MaxRetries               int    `yaml:"max_retries"`
+	// ContextWindow in tokens; 0 looks the size up by model name.
+	ContextWindow int `yaml:"context_window"`
+}
+
+// setDefaults fills a provider entry that appears only in the file.
+func (p *Provider) setDefaults() {
+	p.TimeoutSeconds = 120
+	p.FirstTokenTimeoutSeconds = 60
+	p.MaxRetries = 2
+}
+
+// AgenticLoop bounds one run of the loop and drives compaction.
+type AgenticLoop struct {
+	MaxToolIterations      int    `yaml:"max_tool_iterations"`
+	MaxRepeatedToolCalls   int    `yaml:"max_repeated_tool_calls"`
+	CompactionThresholdPct int    `yaml:"compaction_threshold_pct"`
+	CompactionTargetPct    int    `yaml:"compaction_target_pct"`
+	CompactionProvider     string `yaml:"compaction_provider"`
+	CompactionModel        string `yaml:"compaction_model"`
+	StreamChunkSize        int    `yaml:"stream_chunk_size"`
+	MemoryFlush            bool   `yaml:"memory_flush"`
+	AutoContext            bool   `yaml:"auto_context"`
+	AutoContextLimit       int    `yaml:"auto_context_limit"`
+}
+
+// Agent overrides core settings for one named agent; empty fields inherit.
+type Agent struct {
+	Provider      string `yaml:"provider"`
+	Model         string `yaml:"model"`
+	AutonomyLevel string `yaml:"autonomy_level"`
+}
+
+// Maintenance is the opt-in proactive session upkeep (idle compaction,
+// nightly compaction, flush before expiry).
+type Maintenance struct {
+	Enabled                    bool      `yaml:"enabled"`
+	ScanIntervalMs             int       `yaml:"scan_interval_ms"`
+	IdleCompactionMinutes      int       `yaml:"idle_compaction_minutes"`
+	IdleCompactionThresholdPct int       `yaml:"idle_compaction_threshold_pct"`
+	IdleCompactionTargetPct    int       `yaml:"idle_compaction_target_pct"`
+	QuietHours                 HourRange `yaml:"quiet_hours"`
+	NightlyMinMessages         int       `yaml:"nightly_min_messages"`
+	PreExpiryMinutes           int       `yaml:"pre_expiry_minutes"`
+}
+
+// HourRange is [start, end) in UTC hours, written [2, 4]. Start 0..23,
+// end 1..24; start > end wraps past midnight.
+type HourRange [2]int
+
+// Contains reports whether the UTC hour h falls inside the range.
+func (r HourRange) Contains(h int) bool {
+	if r[0] <= r[1] {
+		return h >= r[0] && h < r[1]
+	}
+	return h >= r[0] || h < r[1]
+}
+
+// Duration is a Go duration written as a string ("10s", "1m30s").
+type Duration struct {
+	time.Duration
+}

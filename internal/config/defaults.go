@@ -1,0 +1,207 @@
+package config
+
+import "time"
+
+// DefaultAddr is where the gateway listens unless configured otherwise.
+const DefaultAddr = "127.0.0.1:18800"
+
+// Default returns the built-in configuration: what runs with no config file.
+// Each call returns a fresh value the caller may modify.
+func Default() *Config {
+	return &Config{
+		Core:      defaultCore(),
+		Gateway:   defaultGateway(),
+		Tools:     defaultTools(),
+		Memory:    defaultMemory(),
+		MCP:       defaultMCP(),
+		Sandbox:   defaultSandbox(),
+		Scheduler: defaultScheduler(),
+		Obs: Obs{
+			Log:       Log{Level: "info", Format: "text"},
+			Metrics:   Metrics{Enabled: true},
+			QueueSize: 1024,
+		},
+	}
+}
+
+func defaultProvider(env, baseURL, model string) Provider {
+	p := Provider{APIKey: Env(env), BaseURL: baseURL, Model: model}
+	p.setDefaults()
+	return p
+}
+
+func defaultCore() Core {
+	return Core{
+		DefaultProvider:   "openrouter",
+		FallbackProviders: []string{},
+		Providers: map[string]Provider{
+			"openrouter": defaultProvider("OPENROUTER_API_KEY", "https://openrouter.ai/api/v1", "anthropic/claude-sonnet-4-5"),
+			"openai":     defaultProvider("OPENAI_API_KEY", "https://api.openai.com/v1", "gpt-4o"),
+		},
+		AgenticLoop: AgenticLoop{
+			MaxToolIterations:      10,
+			MaxRepeatedToolCalls:   3,
+			CompactionThresholdPct: 80,
+			CompactionTargetPct:    40,
+			StreamChunkSize:        80,
+			MemoryFlush:            true,
+			AutoContextLimit:       3,
+		},
+		AutonomyLevel: "supervised",
+		ChannelAutonomy: map[string]string{
+			"telegram": "supervised",
+			"http":     "supervised",
+			"ws":       "supervised",
+			"a2a":      "supervised",
+		},
+		ApprovalTimeoutSeconds:      300,
+		SessionTTLSeconds:           3600,
+		SessionIdleHibernateSeconds: 300,
+		SessionCleanupIntervalMs:    300000,
+		DefaultAgent:                "default",
+		SessionPersistence:          true,
+		SessionSharing:              "shared",
+		ShutdownTimeout:             Duration{10 * time.Second},
+		Agents:                      map[string]Agent{},
+		Maintenance: Maintenance{
+			ScanIntervalMs:             300000,
+			IdleCompactionMinutes:      15,
+			IdleCompactionThresholdPct: 20,
+			IdleCompactionTargetPct:    10,
+			QuietHours:                 HourRange{2, 4},
+			NightlyMinMessages:         10,
+			PreExpiryMinutes:           10,
+		},
+	}
+}
+
+func defaultGateway() Gateway {
+	return Gateway{
+		HTTP:           HTTP{Addr: DefaultAddr, ReadHeaderTimeoutSeconds: 5, MaxBodyBytes: 1 << 20},
+		TrustedProxies: []string{},
+		RateLimit:      RateLimit{Enabled: true, Requests: 60, WindowSeconds: 60, MaxClients: 10000},
+		WS: WS{
+			AllowedOrigins:      []string{},
+			MaxMessageBytes:     1 << 20,
+			SendQueue:           64,
+			PingIntervalSeconds: 30,
+		},
+		Channels: Channels{
+			Telegram: Telegram{
+				Token:         Env("TELEGRAM_BOT_TOKEN"),
+				Mode:          "long_poll",
+				APIURL:        "https://api.telegram.org",
+				WebhookSecret: Env("TELEGRAM_WEBHOOK_SECRET"),
+				DMPolicy:      "pairing",
+				AllowFrom:     []string{},
+				Groups:        TelegramGroups{Allow: []string{}},
+				Agent:         "default",
+				Photo:         Photo{Enabled: true, MaxSizeBytes: 5 << 20},
+				Voice: Voice{
+					Enabled:            true,
+					MaxDurationSeconds: 120,
+					STTBaseURL:         "https://api.groq.com/openai/v1",
+					STTAPIKey:          Env("GROQ_API_KEY"),
+					STTModel:           "whisper-large-v3-turbo",
+				},
+				EditIntervalMs: 1000,
+			},
+			TUI: TUI{Enabled: true},
+		},
+	}
+}
+
+func defaultTools() Tools {
+	return Tools{
+		TimeoutSeconds: 60,
+		MaxOutputBytes: 65536,
+		FileRoots:      []string{},
+		RemoteHighRisk: "approve",
+		Curl:           Curl{TimeoutSeconds: 30, MaxResponseBytes: 1 << 20},
+		WebSearch: WebSearch{
+			APIKey:     Env("BRAVE_API_KEY"),
+			BaseURL:    "https://api.search.brave.com/res/v1",
+			MaxResults: 10,
+		},
+		Bash: Bash{Enabled: true},
+	}
+}
+
+func defaultMemory() Memory {
+	return Memory{
+		Backend: "bbolt",
+		Embedding: Embedding{
+			Enabled:         true,
+			Model:           "text-embedding-3-small",
+			BaseURL:         "https://api.openai.com/v1",
+			APIKey:          Env("BEAMCLAW_EMBEDDING_API_KEY"),
+			Dimensions:      1536,
+			CacheTTLSeconds: 86400,
+		},
+		Search: MemorySearch{
+			VectorWeight:     0.7,
+			BM25Weight:       0.3,
+			MinScore:         0.35,
+			DefaultLimit:     6,
+			ChunkSize:        400,
+			ChunkOverlap:     80,
+			WorkspaceFiles:   []string{"MEMORY.md"},
+			DailyLogLookback: 7,
+		},
+	}
+}
+
+func defaultMCP() MCP {
+	return MCP{
+		ProtocolVersion:      "2025-11-25",
+		MaxInlineTools:       40,
+		MaxRestarts:          5,
+		RestartWindowSeconds: 30,
+		Servers:              []MCPServer{},
+	}
+}
+
+func defaultSandbox() Sandbox {
+	return Sandbox{
+		DockerImage:      "beamclaw-sandbox:latest",
+		Scope:            "session",
+		TimeoutSeconds:   60,
+		ReaperIntervalMs: 60000,
+		MemoryLimit:      "512m",
+		CPULimit:         "1.0",
+		PidsLimit:        256,
+		Network:          "none",
+		WorkspaceMount:   "ro",
+		MaxOutputBytes:   1 << 20,
+		BridgeSocketDir:  "/tmp/beamclaw-bridges",
+		EnvAllowlist:     []string{"PATH", "HOME", "LANG", "TERM"},
+		EnvBlocklist: []string{
+			"OPENROUTER_API_KEY", "OPENAI_API_KEY", "TELEGRAM_BOT_TOKEN",
+			"AWS_SECRET_ACCESS_KEY", "GROQ_API_KEY", "TELEGRAM_WEBHOOK_SECRET",
+			"BRAVE_API_KEY", "BEAMCLAW_EMBEDDING_API_KEY", "BEAMCLAW_GATEWAY_TOKEN",
+		},
+		PII: PII{Enabled: true, Patterns: []string{}, TokenizeScripts: true, TokenizeResults: true},
+		Policy: SandboxPolicy{
+			DefaultAction: "allow",
+			Rules: []PolicyRule{
+				{Action: "allow", Tool: "read_file"},
+				{Action: "allow", Tool: "curl"},
+				{Action: "deny", Tool: "bash"},
+				{Action: "deny", Tool: "terminal"},
+			},
+		},
+	}
+}
+
+func defaultScheduler() Scheduler {
+	return Scheduler{
+		MaxJobsPerAgent: 50,
+		DefaultAutonomy: "supervised",
+		MaxErrors:       3,
+		Heartbeat: Heartbeat{
+			DefaultIntervalMs: 1800000,
+			SuppressOK:        true,
+			ActiveHours:       HourRange{8, 22},
+		},
+	}
+}

@@ -1,0 +1,92 @@
+package config
+
+// Gateway configures the HTTP/WebSocket server and the channels.
+type Gateway struct {
+	HTTP HTTP `yaml:"http"`
+	Auth Auth `yaml:"auth"`
+	// TrustedProxies are IPs or CIDRs whose X-Forwarded-For is believed.
+	TrustedProxies []string  `yaml:"trusted_proxies"`
+	RateLimit      RateLimit `yaml:"rate_limit"`
+	WS             WS        `yaml:"ws"`
+	Channels       Channels  `yaml:"channels"`
+}
+
+// HTTP is the listener.
+type HTTP struct {
+	Addr                     string `yaml:"addr"`
+	ReadHeaderTimeoutSeconds int    `yaml:"read_header_timeout_seconds"`
+	MaxBodyBytes             int64  `yaml:"max_body_bytes"`
+}
+
+// Auth holds the bearer token; an empty token means no authentication,
+// which is only allowed on a loopback address.
+type Auth struct {
+	Token Secret `yaml:"token"`
+}
+
+// RateLimit is the per-client sliding window.
+type RateLimit struct {
+	Enabled       bool `yaml:"enabled"`
+	Requests      int  `yaml:"requests"`
+	WindowSeconds int  `yaml:"window_seconds"`
+	MaxClients    int  `yaml:"max_clients"`
+}
+
+// WS configures GET /ws.
+type WS struct {
+	// AllowedOrigins are exact origins ("https://app.example.com"); requests
+	// without an Origin header (non-browser clients) are always allowed.
+	AllowedOrigins      []string `yaml:"allowed_origins"`
+	MaxMessageBytes     int64    `yaml:"max_message_bytes"`
+	SendQueue           int      `yaml:"send_queue"`
+	PingIntervalSeconds int      `yaml:"ping_interval_seconds"`
+}
+
+// Channels holds the per-channel settings.
+type Channels struct {
+	Telegram Telegram `yaml:"telegram"`
+	TUI      TUI      `yaml:"tui"`
+}
+
+// Telegram configures the Telegram bot channel.
+type Telegram struct {
+	Enabled        bool           `yaml:"enabled"`
+	Token          Secret         `yaml:"token"`
+	Mode           string         `yaml:"mode"`
+	APIURL         string         `yaml:"api_url"`
+	WebhookURL     string         `yaml:"webhook_url"`
+	WebhookSecret  Secret         `yaml:"webhook_secret"`
+	DMPolicy       string         `yaml:"dm_policy"`
+	AllowFrom      []string       `yaml:"allow_from"`
+	Groups         TelegramGroups `yaml:"groups"`
+	Agent          string         `yaml:"agent"`
+	Photo          Photo          `yaml:"photo"`
+	Voice          Voice          `yaml:"voice"`
+	EditIntervalMs int            `yaml:"edit_interval_ms"`
+}
+
+// TelegramGroups lets the bot answer in listed group chats.
+type TelegramGroups struct {
+	Enabled bool     `yaml:"enabled"`
+	Allow   []string `yaml:"allow"`
+}
+
+// Photo controls inbound images.
+type Photo struct {
+	Enabled      bool  `yaml:"enabled"`
+	MaxSizeBytes int64 `yaml:"max_size_bytes"`
+}
+
+// Voice controls inbound voice notes and their transcription.
+type Voice struct {
+	Enabled            bool   `yaml:"enabled"`
+	MaxDurationSeconds int    `yaml:"max_duration_seconds"`
+	STTBaseURL         string `yaml:"stt_base_url"`
+	STTAPIKey          Secret `yaml:"stt_api_key"`
+	STTModel           string `yaml:"stt_model"`
+}
+
+// TUI configures the terminal channel.
+type TUI struct {
+	Enabled bool `yaml:"enabled"`
+}

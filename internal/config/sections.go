@@ -1,0 +1,176 @@
+package config
+
+// Tools configures the built-in tools and their policy.
+type Tools struct {
+	TimeoutSeconds int `yaml:"timeout_seconds"`
+	MaxOutputBytes int `yaml:"max_output_bytes"`
+	// FileRoots confine the file tools; empty means the agent's workspace.
+	FileRoots []string `yaml:"file_roots"`
+	// RemoteHighRisk is what high-risk tools do on remote channels
+	// (Telegram, HTTP, A2A): "approve" asks, "deny" refuses.
+	RemoteHighRisk string    `yaml:"remote_high_risk"`
+	Curl           Curl      `yaml:"curl"`
+	WebSearch      WebSearch `yaml:"web_search"`
+	Bash           Bash      `yaml:"bash"`
+}
+
+// Curl configures the HTTP request tool.
+type Curl struct {
+	AllowPrivate     bool  `yaml:"allow_private"`
+	TimeoutSeconds   int   `yaml:"timeout_seconds"`
+	MaxResponseBytes int64 `yaml:"max_response_bytes"`
+}
+
+// WebSearch configures the Brave Search tool.
+type WebSearch struct {
+	APIKey     Secret `yaml:"api_key"`
+	BaseURL    string `yaml:"base_url"`
+	MaxResults int    `yaml:"max_results"`
+}
+
+// Bash switches the bash and terminal tools.
+type Bash struct {
+	Enabled bool `yaml:"enabled"`
+}
+
+// Memory configures the memory backend and search.
+type Memory struct {
+	Backend   string       `yaml:"backend"`
+	Embedding Embedding    `yaml:"embedding"`
+	Search    MemorySearch `yaml:"search"`
+}
+
+// Embedding is the OpenAI-compatible /v1/embeddings client.
+type Embedding struct {
+	Enabled         bool   `yaml:"enabled"`
+	Model           string `yaml:"model"`
+	BaseURL         string `yaml:"base_url"`
+	APIKey          Secret `yaml:"api_key"`
+	Dimensions      int    `yaml:"dimensions"`
+	CacheTTLSeconds int    `yaml:"cache_ttl_seconds"`
+}
+
+// MemorySearch tunes hybrid (BM25 + vector) search and indexing.
+type MemorySearch struct {
+	VectorWeight     float64  `yaml:"vector_weight"`
+	BM25Weight       float64  `yaml:"bm25_weight"`
+	MinScore         float64  `yaml:"min_score"`
+	DefaultLimit     int      `yaml:"default_limit"`
+	ChunkSize        int      `yaml:"chunk_size"`
+	ChunkOverlap     int      `yaml:"chunk_overlap"`
+	WorkspaceFiles   []string `yaml:"workspace_files"`
+	DailyLogLookback int      `yaml:"daily_log_lookback"`
+}
+
+// MCP configures MCP client connections.
+type MCP struct {
+	ProtocolVersion string `yaml:"protocol_version"`
+	MaxInlineTools  int    `yaml:"max_inline_tools"`
+	// MaxRestarts within RestartWindowSeconds before a server is marked failed.
+	MaxRestarts          int         `yaml:"max_restarts"`
+	RestartWindowSeconds int         `yaml:"restart_window_seconds"`
+	Servers              []MCPServer `yaml:"servers"`
+}
+
+// MCPServer is one MCP server, over stdio (a child process) or streamable
+// HTTP.
+type MCPServer struct {
+	Name           string              `yaml:"name"`
+	Transport      string              `yaml:"transport"`
+	Command        string              `yaml:"command"`
+	Args           []string            `yaml:"args"`
+	Env            map[string]EnvValue `yaml:"env"`
+	Cwd            string              `yaml:"cwd"`
+	URL            string              `yaml:"url"`
+	Headers        map[string]EnvValue `yaml:"headers"`
+	TimeoutSeconds int                 `yaml:"timeout_seconds"`
+	Enabled        bool                `yaml:"enabled"`
+	// Trust lifts the approval requirement on the server's tools.
+	Trust bool `yaml:"trust"`
+	// Agents that may use the server; empty means all.
+	Agents []string `yaml:"agents"`
+}
+
+func (s *MCPServer) setDefaults() {
+	s.Transport = "stdio"
+	s.TimeoutSeconds = 30
+	s.Enabled = true
+}
+
+// Sandbox configures Docker sandboxed script execution.
+type Sandbox struct {
+	Enabled          bool          `yaml:"enabled"`
+	DockerImage      string        `yaml:"docker_image"`
+	Scope            string        `yaml:"scope"`
+	TimeoutSeconds   int           `yaml:"timeout_seconds"`
+	ReaperIntervalMs int           `yaml:"reaper_interval_ms"`
+	MemoryLimit      string        `yaml:"memory_limit"`
+	CPULimit         string        `yaml:"cpu_limit"`
+	PidsLimit        int           `yaml:"pids_limit"`
+	Network          string        `yaml:"network"`
+	WorkspaceMount   string        `yaml:"workspace_mount"`
+	MaxOutputBytes   int64         `yaml:"max_output_bytes"`
+	BridgeSocketDir  string        `yaml:"bridge_socket_dir"`
+	EnvAllowlist     []string      `yaml:"env_allowlist"`
+	EnvBlocklist     []string      `yaml:"env_blocklist"`
+	PII              PII           `yaml:"pii"`
+	Policy           SandboxPolicy `yaml:"policy"`
+}
+
+// PII configures the tokenizer that masks personal data crossing the
+// sandbox boundary.
+type PII struct {
+	Enabled bool `yaml:"enabled"`
+	// Patterns are extra regular expressions (RE2) to tokenize.
+	Patterns        []string `yaml:"patterns"`
+	TokenizeScripts bool     `yaml:"tokenize_scripts"`
+	TokenizeResults bool     `yaml:"tokenize_results"`
+}
+
+// SandboxPolicy decides which tools a sandboxed script may call.
+type SandboxPolicy struct {
+	DefaultAction string       `yaml:"default_action"`
+	Rules         []PolicyRule `yaml:"rules"`
+}
+
+// PolicyRule allows or denies a tool name; "*" wildcards are allowed
+// ("github__*").
+type PolicyRule struct {
+	Action string `yaml:"action"`
+	Tool   string `yaml:"tool"`
+}
+
+// Scheduler configures scheduled jobs and heartbeats.
+type Scheduler struct {
+	Enabled         bool      `yaml:"enabled"`
+	MaxJobsPerAgent int       `yaml:"max_jobs_per_agent"`
+	DefaultAutonomy string    `yaml:"default_autonomy"`
+	MaxErrors       int       `yaml:"max_errors"`
+	Heartbeat       Heartbeat `yaml:"heartbeat"`
+}
+
+// Heartbeat configures periodic agent check-ins.
+type Heartbeat struct {
+	DefaultIntervalMs int       `yaml:"default_interval_ms"`
+	SuppressOK        bool      `yaml:"suppress_ok"`
+	ActiveHours       HourRange `yaml:"active_hours"`
+}
+
+// Obs configures logs, metrics and the event queue.
+type Obs struct {
+	Log       Log     `yaml:"log"`
+	Metrics   Metrics `yaml:"metrics"`
+	QueueSize int     `yaml:"queue_size"`
+}
+
+// Log configures the slog backend. An empty File logs to stderr.
+type Log struct {
+	Level  string `yaml:"level"`
+	Format string `yaml:"format"`
+	File   string `yaml:"file"`
+}
+
+// Metrics switches the Prometheus backend and GET /metrics.
+type Metrics struct {
+	Enabled bool `yaml:"enabled"`
+}

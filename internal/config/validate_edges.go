@@ -1,0 +1,312 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+func parsePort(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 65535 {
+		return -1, fmt.Errorf("bad port %q", s)
+	}
+	return n, nil
+}
+
+// IsLoopback reports whether a listen host ("127.0.0.1", "::1",
+// "localhost") only accepts local connections. An empty host listens on
+// every interface.
+func IsLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+func (c *Config) validateGateway(p *problems) {
+	g := &c.Gateway
+	if host, ok := p.addr("gateway.http.addr", g.HTTP.Addr); ok && !IsLoopback(host) && g.Auth.Token.IsZero() {
+		p.add("gateway.http.addr", "refusing to bind %s without gateway.auth.token (set token: {env: VAR} with at least 32 characters, or bind 127.0.0.1)", g.HTTP.Addr)
+	}
+	p.min("gateway.http.read_header_timeout_seconds", g.HTTP.ReadHeaderTimeoutSeconds, 1)
+	p.min64("gateway.http.max_body_bytes", g.HTTP.MaxBodyBytes, 1)
+	for i, tp := range g.TrustedProxies {
+		if _, err := netip.ParsePrefix(tp); err != nil {
+			if _, err := netip.ParseAddr(tp); err != nil {
+				p.add(fmt.Sprintf("gateway.trusted_proxies[%d]", i), "%q is not an IP address or CIDR", tp)
+			}
+		}
+	}
+	r := g.RateLimit
+	p.min("gateway.rate_limit.requests", r.Requests, 1)
+	p.min("gateway.rate_limit.window_seconds", r.WindowSeconds, 1)
+	p.min("gateway.rate_limit.max_clients", r.MaxClients, 1)
+	for i, o := range g.WS.AllowedOrigins {
+		u, err := url.Parse(o)
+		if err != nil || u.Scheme == "" || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+			p.add(fmt.Sprintf("gateway.ws.allowed_origins[%d]", i), "%q is not an origin like https://app.example.com", o)
+		}
+	}
+	p.min64("gateway.ws.max_message_bytes", g.WS.MaxMessageBytes, 1)
+	p.min("gateway.ws.send_queue", g.WS.SendQueue, 1)
+	p.min("gateway.ws.ping_interval_seconds", g.WS.PingIntervalSeconds, 1)
+	validateTelegram(p, "gateway.channels.telegram", &g.Channels.Telegram)
+}
+
+func validateTelegram(p *problems, key string, t *Telegram) {
+	p.enum(key+".mode", t.Mode, TelegramModes)
+	p.enum(key+".dm_policy", t.DMPolicy, DMPolicies)
+	p.httpURL(key+".api_url", t.APIURL, true)
+	p.name(key+".agent", t.Agent)
+	p.min(key+".edit_interval_ms", t.EditIntervalMs, 0)
+	p.min64(key+".photo.max_size_bytes", t.Photo.MaxSizeBytes, 1)
+	p.min(key+".voice.max_duration_seconds", t.Voice.MaxDurationSeconds, 1)
+	p.httpURL(key+".voice.stt_base_url", t.Voice.STTBaseURL, t.Voice.Enabled)
+	p.httpURL(key+".webhook_url", t.WebhookURL, false)
+	if !t.Enabled {
+		return
+	}
+	if t.Token.IsZero() {
+		p.add(key+".token", "required when the channel is enabled: write {env: TELEGRAM_BOT_TOKEN}")
+	}
+	if t.Mode == "webhook" {
+		if !strings.HasPrefix(t.WebhookURL, "https://") {
+			p.add(key+".webhook_url", "webhook mode needs an https:// URL Telegram can reach")
+		}
+		if t.WebhookSecret.IsZero() {
+			p.add(key+".webhook_secret", "webhook mode needs a secret: write {env: TELEGRAM_WEBHOOK_SECRET}")
+		}
+	}
+}
+
+func (c *Config) validateTools(p *problems) {
+	t := &c.Tools
+	p.min("tools.timeout_seconds", t.TimeoutSeconds, 1)
+	p.min("tools.max_output_bytes", t.MaxOutputBytes, 1)
+	for i, r := range t.FileRoots {
+		if !filepath.IsAbs(r) {
+			p.add(fmt.Sprintf("tools.file_roots[%d]", i), "%q must be an absolute path", r)
+		}
+	}
+	p.enum("tools.remote_high_risk", t.RemoteHighRisk, []string{"approve", "deny"})
+	p.min("tools.curl.timeout_seconds", t.Curl.TimeoutSeconds, 1)
+	p.min64("tools.curl.max_response_bytes", t.Curl.MaxResponseBytes, 1)
+	p.httpURL("tools.web_search.base_url", t.WebSearch.BaseURL, true)
+	p.between("tools.web_search.max_results", t.WebSearch.MaxResults, 1, 20)
+}
+
+func (c *Config) validateMemory(p *problems) {
+	m := &c.Memory
+	p.enum("memory.backend", m.Backend, MemoryBackends)
+	e := m.Embedding
+	p.httpURL("memory.embedding.base_url", e.BaseURL, e.Enabled)
+	if e.Enabled && e.Model == "" {
+		p.add("memory.embedding.model", "must not be empty when embeddings are enabled")
+	}
+	p.min("memory.embedding.dimensions", e.Dimensions, 1)
+	p.min("memory.embedding.cache_ttl_seconds", e.CacheTTLSeconds, 0)
+	s := m.Search
+	p.unit("memory.search.vector_weight", s.VectorWeight)
+	p.unit("memory.search.bm25_weight", s.BM25Weight)
+	if s.VectorWeight+s.BM25Weight <= 0 {
+		p.add("memory.search.bm25_weight", "vector_weight + bm25_weight must be above 0")
+	}
+	p.unit("memory.search.min_score", s.MinScore)
+	p.min("memory.search.default_limit", s.DefaultLimit, 1)
+	p.min("memory.search.chunk_size", s.ChunkSize, 1)
+	if s.ChunkOverlap < 0 || s.ChunkOverlap >= s.ChunkSize {
+		p.add("memory.search.chunk_overlap", "must be 0 or more and below chunk_size (%d), got %d", s.ChunkSize, s.ChunkOverlap)
+	}
+	for i, f := range s.WorkspaceFiles {
+		if f == "" || filepath.IsAbs(f) || strings.Contains(f, "..") {
+			p.add(fmt.Sprintf("memory.search.workspace_files[%d]", i), "%q must be a path inside the agent workspace", f)
+		}
+	}
+	p.min("memory.search.daily_log_lookback", s.DailyLogLookback, 0)
+}
+
+func (p *problems) unit(key string, v float64) {
+	if v < 0 || v > 1 || v != v {
+		p.add(key, "must be between 0 and 1, got %g", v)
+	}
+}
+
+var protocolVersionRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+
+func (c *Config) validateMCP(p *problems) {
+	m := &c.MCP
+	if !protocolVersionRE.MatchString(m.ProtocolVersion) {
+		p.add("mcp.protocol_version", "%q is not an MCP protocol version like 2025-11-25", m.ProtocolVersion)
+	}
+	p.min("mcp.max_inline_tools", m.MaxInlineTools, 0)
+	p.min("mcp.max_restarts", m.MaxRestarts, 0)
+	p.min("mcp.restart_window_seconds", m.RestartWindowSeconds, 1)
+	seen := map[string]int{}
+	for i, s := range m.Servers {
+		key := fmt.Sprintf("mcp.servers[%d]", i)
+		p.name(key+".name", s.Name)
+		if j, dup := seen[s.Name]; dup {
+			p.add(key+".name", "%q is already the name of mcp.servers[%d]", s.Name, j)
+		} else {
+			seen[s.Name] = i
+		}
+		validateMCPServer(p, key, &s)
+	}
+}
+
+func validateMCPServer(p *problems, key string, s *MCPServer) {
+	p.enum(key+".transport", s.Transport, MCPTransports)
+	switch s.Transport {
+	case "stdio":
+		if s.Command == "" {
+			p.add(key+".command", "required for transport stdio")
+		}
+		if s.URL != "" {
+			p.add(key+".url", "only for transport http")
+		}
+	case "http":
+		p.httpURL(key+".url", s.URL, true)
+		if s.Command != "" {
+			p.add(key+".command", "only for transport stdio")
+		}
+	}
+	for _, k := range sortedKeys(s.Env) {
+		if !envNameRE.MatchString(k) {
+			p.add(key+".env."+k, "not a valid environment variable name")
+		}
+	}
+	for _, k := range sortedKeys(s.Headers) {
+		if k == "" || strings.ContainsAny(k, " :\t\r\n") {
+			p.add(key+".headers."+k, "not a valid header name")
+		}
+	}
+	p.min(key+".timeout_seconds", s.TimeoutSeconds, 1)
+	for j, a := range s.Agents {
+		p.name(fmt.Sprintf("%s.agents[%d]", key, j), a)
+	}
+}
+
+var memLimitRE = regexp.MustCompile(`^[0-9]+[bkmgBKMG]?$`)
+
+func (c *Config) validateSandbox(p *problems) {
+	s := &c.Sandbox
+	if s.DockerImage == "" {
+		p.add("sandbox.docker_image", "must not be empty")
+	}
+	p.enum("sandbox.scope", s.Scope, []string{"session", "agent", "shared"})
+	p.min("sandbox.timeout_seconds", s.TimeoutSeconds, 1)
+	p.min("sandbox.reaper_interval_ms", s.ReaperIntervalMs, 1)
+	if !memLimitRE.MatchString(s.MemoryLimit) {
+		p.add("sandbox.memory_limit", "%q is not a size like 512m", s.MemoryLimit)
+	}
+	if f, err := strconv.ParseFloat(s.CPULimit, 64); err != nil || f <= 0 {
+		p.add("sandbox.cpu_limit", "%q is not a positive number of CPUs", s.CPULimit)
+	}
+	p.min("sandbox.pids_limit", s.PidsLimit, 1)
+	p.enum("sandbox.network", s.Network, []string{"none", "bridge", "host"})
+	p.enum("sandbox.workspace_mount", s.WorkspaceMount, []string{"none", "ro", "rw"})
+	p.min64("sandbox.max_output_bytes", s.MaxOutputBytes, 1)
+	if !filepath.IsAbs(s.BridgeSocketDir) {
+		p.add("sandbox.bridge_socket_dir", "%q must be an absolute path", s.BridgeSocketDir)
+	}
+	p.envNames("sandbox.env_allowlist", s.EnvAllowlist)
+	p.envNames("sandbox.env_blocklist", s.EnvBlocklist)
+	for i, pat := range s.PII.Patterns {
+		if _, err := regexp.Compile(pat); err != nil {
+			p.add(fmt.Sprintf("sandbox.pii.patterns[%d]", i), "invalid regular expression: %v", err)
+		}
+	}
+	actions := []string{"allow", "deny"}
+	p.enum("sandbox.policy.default_action", s.Policy.DefaultAction, actions)
+	for i, r := range s.Policy.Rules {
+		key := fmt.Sprintf("sandbox.policy.rules[%d]", i)
+		p.enum(key+".action", r.Action, actions)
+		if r.Tool == "" {
+			p.add(key+".tool", "must name a tool (\"*\" wildcards allowed)")
+		}
+	}
+}
+
+func (p *problems) envNames(key string, names []string) {
+	for i, n := range names {
+		if !envNameRE.MatchString(n) {
+			p.add(fmt.Sprintf("%s[%d]", key, i), "%q is not a valid environment variable name", n)
+		}
+	}
+}
+
+func (c *Config) validateScheduler(p *problems) {
+	s := &c.Scheduler
+	p.min("scheduler.max_jobs_per_agent", s.MaxJobsPerAgent, 1)
+	p.enum("scheduler.default_autonomy", s.DefaultAutonomy, AutonomyLevels)
+	p.min("scheduler.max_errors", s.MaxErrors, 1)
+	p.min("scheduler.heartbeat.default_interval_ms", s.Heartbeat.DefaultIntervalMs, 1000)
+	p.hours("scheduler.heartbeat.active_hours", s.Heartbeat.ActiveHours)
+}
+
+// MinTokenLen is the shortest gateway.auth.token accepted.
+const MinTokenLen = 32
+
+// ValidateRuntime checks what needs the environment, through getenv: the
+// gateway token (set when configured, at least MinTokenLen characters),
+// the Telegram token and webhook secret when that channel is enabled. It
+// runs at daemon start; `config check` may run where the variables are not
+// set. It reports every problem at once.
+func (c *Config) ValidateRuntime(getenv func(string) string) error {
+	var p problems
+	p.secret("gateway.auth.token", c.Gateway.Auth.Token, getenv, MinTokenLen)
+	if t := c.Gateway.Channels.Telegram; t.Enabled {
+		p.secret("gateway.channels.telegram.token", t.Token, getenv, 1)
+		if t.Mode == "webhook" {
+			p.secret("gateway.channels.telegram.webhook_secret", t.WebhookSecret, getenv, 16)
+		}
+	}
+	return p.err()
+}
+
+func (p *problems) secret(key string, s Secret, getenv func(string) string, minLen int) {
+	if s.IsZero() {
+		return
+	}
+	v, ok := s.Resolve(getenv)
+	switch {
+	case !ok:
+		p.add(key, "environment variable %s is not set", s.Env)
+	case len(v) < minLen:
+		p.add(key, "the value of %s is too short (at least %d characters)", s.Env, minLen)
+	}
+}
+
+// ListenHost returns the host part of gateway.http.addr ("" for all
+// interfaces).
+func (c *Config) ListenHost() string {
+	host, _, err := net.SplitHostPort(c.Gateway.HTTP.Addr)
+	if err != nil {
+		return ""
+	}
+	return host
+}
+
+// MissingSecrets lists the dotted keys of configured secrets whose
+// variables are unset, for `beamclaw doctor` warnings.
+func (c *Config) MissingSecrets(getenv func(string) string) []string {
+	var missing []string
+	walkSecrets(c, func(key string, env string) {
+		if env == "" {
+			return
+		}
+		if getenv == nil || getenv(env) == "" {
+			missing = append(missing, key)
+		}
+	})
+	slices.Sort(missing)
+	return missing
+}

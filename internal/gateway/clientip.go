@@ -1,0 +1,71 @@
+package gateway
+
+import (
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+)
+
+// clientIP returns the address a request is rate-limited on: the peer
+// address, or — only when the peer is a trusted proxy — the right-most
+// X-Forwarded-For entry that is not itself a trusted proxy.
+func clientIP(r *http.Request, trusted []netip.Prefix) string {
+	peer := peerAddr(r.RemoteAddr)
+	if !peer.IsValid() {
+		return r.RemoteAddr // a Unix socket peer, say
+	}
+	if !isTrusted(peer, trusted) {
+		return peer.String()
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break
+		}
+		a = a.Unmap()
+		if !isTrusted(a, trusted) {
+			return a.String()
+		}
+	}
+	return peer.String()
+}
+
+func peerAddr(remote string) netip.Addr {
+	host, _, err := net.SplitHostPort(remote)
+	if err != nil {
+		host = remote
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return a.Unmap()
+}
+
+func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
+	for _, p := range trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseTrusted turns config entries (IPs or CIDRs) into prefixes.
+func ParseTrusted(entries []string) ([]netip.Prefix, error) {
+	out := make([]netip.Prefix, 0, len(entries))
+	for _, e := range entries {
+		if p, err := netip.ParsePrefix(e); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(e)
+		if err != nil {
+			return nil, &net.ParseError{Type: "IP address or CIDR", Text: e}
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
+}

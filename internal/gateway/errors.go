@@ -1,0 +1,75 @@
+package gateway
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
+)
+
+// statusOf maps an error Kind to an HTTP status, once, at the edge.
+func statusOf(k beamclaw.Kind) int {
+	switch k {
+	case beamclaw.KindInvalid:
+		return http.StatusBadRequest
+	case beamclaw.KindNotFound:
+		return http.StatusNotFound
+	case beamclaw.KindUnauthorized:
+		return http.StatusUnauthorized
+	case beamclaw.KindForbidden:
+		return http.StatusForbidden
+	case beamclaw.KindConflict:
+		return http.StatusConflict
+	case beamclaw.KindRateLimited:
+		return http.StatusTooManyRequests
+	case beamclaw.KindUnavailable:
+		return http.StatusBadGateway
+	case beamclaw.KindTimeout:
+		return http.StatusGatewayTimeout
+	case beamclaw.KindTooLarge:
+		return http.StatusRequestEntityTooLarge
+	}
+	return http.StatusInternalServerError
+}
+
+// errType is OpenAI's error "type" for a status.
+func errType(status int) string {
+	switch status {
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusRequestEntityTooLarge, http.StatusConflict:
+		return "invalid_request_error"
+	case http.StatusUnauthorized:
+		return "authentication_error"
+	case http.StatusForbidden:
+		return "permission_error"
+	case http.StatusTooManyRequests:
+		return "rate_limit_error"
+	}
+	return "api_error"
+}
+
+// writeError is the one way an error leaves the gateway: OpenAI's error
+// JSON with the status its Kind maps to and a message safe for users.
+func writeError(w http.ResponseWriter, err error) {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		err = beamclaw.E("gateway", beamclaw.KindTooLarge, "request body too large", err)
+	}
+	status := statusOf(beamclaw.KindOf(err))
+	writeErrorStatus(w, status, beamclaw.UserMessage(err), "")
+}
+
+func writeErrorStatus(w http.ResponseWriter, status int, msg, code string) {
+	body := protocol.Error{Error: protocol.ErrorDetail{Message: msg, Type: errType(status)}}
+	if code != "" {
+		body.Error.Code = &code
+	}
+	writeJSON(w, status, body)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

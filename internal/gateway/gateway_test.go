@@ -1,0 +1,249 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func TestLimiterSlidingWindow(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(1000, 0)} // aligned to a 10 s window
+	l := NewLimiter(5, 10*time.Second, 100, clk.Now)
+	for i := range 5 {
+		if ok, _ := l.Allow("a"); !ok {
+			t.Fatalf("request %d denied", i)
+		}
+	}
+	ok, retry := l.Allow("a")
+	if ok || retry <= 0 {
+		t.Fatalf("6th request: ok=%v retry=%v", ok, retry)
+	}
+	if ok, _ := l.Allow("b"); !ok {
+		t.Fatal("another client was limited")
+	}
+	// Half-way into the next window, half of the previous 5 still count.
+	clk.Add(15 * time.Second)
+	allowed := 0
+	for range 5 {
+		if ok, _ := l.Allow("a"); ok {
+			allowed++
+		}
+	}
+	if allowed != 2 {
+		t.Errorf("allowed %d in the half-overlapping window, want 2 (5 - 2.5 weighted)", allowed)
+	}
+	clk.Add(30 * time.Second)
+	if ok, _ := l.Allow("a"); !ok {
+		t.Error("still limited after the window passed")
+	}
+}
+
+func TestLimiterTableIsBounded(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(1000, 0)}
+	l := NewLimiter(5, time.Second, 3, clk.Now)
+	for i := range 10 {
+		l.Allow(fmt.Sprint("c", i))
+		clk.Add(time.Millisecond)
+	}
+	if n := l.Len(); n > 3 {
+		t.Fatalf("table holds %d clients, bound is 3", n)
+	}
+	clk.Add(time.Minute)
+	l.Prune()
+	if n := l.Len(); n != 0 {
+		t.Errorf("prune left %d idle clients", n)
+	}
+}
+
+func TestClientIP(t *testing.T) {
+	trusted, err := ParseTrusted([]string{"10.0.0.0/8", "192.168.1.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, remote, xff, want string
+	}{
+		{"untrusted peer ignores header", "203.0.113.9:5000", "1.2.3.4", "203.0.113.9"},
+		{"trusted proxy uses header", "10.1.2.3:5000", "198.51.100.7", "198.51.100.7"},
+		{"right-most untrusted hop", "10.1.2.3:5000", "6.6.6.6, 198.51.100.7, 10.9.9.9", "198.51.100.7"},
+		{"garbage header falls back", "192.168.1.1:1", "not-an-ip", "192.168.1.1"},
+		{"ipv6 peer", "[2001:db8::1]:443", "", "2001:db8::1"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/", nil)
+			r.RemoteAddr = tc.remote
+			if tc.xff != "" {
+				r.Header.Set("X-Forwarded-For", tc.xff)
+			}
+			if got := clientIP(r, trusted); got != tc.want {
+				t.Errorf("clientIP = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	if _, err := ParseTrusted([]string{"nope"}); err == nil {
+		t.Error("bad entry accepted")
+	}
+}
+
+func newTestServer(t *testing.T, opts Options) (*Server, string) {
+	t.Helper()
+	opts.Routes = append(opts.Routes, Mount{Method: "POST", Pattern: "/echo", Handler: http.HandlerFunc(
+		func(w http.ResponseWriter, r *http.Request) {
+			b, err := io.ReadAll(r.Body)
+			if err != nil {
+				writeError(w, err)
+				return
+			}
+			_, _ = w.Write(b)
+		})}, Mount{Method: "GET", Pattern: "/panic", Handler: http.HandlerFunc(
+		func(http.ResponseWriter, *http.Request) { panic("handler bug") })})
+	s := New(opts)
+	srv := httptest.NewServer(s.PublicHandler())
+	t.Cleanup(srv.Close)
+	return s, srv.URL
+}
+
+func do(t *testing.T, method, url, token, body string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func TestAuth(t *testing.T) {
+	token := strings.Repeat("k", 40)
+	_, url := newTestServer(t, Options{Token: token})
+	cases := []struct {
+		name, path, token string
+		want              int
+	}{
+		{"health is open", "/health", "", 200},
+		{"no token", "/echo", "", 401},
+		{"wrong token", "/echo", strings.Repeat("x", 40), 401},
+		{"prefix of token", "/echo", token[:39], 401},
+		{"right token", "/echo", token, 200},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			method := "POST"
+			if tc.path == "/health" {
+				method = "GET"
+			}
+			resp, body := do(t, method, url+tc.path, tc.token, "hi")
+			if resp.StatusCode != tc.want {
+				t.Fatalf("status %d, want %d (%s)", resp.StatusCode, tc.want, body)
+			}
+			if tc.want == 401 && !strings.Contains(body, `"type":"authentication_error"`) {
+				t.Errorf("401 body not in OpenAI error shape: %s", body)
+			}
+		})
+	}
+}
+
+func TestBodyLimitRecoveryAndRateLimit(t *testing.T) {
+	_, url := newTestServer(t, Options{MaxBodyBytes: 16, RateLimit: RateLimit{Requests: 3, Window: time.Hour}})
+	resp, body := do(t, "POST", url+"/echo", "", strings.Repeat("x", 17))
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("oversized body: %d %s", resp.StatusCode, body)
+	}
+	resp, body = do(t, "GET", url+"/panic", "", "")
+	if resp.StatusCode != 500 || strings.Contains(body, "handler bug") {
+		t.Fatalf("panic: %d %s (internal detail must not leak)", resp.StatusCode, body)
+	}
+	resp, body = do(t, "GET", url+"/nope", "", "")
+	if resp.StatusCode != 404 || !strings.Contains(body, `"error"`) {
+		t.Fatalf("unknown route: %d %s", resp.StatusCode, body)
+	}
+	resp, _ = do(t, "GET", url+"/nope", "", "")
+	if resp.StatusCode != 429 {
+		t.Fatalf("4th request: %d, want 429", resp.StatusCode)
+	}
+	if resp.Header.Get("Retry-After") == "" {
+		t.Error("429 without Retry-After")
+	}
+}
+
+func TestHTTPServiceRestartsOnSameListener(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := NewListener(ln)
+	defer l.Release()
+	s := New(Options{})
+	svc := s.Service("http", l, s.PublicHandler())
+	for round := range 2 {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- svc.Serve(ctx) }()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			resp, err := http.Get("http://" + ln.Addr().String() + "/health")
+			if err == nil {
+				resp.Body.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: not serving: %v", round, err)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+		if err := <-done; err != context.Canceled {
+			t.Fatalf("round %d: Serve returned %v", round, err)
+		}
+	}
+	http.DefaultClient.CloseIdleConnections()
+}
+
+func BenchmarkLimiterAllow(b *testing.B) {
+	l := NewLimiter(1<<30, time.Minute, 10000, nil)
+	keys := make([]string, 1000)
+	for i := range keys {
+		keys[i] = netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)}).String()
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		l.Allow(keys[i%len(keys)])
+		i++
+	}
+}

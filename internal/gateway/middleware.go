@@ -1,0 +1,130 @@
+package gateway
+
+import (
+	"crypto/subtle"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+)
+
+// statusRecorder remembers the status written, for logs and metrics.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach Flush, Hijack and deadlines.
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// observe logs each request and records its metrics under the chi route
+// pattern (never the raw path: bounded label values).
+func (s *Server) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		d := time.Since(start)
+		route := "unmatched"
+		if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePattern() != "" {
+			route = rc.RoutePattern()
+		}
+		if rec.status == 0 {
+			rec.status = http.StatusOK
+		}
+		if s.opts.Metrics != nil {
+			s.opts.Metrics.ObserveHTTP(route, r.Method, rec.status, d)
+		}
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, "http",
+			slog.String("req_id", middleware.GetReqID(r.Context())),
+			slog.String("method", r.Method), slog.String("route", route),
+			slog.Int("status", rec.status), slog.Duration("duration", d))
+	})
+}
+
+// recoverer turns a handler panic into a 500 and a log line.
+func (s *Server) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log.Error("handler panicked", "panic", fmt.Sprint(v),
+					"req_id", middleware.GetReqID(r.Context()))
+				writeErrorStatus(w, http.StatusInternalServerError, "internal error", "")
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// limitBody caps request bodies; handlers see *http.MaxBytesError.
+func (s *Server) limitBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > s.opts.MaxBodyBytes {
+			writeErrorStatus(w, http.StatusRequestEntityTooLarge,
+				fmt.Sprintf("request body over %d bytes", s.opts.MaxBodyBytes), "body_too_large")
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// rateLimit applies the per-client sliding window.
+func (s *Server) rateLimit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.limiter == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ok, retry := s.limiter.Allow(clientIP(r, s.opts.TrustedProxies))
+		if !ok {
+			secs := int(math.Ceil(retry.Seconds()))
+			w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+			writeErrorStatus(w, http.StatusTooManyRequests, "rate limit exceeded, retry later", "rate_limited")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// requireToken checks Authorization: Bearer in constant time on every
+// route but /health.
+func (s *Server) requireToken(next http.Handler) http.Handler {
+	want := []byte(s.opts.Token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(want) == 0 || r.URL.Path == "/health" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="beamclaw"`)
+			writeErrorStatus(w, http.StatusUnauthorized, "missing or invalid bearer token", "invalid_api_key")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,229 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
+)
+
+// Metrics is what the gateway reports per request.
+type Metrics interface {
+	ObserveHTTP(route, method string, code int, d time.Duration)
+}
+
+// Mount is a route another part of the daemon serves through the gateway.
+type Mount struct {
+	Method  string // "" mounts a whole subtree at Pattern
+	Pattern string
+	Handler http.Handler
+}
+
+// RateLimit configures the limiter; Requests <= 0 disables it.
+type RateLimit struct {
+	Requests   int
+	Window     time.Duration
+	MaxClients int
+}
+
+// Options configures a Server.
+type Options struct {
+	Logger            *slog.Logger
+	Token             string // resolved gateway.auth.token; "" = no auth
+	TrustedProxies    []netip.Prefix
+	RateLimit         RateLimit
+	MaxBodyBytes      int64
+	ReadHeaderTimeout time.Duration
+	Metrics           Metrics
+	MetricsHandler    http.Handler
+	Health            func(ctx context.Context) protocol.Health
+	// Routes are served on both the public listener and the control socket.
+	Routes []Mount
+	// Control routes are served only on the control socket.
+	Control []Mount
+	Now     func() time.Time
+}
+
+// Server builds the handlers and serves listeners.
+type Server struct {
+	opts    Options
+	log     *slog.Logger
+	limiter *Limiter
+}
+
+// New returns a Server; it opens nothing.
+func New(opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = 1 << 20
+	}
+	if opts.ReadHeaderTimeout <= 0 {
+		opts.ReadHeaderTimeout = 5 * time.Second
+	}
+	s := &Server{opts: opts, log: opts.Logger.With("component", "gateway")}
+	if opts.RateLimit.Requests > 0 {
+		s.limiter = NewLimiter(opts.RateLimit.Requests, opts.RateLimit.Window,
+			opts.RateLimit.MaxClients, opts.Now)
+	}
+	return s
+}
+
+// Limiter exposes the rate limiter (nil when disabled).
+func (s *Server) Limiter() *Limiter { return s.limiter }
+
+// PublicHandler is what the TCP listener serves: every middleware,
+// including the rate limit and the bearer token.
+func (s *Server) PublicHandler() http.Handler {
+	r := chi.NewRouter()
+	r.Use(middleware.RequestID, s.observe, s.recoverer, s.rateLimit, s.requireToken, s.limitBody)
+	s.routes(r, s.opts.Routes)
+	return r
+}
+
+// ControlHandler is what the control socket serves: the same routes plus
+// the control routes, with no token (the socket is mode 0600) and no rate
+// limit.
+func (s *Server) ControlHandler() http.Handler {
+	r := chi.NewRouter()
+	r.Use(middleware.RequestID, s.observe, s.recoverer, s.limitBody)
+	s.routes(r, append(append([]Mount{}, s.opts.Routes...), s.opts.Control...))
+	return r
+}
+
+func (s *Server) routes(r chi.Router, mounts []Mount) {
+	r.Get("/health", s.health)
+	if s.opts.MetricsHandler != nil {
+		r.Method(http.MethodGet, "/metrics", s.opts.MetricsHandler)
+	}
+	for _, m := range mounts {
+		if m.Method == "" {
+			r.Mount(m.Pattern, m.Handler)
+			continue
+		}
+		r.Method(m.Method, m.Pattern, m.Handler)
+	}
+	r.NotFound(func(w http.ResponseWriter, _ *http.Request) {
+		writeErrorStatus(w, http.StatusNotFound, "no such route", "not_found")
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, _ *http.Request) {
+		writeErrorStatus(w, http.StatusMethodNotAllowed, "method not allowed", "method_not_allowed")
+	})
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	h := protocol.Health{Status: "ok", Ready: true}
+	if s.opts.Health != nil {
+		h = s.opts.Health(r.Context())
+	}
+	writeJSON(w, http.StatusOK, h)
+}
+
+// Service serves handler on ln under a supervisor. The listener survives
+// restarts of the service; Close it after the tree has stopped.
+func (s *Server) Service(name string, ln *Listener, handler http.Handler) *HTTPService {
+	return &HTTPService{name: name, ln: ln, newServer: func() *http.Server {
+		return &http.Server{
+			Handler:           handler,
+			ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
+			IdleTimeout:       120 * time.Second,
+			MaxHeaderBytes:    64 << 10,
+			ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		}
+	}}
+}
+
+// PruneService prunes the limiter every minute.
+func (s *Server) PruneService() func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		t := time.NewTicker(time.Minute)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-t.C:
+				if s.limiter != nil {
+					s.limiter.Prune()
+				}
+			}
+		}
+	}
+}
+
+// HTTPService is a suture Service serving HTTP on a Listener.
+type HTTPService struct {
+	name      string
+	ln        *Listener
+	newServer func() *http.Server // an http.Server cannot serve again after Shutdown
+}
+
+func (h *HTTPService) String() string { return h.name }
+
+// Serve serves until ctx is done, then shuts down gracefully: in-flight
+// requests get until the supervisor's stop timeout.
+func (h *HTTPService) Serve(ctx context.Context) error {
+	h.ln.reopen()
+	srv := h.newServer()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(h.ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("%s: %w", h.name, err)
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		err := srv.Shutdown(sctx)
+		<-errc
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("%s shutdown: %w", h.name, err)
+		}
+		return ctx.Err()
+	}
+}
+
+// Listener wraps a net.Listener so that http.Server's Close does not
+// close the socket: it only wakes a blocked Accept (a deadline in the
+// past), and a restarted HTTPService serves the same socket again. Close
+// it for real with Release.
+type Listener struct {
+	net.Listener
+	once sync.Once
+}
+
+type deadliner interface{ SetDeadline(time.Time) error }
+
+// NewListener wraps ln (a *net.TCPListener or *net.UnixListener).
+func NewListener(ln net.Listener) *Listener { return &Listener{Listener: ln} }
+
+// Close makes a pending and every later Accept fail until reopen.
+func (l *Listener) Close() error {
+	if d, ok := l.Listener.(deadliner); ok {
+		return d.SetDeadline(time.Unix(1, 0))
+	}
+	return nil
+}
+
+func (l *Listener) reopen() {
+	if d, ok := l.Listener.(deadliner); ok {
+		_ = d.SetDeadline(time.Time{})
+	}
+}
+
+// Release closes the underlying listener.
+func (l *Listener) Release() error {
+	var err error
+	l.once.Do(func() { err = l.Listener.Close() })
+	return err
+}

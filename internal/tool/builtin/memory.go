@@ -1,0 +1,238 @@
+package builtin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+// Workspace is what workspace_memory needs of the agent workspaces; the
+// daemon adapts internal/workspace to it. file is a bare file name such as
+// "MEMORY.md" or "SOUL.md"; a missing file reads as "" without error.
+type Workspace interface {
+	ReadFile(agent, file string) (string, error)
+	WriteFile(agent, file, content string) error
+	AppendFile(agent, file, content string) error
+	AppendDaily(agent string, date time.Time, text string) error
+	ReadDaily(agent string, date time.Time) (string, error)
+	// ListDaily returns the dates (YYYY-MM-DD) that have a daily log.
+	ListDaily(agent string) ([]string, error)
+}
+
+// Hit is one memory search result.
+type Hit struct {
+	Source string  // where the text comes from, e.g. "MEMORY.md" or "memory/2026-01-02.md"
+	Text   string  // the matching chunk
+	Score  float64 // higher is better
+}
+
+// MemorySearch is what workspace_memory needs of memory search; the
+// daemon adapts internal/memory to it.
+type MemorySearch interface {
+	Search(ctx context.Context, agent, query string, limit int) ([]Hit, error)
+}
+
+// MemoryOptions configure workspace_memory.
+type MemoryOptions struct {
+	Workspace Workspace        // required
+	Search    MemorySearch     // optional; without it "search" says so
+	Now       func() time.Time // default time.Now; picks "today"
+	// SearchLimit is how many hits "search" returns (default 5).
+	SearchLimit int
+}
+
+// BootstrapFiles are the workspace files read_bootstrap and
+// update_bootstrap may touch.
+var bootstrapFiles = []string{"IDENTITY.md", "SOUL.md", "USER.md", "TOOLS.md", "AGENTS.md", "BOOTSTRAP.md"}
+
+const memoryFile = "MEMORY.md"
+
+const memorySchema = `{
+  "type": "object",
+  "properties": {
+    "action": {"type": "string", "enum": ["read", "append", "replace", "read_daily", "append_daily", "list_daily", "read_bootstrap", "update_bootstrap", "search"],
+      "description": "read/append/replace: your long-term MEMORY.md. read_daily/append_daily/list_daily: daily logs (memory/YYYY-MM-DD.md). read_bootstrap/update_bootstrap: IDENTITY.md, SOUL.md, USER.md, TOOLS.md, AGENTS.md or BOOTSTRAP.md (give file). search: find past notes by meaning and keywords (give query)."},
+    "content": {"type": "string", "description": "Text for append, replace, append_daily and update_bootstrap."},
+    "query": {"type": "string", "description": "What to look for (search)."},
+    "file": {"type": "string", "description": "Bootstrap file name for read_bootstrap/update_bootstrap, e.g. USER.md."},
+    "date": {"type": "string", "description": "Day of the daily log, YYYY-MM-DD. Default today."}
+  },
+  "required": ["action"],
+  "additionalProperties": false
+}`
+
+const memoryDesc = "Manage your own memory: the long-term MEMORY.md, dated daily logs, the bootstrap files that shape who you are, and search over all of it. " +
+	"Write down what should outlive this conversation."
+
+// WorkspaceMemory is the workspace_memory tool.
+type WorkspaceMemory struct{ opts MemoryOptions }
+
+var _ beamclaw.Tool = (*WorkspaceMemory)(nil)
+
+// NewWorkspaceMemory returns the workspace_memory tool.
+func NewWorkspaceMemory(opts MemoryOptions) *WorkspaceMemory {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	opts.SearchLimit = orInt(opts.SearchLimit, 5)
+	return &WorkspaceMemory{opts: opts}
+}
+
+// Spec implements beamclaw.Tool. As in the spec, it needs no approval and
+// runs at read_only: it only touches the calling agent's own files.
+func (m *WorkspaceMemory) Spec() beamclaw.ToolSpec {
+	return spec("workspace_memory", memoryDesc, memorySchema, false, beamclaw.ReadOnly, beamclaw.RiskMedium)
+}
+
+type memoryArgs struct {
+	Action  string `json:"action"`
+	Content string `json:"content"`
+	Query   string `json:"query"`
+	File    string `json:"file"`
+	Date    string `json:"date"`
+}
+
+// Execute implements beamclaw.Tool.
+func (m *WorkspaceMemory) Execute(ctx context.Context, inv beamclaw.Invocation) (string, error) {
+	var a memoryArgs
+	if err := decodeArgs("workspace_memory", inv.Args, &a); err != nil {
+		return "", err
+	}
+	if m.opts.Workspace == nil {
+		return "", errors.New("workspace_memory: no workspace store is configured")
+	}
+	if inv.AgentID == "" {
+		return "", errors.New("workspace_memory: this run has no agent")
+	}
+	out, err := m.do(ctx, inv.AgentID, a)
+	if err != nil {
+		return "", fmt.Errorf("workspace_memory %s: %w", a.Action, err)
+	}
+	return out, nil
+}
+
+func (m *WorkspaceMemory) do(ctx context.Context, agent string, a memoryArgs) (string, error) {
+	ws := m.opts.Workspace
+	switch a.Action {
+	case "read":
+		return orEmpty(ws.ReadFile(agent, memoryFile))
+	case "append":
+		return done(needContent(a), func() error { return ws.AppendFile(agent, memoryFile, a.Content) }, "appended to MEMORY.md")
+	case "replace":
+		return done(nil, func() error { return ws.WriteFile(agent, memoryFile, a.Content) }, "replaced MEMORY.md")
+	case "read_daily":
+		d, err := m.date(a.Date)
+		if err != nil {
+			return "", err
+		}
+		return orEmpty(ws.ReadDaily(agent, d))
+	case "append_daily":
+		d, err := m.date(a.Date)
+		if err != nil {
+			return "", err
+		}
+		return done(needContent(a), func() error { return ws.AppendDaily(agent, d, a.Content) }, "appended to the daily log of "+d.Format(time.DateOnly))
+	case "list_daily":
+		days, err := ws.ListDaily(agent)
+		if err != nil || len(days) == 0 {
+			return "[no daily logs yet]", err
+		}
+		return strings.Join(days, "\n"), nil
+	case "read_bootstrap", "update_bootstrap":
+		return m.bootstrap(agent, a)
+	case "search":
+		return m.search(ctx, agent, a.Query)
+	}
+	return "", fmt.Errorf("unknown action %q", a.Action)
+}
+
+func (m *WorkspaceMemory) bootstrap(agent string, a memoryArgs) (string, error) {
+	file, err := bootstrapFile(a.File)
+	if err != nil {
+		return "", err
+	}
+	if a.Action == "read_bootstrap" {
+		return orEmpty(m.opts.Workspace.ReadFile(agent, file))
+	}
+	return done(needContent(a), func() error { return m.opts.Workspace.WriteFile(agent, file, a.Content) }, "updated "+file)
+}
+
+func (m *WorkspaceMemory) search(ctx context.Context, agent, query string) (string, error) {
+	if strings.TrimSpace(query) == "" {
+		return "", errors.New("query is required")
+	}
+	if m.opts.Search == nil {
+		return "", errors.New("memory search is not configured")
+	}
+	hits, err := m.opts.Search.Search(ctx, agent, query, m.opts.SearchLimit)
+	if err != nil {
+		return "", err
+	}
+	if len(hits) == 0 {
+		return fmt.Sprintf("No memories match %q.", query), nil
+	}
+	var sb strings.Builder
+	for i, h := range hits {
+		fmt.Fprintf(&sb, "%d. [%s, score %.2f]\n%s\n\n", i+1, h.Source, h.Score, strings.TrimSpace(h.Text))
+	}
+	return strings.TrimSuffix(sb.String(), "\n\n"), nil
+}
+
+// date parses YYYY-MM-DD in the clock's location, defaulting to today.
+func (m *WorkspaceMemory) date(s string) (time.Time, error) {
+	now := m.opts.Now()
+	if s == "" {
+		return now, nil
+	}
+	d, err := time.ParseInLocation(time.DateOnly, s, now.Location())
+	if err != nil {
+		return time.Time{}, fmt.Errorf("date %q: want YYYY-MM-DD", s)
+	}
+	return d, nil
+}
+
+// bootstrapFile accepts "user", "USER.md" or "user.md" and returns the
+// canonical name, refusing anything else (no paths).
+func bootstrapFile(name string) (string, error) {
+	if name == "" {
+		return "", errors.New("file is required: one of " + strings.Join(bootstrapFiles, ", "))
+	}
+	want := strings.ToUpper(strings.TrimSuffix(strings.TrimSuffix(name, ".md"), ".MD")) + ".md"
+	for _, f := range bootstrapFiles {
+		if f == want {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("file %q: want one of %s", name, strings.Join(bootstrapFiles, ", "))
+}
+
+func needContent(a memoryArgs) error {
+	if strings.TrimSpace(a.Content) == "" {
+		return errors.New("content is required")
+	}
+	return nil
+}
+
+func done(pre error, do func() error, msg string) (string, error) {
+	if pre != nil {
+		return "", pre
+	}
+	if err := do(); err != nil {
+		return "", err
+	}
+	return msg, nil
+}
+
+func orEmpty(s string, err error) (string, error) {
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(s) == "" {
+		return "[empty]", nil
+	}
+	return s, nil
+}

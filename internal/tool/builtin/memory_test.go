@@ -1,0 +1,140 @@
+package builtin_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
+)
+
+// memWorkspace is an in-memory builtin.Workspace.
+type memWorkspace struct {
+	mu    sync.Mutex
+	files map[string]string // agent/file
+	daily map[string]string // agent/YYYY-MM-DD
+}
+
+func newMemWorkspace() *memWorkspace {
+	return &memWorkspace{files: map[string]string{}, daily: map[string]string{}}
+}
+
+func (m *memWorkspace) ReadFile(agent, file string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.files[agent+"/"+file], nil
+}
+
+func (m *memWorkspace) WriteFile(agent, file, content string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.files[agent+"/"+file] = content
+	return nil
+}
+
+func (m *memWorkspace) AppendFile(agent, file, content string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.files[agent+"/"+file] += content + "\n"
+	return nil
+}
+
+func (m *memWorkspace) AppendDaily(agent string, date time.Time, text string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.daily[agent+"/"+date.Format(time.DateOnly)] += text + "\n"
+	return nil
+}
+
+func (m *memWorkspace) ReadDaily(agent string, date time.Time) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.daily[agent+"/"+date.Format(time.DateOnly)], nil
+}
+
+func (m *memWorkspace) ListDaily(agent string) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for k := range m.daily {
+		if d, ok := strings.CutPrefix(k, agent+"/"); ok {
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// substringSearch finds MEMORY.md lines containing the query.
+type substringSearch struct{ ws *memWorkspace }
+
+func (s substringSearch) Search(_ context.Context, agent, query string, limit int) ([]builtin.Hit, error) {
+	if query == "explode" {
+		return nil, errors.New("index unavailable")
+	}
+	text, _ := s.ws.ReadFile(agent, "MEMORY.md")
+	var hits []builtin.Hit
+	for line := range strings.Lines(text) {
+		if strings.Contains(strings.ToLower(line), strings.ToLower(query)) && len(hits) < limit {
+			hits = append(hits, builtin.Hit{Source: "MEMORY.md", Text: line, Score: 1})
+		}
+	}
+	return hits, nil
+}
+
+func TestWorkspaceMemory(t *testing.T) {
+	ws := newMemWorkspace()
+	now := time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
+	tl := builtin.NewWorkspaceMemory(builtin.MemoryOptions{Workspace: ws, Search: substringSearch{ws}, Now: func() time.Time { return now }})
+	steps := []struct {
+		name  string
+		args  map[string]any
+		want  string
+		isErr bool
+	}{
+		{"read empty", map[string]any{"action": "read"}, "[empty]", false},
+		{"append", map[string]any{"action": "append", "content": "User likes tea."}, "appended to MEMORY.md", false},
+		{"append again", map[string]any{"action": "append", "content": "User's cat is Miso."}, "appended to MEMORY.md", false},
+		{"read", map[string]any{"action": "read"}, "User likes tea.\nUser's cat is Miso.\n", false},
+		{"search", map[string]any{"action": "search", "query": "cat"}, "1. [MEMORY.md, score 1.00]\nUser's cat is Miso.", false},
+		{"search miss", map[string]any{"action": "search", "query": "dog"}, `No memories match "dog".`, false},
+		{"search failure", map[string]any{"action": "search", "query": "explode"}, "workspace_memory search: index unavailable", true},
+		{"search needs query", map[string]any{"action": "search"}, "query is required", true},
+		{"replace", map[string]any{"action": "replace", "content": "Fresh start."}, "replaced MEMORY.md", false},
+		{"read replaced", map[string]any{"action": "read"}, "Fresh start.", false},
+		{"append_daily today", map[string]any{"action": "append_daily", "content": "Shipped v1."}, "appended to the daily log of 2026-03-14", false},
+		{"append_daily dated", map[string]any{"action": "append_daily", "content": "Planned v1.", "date": "2026-03-13"}, "appended to the daily log of 2026-03-13", false},
+		{"read_daily today", map[string]any{"action": "read_daily"}, "Shipped v1.\n", false},
+		{"list_daily", map[string]any{"action": "list_daily"}, "2026-03-13\n2026-03-14", false},
+		{"bad date", map[string]any{"action": "read_daily", "date": "14/03/2026"}, `date "14/03/2026": want YYYY-MM-DD`, true},
+		{"update_bootstrap", map[string]any{"action": "update_bootstrap", "file": "user", "content": "Name: Ada"}, "updated USER.md", false},
+		{"read_bootstrap", map[string]any{"action": "read_bootstrap", "file": "USER.md"}, "Name: Ada", false},
+		{"bootstrap path refused", map[string]any{"action": "read_bootstrap", "file": "../MEMORY.md"}, "want one of IDENTITY.md", true},
+		{"bootstrap MEMORY refused", map[string]any{"action": "update_bootstrap", "file": "MEMORY.md", "content": "x"}, "want one of", true},
+		{"bootstrap needs file", map[string]any{"action": "read_bootstrap"}, "file is required", true},
+		{"append needs content", map[string]any{"action": "append"}, "content is required", true},
+		{"unknown action", map[string]any{"action": "delete"}, `argument "action": must be one of`, true},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			res := call(t, t.Context(), tl, "", st.args)
+			if res.IsError != st.isErr || !strings.Contains(res.Content, st.want) {
+				t.Errorf("result = %+v, want error=%v containing %q", res, st.isErr, st.want)
+			}
+		})
+	}
+	if got, _ := ws.ReadFile("other", "MEMORY.md"); got != "" {
+		t.Errorf("another agent's memory changed: %q", got)
+	}
+}
+
+func TestWorkspaceMemoryWithoutSearch(t *testing.T) {
+	tl := builtin.NewWorkspaceMemory(builtin.MemoryOptions{Workspace: newMemWorkspace()})
+	if got := mustErr(t, call(t, t.Context(), tl, "", map[string]any{"action": "search", "query": "x"})); !strings.Contains(got, "memory search is not configured") {
+		t.Errorf("error = %q", got)
+	}
+}

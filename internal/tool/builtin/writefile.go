@@ -1,0 +1,86 @@
+package builtin
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+const writeFileSchema = `{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "minLength": 1, "description": "File path, relative to the agent workspace, or absolute inside a configured root. Missing parent directories are created."},
+    "content": {"type": "string", "description": "Text to write."},
+    "append": {"type": "boolean", "description": "Append to the file instead of replacing it. Default false."}
+  },
+  "required": ["path", "content"],
+  "additionalProperties": false
+}`
+
+const writeFileDesc = "Write (or append) text to a file inside the agent workspace or a configured root, creating it and its parent directories when missing. " +
+	"Refuses paths outside, '..' escapes and symbolic links. Requires approval."
+
+// WriteFile writes text files confined to the workspace and roots.
+type WriteFile struct{ opts FileOptions }
+
+var _ beamclaw.Tool = (*WriteFile)(nil)
+
+// NewWriteFile returns the write_file tool.
+func NewWriteFile(opts FileOptions) *WriteFile { return &WriteFile{opts: opts.withDefaults()} }
+
+// Spec implements beamclaw.Tool.
+func (w *WriteFile) Spec() beamclaw.ToolSpec {
+	return spec("write_file", writeFileDesc, writeFileSchema, true, beamclaw.Supervised, beamclaw.RiskMedium)
+}
+
+// Execute implements beamclaw.Tool.
+func (w *WriteFile) Execute(_ context.Context, inv beamclaw.Invocation) (string, error) {
+	var a struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+		Append  bool   `json:"append"`
+	}
+	if err := decodeArgs("write_file", inv.Args, &a); err != nil {
+		return "", err
+	}
+	if len(a.Content) > w.opts.MaxWriteBytes {
+		return "", fmt.Errorf("write_file: content is %d bytes, over the %d byte limit", len(a.Content), w.opts.MaxWriteBytes)
+	}
+	c, err := openConfined(inv.Workspace, w.opts.Roots, a.Path)
+	if err != nil {
+		return "", fmt.Errorf("write_file: %w", err)
+	}
+	defer c.Close()
+	if c.rel == "." {
+		return "", fmt.Errorf("write_file %q: is a directory", a.Path)
+	}
+	if err := c.refuseSymlink("write_file"); err != nil {
+		return "", err
+	}
+	if dir := filepath.Dir(c.rel); dir != "." {
+		if err := c.root.MkdirAll(dir, 0o755); err != nil {
+			return "", c.explain("write_file", err)
+		}
+	}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	verb := "wrote"
+	if a.Append {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+		verb = "appended"
+	}
+	f, err := c.root.OpenFile(c.rel, flags, 0o644)
+	if err != nil {
+		return "", c.explain("write_file", err)
+	}
+	if _, err := f.WriteString(a.Content); err != nil {
+		f.Close()
+		return "", c.explain("write_file", err)
+	}
+	if err := f.Close(); err != nil {
+		return "", c.explain("write_file", err)
+	}
+	return fmt.Sprintf("%s %d bytes to %s", verb, len(a.Content), a.Path), nil
+}

@@ -1,0 +1,15 @@
+// Package tool holds the tool registry the agent loop reads and the policy
+// around running tools: JSON Schema validation of arguments, per-call
+// timeouts, output caps, panic recovery, the autonomy/approval decision
+// (Decide), the key an "always" approval allowlists (ArgShape) and the
+// environment filter every child process goes through (FilterEnv).
+//
+// Tools come from two places: tools registered once at start (the built-ins
+// of package tool/builtin, the sandbox tool) and Sources whose tool lists
+// change at run time (one per MCP server). Lookups consult both on every
+// call, so a tool an MCP server drops disappears at once.
+//
+// Imported by the loop, the daemon (composition root), mcp and sandbox
+// adapters (which implement Source or Tool), and tool/builtin. It imports
+// only the beamclaw vocabulary and the standard library.
+package tool

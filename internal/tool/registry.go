@@ -1,0 +1,238 @@
+package tool
+
+import (
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+// Defaults of Options.
+const (
+	DefaultTimeout        = 60 * time.Second
+	DefaultMaxTimeout     = 10 * time.Minute
+	DefaultMaxOutputBytes = 64 << 10
+)
+
+// Source supplies tools whose list may change at any time (an MCP server).
+// Tools is called on lookups, so it must be cheap and safe for concurrent
+// use; return a snapshot, never a slice that is later mutated.
+type Source interface {
+	Tools() []beamclaw.Tool
+}
+
+// Finder is an optional fast path a Source may implement: find one tool by
+// name without building the whole list.
+type Finder interface {
+	Tool(name string) (beamclaw.Tool, bool)
+}
+
+// TimeoutHinter is an optional interface of a Tool that asks for a call
+// timeout other than Options.Timeout (bash's timeout_seconds, say). The
+// hint is capped at Options.MaxTimeout; zero means "use the default".
+type TimeoutHinter interface {
+	CallTimeout(args []byte) time.Duration
+}
+
+// Options configure a Registry. Zero values take the documented defaults.
+type Options struct {
+	// Timeout bounds one call (tools.timeout_seconds, default 60 s).
+	Timeout time.Duration
+	// MaxTimeout caps the timeout a tool may ask for (default 10 min).
+	MaxTimeout time.Duration
+	// MaxOutputBytes caps a result's content (tools.max_output_bytes,
+	// default 64 KiB); longer output ends with a truncation marker.
+	MaxOutputBytes int
+	// Deny names tools no agent may see or run (tools.deny).
+	Deny []string
+	// AgentAllow, when it has an entry for an agent, is the only set of
+	// tools that agent may see or run (agents.<name>.tools.allow).
+	AgentAllow map[string][]string
+	// AgentDeny adds per-agent denials (agents.<name>.tools.deny).
+	AgentDeny map[string][]string
+	// Logger receives panics of tools (name and stack, never arguments).
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.MaxTimeout <= 0 {
+		o.MaxTimeout = DefaultMaxTimeout
+	}
+	if o.MaxTimeout < o.Timeout {
+		o.MaxTimeout = o.Timeout
+	}
+	if o.MaxOutputBytes <= 0 {
+		o.MaxOutputBytes = DefaultMaxOutputBytes
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+type namedSource struct {
+	name string
+	src  Source
+}
+
+// snapshot is the immutable state read by lookups; writers replace it.
+type snapshot struct {
+	static  map[string]beamclaw.Tool
+	sources []namedSource // sorted by name
+}
+
+// Registry holds the tools agents may call. It is safe for concurrent use;
+// reads never take a lock.
+type Registry struct {
+	opts    Options
+	deny    map[string]bool
+	mu      sync.Mutex // serialises writers
+	state   atomic.Pointer[snapshot]
+	schemas schemaCache
+}
+
+// New returns an empty Registry.
+func New(opts Options) *Registry {
+	r := &Registry{opts: opts.withDefaults(), deny: map[string]bool{}}
+	for _, n := range opts.Deny {
+		r.deny[n] = true
+	}
+	r.state.Store(&snapshot{static: map[string]beamclaw.Tool{}})
+	return r
+}
+
+// Register adds a tool. A second tool with the same name is an error.
+func (r *Registry) Register(t beamclaw.Tool) error {
+	name := t.Spec().Def.Name
+	if err := validName(name); err != nil {
+		return fmt.Errorf("register tool: %w", err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.state.Load()
+	if _, dup := old.static[name]; dup {
+		return beamclaw.E("tool.Register", beamclaw.KindConflict,
+			fmt.Sprintf("tool %q is already registered", name), nil)
+	}
+	static := make(map[string]beamclaw.Tool, len(old.static)+1)
+	for k, v := range old.static {
+		static[k] = v
+	}
+	static[name] = t
+	r.state.Store(&snapshot{static: static, sources: old.sources})
+	return nil
+}
+
+// AddSource adds (or replaces) a named source of tools, e.g. "mcp:github".
+func (r *Registry) AddSource(name string, src Source) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.state.Load()
+	srcs := make([]namedSource, 0, len(old.sources)+1)
+	for _, s := range old.sources {
+		if s.name != name {
+			srcs = append(srcs, s)
+		}
+	}
+	srcs = append(srcs, namedSource{name: name, src: src})
+	slices.SortFunc(srcs, func(a, b namedSource) int { return strings.Compare(a.name, b.name) })
+	r.state.Store(&snapshot{static: old.static, sources: srcs})
+}
+
+// RemoveSource drops a source; its tools vanish from the next lookup.
+func (r *Registry) RemoveSource(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.state.Load()
+	srcs := make([]namedSource, 0, len(old.sources))
+	for _, s := range old.sources {
+		if s.name != name {
+			srcs = append(srcs, s)
+		}
+	}
+	r.state.Store(&snapshot{static: old.static, sources: srcs})
+}
+
+// Lookup finds a tool by name: registered tools first, then sources in
+// name order. Tools denied globally (Options.Deny) are not found.
+func (r *Registry) Lookup(name string) (beamclaw.Tool, bool) {
+	if r.deny[name] {
+		return nil, false
+	}
+	st := r.state.Load()
+	if t, ok := st.static[name]; ok {
+		return t, true
+	}
+	for _, s := range st.sources {
+		if f, ok := s.src.(Finder); ok {
+			if t, ok := f.Tool(name); ok {
+				return t, true
+			}
+			continue
+		}
+		for _, t := range s.src.Tools() {
+			if t.Spec().Def.Name == name {
+				return t, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// Allowed reports whether agentID may see and run the tool called name.
+func (r *Registry) Allowed(agentID, name string) bool {
+	if r.deny[name] || slices.Contains(r.opts.AgentDeny[agentID], name) {
+		return false
+	}
+	allow, ok := r.opts.AgentAllow[agentID]
+	return !ok || slices.Contains(allow, name)
+}
+
+// Specs lists the tools agentID may call, sorted by name. A name offered
+// by several places appears once, resolved as Lookup resolves it.
+func (r *Registry) Specs(agentID string) []beamclaw.ToolSpec {
+	st := r.state.Load()
+	seen := make(map[string]bool, len(st.static))
+	out := make([]beamclaw.ToolSpec, 0, len(st.static))
+	add := func(t beamclaw.Tool) {
+		spec := t.Spec()
+		name := spec.Def.Name
+		if seen[name] || !r.Allowed(agentID, name) {
+			return
+		}
+		seen[name] = true
+		out = append(out, spec)
+	}
+	for _, t := range st.static {
+		add(t)
+	}
+	for _, s := range st.sources {
+		for _, t := range s.src.Tools() {
+			add(t)
+		}
+	}
+	slices.SortFunc(out, func(a, b beamclaw.ToolSpec) int { return strings.Compare(a.Def.Name, b.Def.Name) })
+	return out
+}
+
+// validName accepts the names providers accept: 1-64 of [A-Za-z0-9_.-].
+func validName(name string) error {
+	if name == "" || len(name) > 64 {
+		return fmt.Errorf("tool name %q: want 1 to 64 characters", name)
+	}
+	for _, c := range name {
+		ok := c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !ok {
+			return fmt.Errorf("tool name %q: only letters, digits, '_', '-' and '.' allowed", name)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,124 @@
+package tool_test
+
+import (
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/tool"
+)
+
+func names(specs []beamclaw.ToolSpec) []string {
+	out := make([]string, len(specs))
+	for i, s := range specs {
+		out[i] = s.Def.Name
+	}
+	return out
+}
+
+func TestRegisterDuplicate(t *testing.T) {
+	r := tool.New(tool.Options{})
+	if err := r.Register(echo("echo")); err != nil {
+		t.Fatal(err)
+	}
+	err := r.Register(echo("echo"))
+	if err == nil {
+		t.Fatal("duplicate registration succeeded")
+	}
+	var be *beamclaw.Error
+	if !errors.As(err, &be) || be.Kind != beamclaw.KindConflict {
+		t.Errorf("err = %v, want a KindConflict *beamclaw.Error", err)
+	}
+}
+
+func TestRegisterBadName(t *testing.T) {
+	r := tool.New(tool.Options{})
+	for _, n := range []string{"", "has space", "slash/name", string(make([]byte, 65))} {
+		if err := r.Register(echo(n)); err == nil {
+			t.Errorf("Register(%q) succeeded", n)
+		}
+	}
+}
+
+func TestLookupAndSources(t *testing.T) {
+	r := tool.New(tool.Options{})
+	if err := r.Register(echo("b_builtin")); err != nil {
+		t.Fatal(err)
+	}
+	mcp := &listSource{tools: []beamclaw.Tool{echo("a_remote"), echo("b_builtin")}}
+	r.AddSource("mcp:one", mcp)
+
+	if got := names(r.Specs("")); !cmp.Equal(got, []string{"a_remote", "b_builtin"}) {
+		t.Errorf("Specs = %v", got)
+	}
+	if _, ok := r.Lookup("a_remote"); !ok {
+		t.Error("a_remote not found")
+	}
+	// The source's list changes at run time; lookups see it at once.
+	mcp.tools = []beamclaw.Tool{echo("c_new")}
+	if _, ok := r.Lookup("a_remote"); ok {
+		t.Error("a_remote still found after the source dropped it")
+	}
+	if _, ok := r.Lookup("c_new"); !ok {
+		t.Error("c_new not found")
+	}
+	r.RemoveSource("mcp:one")
+	if _, ok := r.Lookup("c_new"); ok {
+		t.Error("c_new found after RemoveSource")
+	}
+	if got := names(r.Specs("")); !cmp.Equal(got, []string{"b_builtin"}) {
+		t.Errorf("Specs after remove = %v", got)
+	}
+}
+
+func TestSpecsAllowDeny(t *testing.T) {
+	r := tool.New(tool.Options{
+		Deny:       []string{"gone"},
+		AgentAllow: map[string][]string{"narrow": {"one", "gone"}},
+		AgentDeny:  map[string][]string{"picky": {"two"}},
+	})
+	for _, n := range []string{"two", "one", "gone", "three"} {
+		if err := r.Register(echo(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		agent string
+		want  []string
+	}{
+		{"", []string{"one", "three", "two"}},
+		{"narrow", []string{"one"}},
+		{"picky", []string{"one", "three"}},
+	}
+	for _, tc := range tests {
+		t.Run("agent="+tc.agent, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, names(r.Specs(tc.agent))); diff != "" {
+				t.Errorf("Specs (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, ok := r.Lookup("gone"); ok {
+		t.Error("globally denied tool found")
+	}
+}
+
+func TestRegistryConcurrent(t *testing.T) {
+	r := tool.New(tool.Options{})
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() {
+			for j := range 50 {
+				r.AddSource("s", &listSource{tools: []beamclaw.Tool{echo("x")}})
+				_, _ = r.Lookup("x")
+				_ = r.Specs("")
+				if j%10 == 0 && i == 0 {
+					r.RemoveSource("s")
+				}
+			}
+		})
+	}
+	wg.Wait()
+}

@@ -1,0 +1,110 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+// ParseDate checks a daily log date. "" means today by the Store's clock;
+// anything else must be a real date written YYYY-MM-DD.
+func (s *Store) ParseDate(date string) (string, error) {
+	if date == "" {
+		return s.clock().Format(DateLayout), nil
+	}
+	t, err := time.Parse(DateLayout, date)
+	if err != nil || t.Format(DateLayout) != date {
+		return "", beamclaw.E("workspace.ParseDate", beamclaw.KindInvalid,
+			"dates are written YYYY-MM-DD, got "+quoteShort(date), err)
+	}
+	return date, nil
+}
+
+// Today returns today's date by the Store's clock, as YYYY-MM-DD.
+func (s *Store) Today() string { return s.clock().Format(DateLayout) }
+
+// dailyPath is the path of a daily log inside the workspace.
+func dailyPath(date string) string { return path.Join(DailyDir, date+".md") }
+
+// AppendDaily appends an entry, stamped with the current time (HH:MM), to
+// the agent's daily log of date ("" for today), creating the log.
+// Concurrent appends never interleave inside an entry.
+func (s *Store) AppendDaily(name, date, text string) error {
+	date, err := s.ParseDate(date)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(text) == "" {
+		return beamclaw.E("workspace.AppendDaily", beamclaw.KindInvalid, "nothing to append", nil)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	root, err := s.Root(name)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if err := root.MkdirAll(DailyDir, 0o700); err != nil {
+		return fmt.Errorf("agent %s: create %s: %w", name, DailyDir, err)
+	}
+	defer s.cache.forget(filepath.Join(root.Name(), DailyDir))
+	entry := "## " + s.clock().Format("15:04") + "\n\n" + strings.TrimSpace(text) + "\n"
+	return appendText(root, dailyPath(date), "\n", entry)
+}
+
+// ReadDaily returns the agent's daily log of date ("" for today). A
+// missing log is KindNotFound.
+func (s *Store) ReadDaily(name, date string) (string, error) {
+	date, err := s.ParseDate(date)
+	if err != nil {
+		return "", err
+	}
+	root, err := s.Root(name)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	return readLimited(root, dailyPath(date), "agent "+name+" has no daily log for "+date)
+}
+
+// ListDaily returns the dates of the agent's daily logs, oldest first.
+func (s *Store) ListDaily(name string) ([]string, error) {
+	root, err := s.Root(name)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	dates, err := listDaily(root)
+	if err != nil {
+		return nil, fmt.Errorf("agent %s: %w", name, err)
+	}
+	return dates, nil
+}
+
+func listDaily(root *os.Root) ([]string, error) {
+	entries, err := fs.ReadDir(root.FS(), DailyDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list daily logs: %w", err)
+	}
+	var dates []string
+	for _, e := range entries {
+		stem, ok := strings.CutSuffix(e.Name(), ".md")
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		if t, err := time.Parse(DateLayout, stem); err == nil && t.Format(DateLayout) == stem {
+			dates = append(dates, stem)
+		}
+	}
+	return sortedDates(dates), nil
+}

@@ -1,0 +1,272 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+// Store manages the agent workspaces under one agents directory
+// (normally $BEAMCLAW_HOME/agents). It is safe for concurrent use; writes
+// are serialized inside the process.
+type Store struct {
+	dir   string
+	clock func() time.Time
+	mu    sync.Mutex // serializes every write to the workspaces
+	cache fileCache
+}
+
+// Agent describes one workspace.
+type Agent struct {
+	Name string
+	Dir  string
+	// Files lists the workspace files present, in system-prompt order.
+	Files []FileInfo
+	// DailyLogs lists the dates (YYYY-MM-DD) of the daily logs, oldest first.
+	DailyLogs []string
+	// BootstrapPending is true while BOOTSTRAP.md exists: the first-run
+	// ritual has not been completed yet.
+	BootstrapPending bool
+}
+
+// FileInfo describes one workspace file.
+type FileInfo struct {
+	Name    string
+	Size    int64
+	ModTime time.Time
+}
+
+// New returns a Store for agentsDir. clock gives "now" for the daily logs
+// and the system prompt; nil means time.Now. The directory is created on
+// the first write.
+func New(agentsDir string, clock func() time.Time) *Store {
+	if clock == nil {
+		clock = time.Now
+	}
+	return &Store{dir: filepath.Clean(agentsDir), clock: clock, cache: newFileCache()}
+}
+
+// AgentsDir returns the directory holding every workspace.
+func (s *Store) AgentsDir() string { return s.dir }
+
+// Dir returns the workspace directory of the agent name (which need not
+// exist yet).
+func (s *Store) Dir(name string) (string, error) {
+	if err := ValidName(name); err != nil {
+		return "", err
+	}
+	return filepath.Join(s.dir, name), nil
+}
+
+// Exists reports whether the agent's workspace exists.
+func (s *Store) Exists(name string) (bool, error) {
+	dir, err := s.Dir(name)
+	if err != nil {
+		return false, err
+	}
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("stat agent %s: %w", name, err)
+	}
+	return fi.IsDir(), nil
+}
+
+// Root opens the agent's workspace as an os.Root; the caller closes it.
+// A missing agent is KindNotFound.
+func (s *Store) Root(name string) (*os.Root, error) {
+	const op = "workspace.Root"
+	dir, err := s.Dir(name)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, beamclaw.E(op, beamclaw.KindNotFound, "no agent named "+quoteShort(name), err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open agent %s: %w", name, err)
+	}
+	return root, nil
+}
+
+// Create makes a new workspace filled with the default templates. An
+// existing agent is KindConflict.
+func (s *Store) Create(name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.createLocked(name)
+}
+
+// Ensure creates the agent's workspace unless it already exists.
+func (s *Store) Ensure(name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.createLocked(name)
+	if beamclaw.KindOf(err) == beamclaw.KindConflict {
+		return nil
+	}
+	return err
+}
+
+func (s *Store) createLocked(name string) error {
+	const op = "workspace.Create"
+	dir, err := s.Dir(name)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return fmt.Errorf("create agents dir: %w", err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return beamclaw.E(op, beamclaw.KindConflict, "agent "+quoteShort(name)+" already exists", err)
+		}
+		return fmt.Errorf("create agent %s: %w", name, err)
+	}
+	if err := s.writeTemplates(name); err != nil {
+		_ = os.RemoveAll(dir)
+		return err
+	}
+	return nil
+}
+
+// writeTemplates writes every default file and the daily log directory.
+func (s *Store) writeTemplates(name string) error {
+	root, err := s.Root(name)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	for _, file := range promptOrder {
+		content, err := Template(file)
+		if err != nil {
+			return err
+		}
+		if err := writeAtomic(root, file, []byte(content)); err != nil {
+			return fmt.Errorf("agent %s: %w", name, err)
+		}
+	}
+	if err := root.MkdirAll(DailyDir, 0o700); err != nil {
+		return fmt.Errorf("agent %s: create %s: %w", name, DailyDir, err)
+	}
+	return nil
+}
+
+// List returns every agent, sorted by name. A missing agents directory
+// is an empty list. Directories whose names are not valid agent names are
+// ignored.
+func (s *Store) List() ([]Agent, error) {
+	entries, err := os.ReadDir(s.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list agents: %w", err)
+	}
+	var agents []Agent
+	for _, e := range entries {
+		if !e.IsDir() || ValidName(e.Name()) != nil {
+			continue
+		}
+		a, err := s.Get(e.Name())
+		if beamclaw.KindOf(err) == beamclaw.KindNotFound {
+			continue // deleted meanwhile
+		}
+		if err != nil {
+			return nil, err
+		}
+		agents = append(agents, a)
+	}
+	return agents, nil
+}
+
+// Get describes one agent; a missing agent is KindNotFound.
+func (s *Store) Get(name string) (Agent, error) {
+	root, err := s.Root(name)
+	if err != nil {
+		return Agent{}, err
+	}
+	defer root.Close()
+	a := Agent{Name: name, Dir: root.Name()}
+	for _, file := range promptOrder {
+		fi, err := root.Stat(file)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return Agent{}, fmt.Errorf("agent %s: stat %s: %w", name, file, err)
+		}
+		a.Files = append(a.Files, FileInfo{Name: file, Size: fi.Size(), ModTime: fi.ModTime()})
+		if file == FileBootstrap {
+			a.BootstrapPending = true
+		}
+	}
+	if a.DailyLogs, err = listDaily(root); err != nil {
+		return Agent{}, fmt.Errorf("agent %s: %w", name, err)
+	}
+	return a, nil
+}
+
+// Delete removes the agent's workspace and everything in it; a missing
+// agent is KindNotFound.
+func (s *Store) Delete(name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.mustExist(name); err != nil {
+		return err
+	}
+	dir := filepath.Join(s.dir, name)
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("delete agent %s: %w", name, err)
+	}
+	s.cache.forget(dir + string(filepath.Separator))
+	return nil
+}
+
+// Rehatch restores the default templates of an existing agent (a factory
+// reset). The daily logs in memory/ and any other file in the workspace
+// are kept, unless all is set: then the whole workspace is wiped first,
+// daily logs and per-agent skills included.
+func (s *Store) Rehatch(name string, all bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.mustExist(name); err != nil {
+		return err
+	}
+	dir := filepath.Join(s.dir, name)
+	defer s.cache.forget(dir + string(filepath.Separator))
+	if !all {
+		return s.writeTemplates(name)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("rehatch agent %s: %w", name, err)
+	}
+	return s.createLocked(name)
+}
+
+func (s *Store) mustExist(name string) error {
+	ok, err := s.Exists(name)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return beamclaw.E("workspace", beamclaw.KindNotFound, "no agent named "+quoteShort(name), nil)
+	}
+	return nil
+}
+
+// sortedDates sorts dates (YYYY-MM-DD sort lexically) oldest first.
+func sortedDates(dates []string) []string {
+	sort.Strings(dates)
+	return dates
+}
