@@ -310,3 +310,19 @@ func (c *Config) MissingSecrets(getenv func(string) string) []string {
 	slices.Sort(missing)
 	return missing
 }
+
+// SecretValues returns the resolved value of every secret the config
+// references, so that the scrubber can remove them by value wherever they
+// appear, whatever their shape.
+func (c *Config) SecretValues(getenv func(string) string) []string {
+	var out []string
+	walkSecrets(c, func(_ string, env string) {
+		if env == "" || getenv == nil {
+			return
+		}
+		if v := getenv(env); v != "" {
+			out = append(out, v)
+		}
+	})
+	return out
+}

@@ -49,8 +49,11 @@ type Options struct {
 	Health            func(ctx context.Context) protocol.Health
 	// Routes are served on both the public listener and the control socket.
 	Routes []Mount
-	// Control routes are served only on the control socket.
+	// Control routes are served only on the control socket, next to
+	// GET /control/status (Status) and POST /control/stop (Stop).
 	Control []Mount
+	Status  func(ctx context.Context) protocol.Status
+	Stop    func()
 	Now     func() time.Time
 }
 
@@ -98,6 +101,22 @@ func (s *Server) PublicHandler() http.Handler {
 func (s *Server) ControlHandler() http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID, s.observe, s.recoverer, s.limitBody)
+	r.Get("/control/status", func(w http.ResponseWriter, r *http.Request) {
+		if s.opts.Status == nil {
+			writeErrorStatus(w, http.StatusNotFound, "no status", "not_found")
+			return
+		}
+		writeJSON(w, http.StatusOK, s.opts.Status(r.Context()))
+	})
+	r.Post("/control/stop", func(w http.ResponseWriter, _ *http.Request) {
+		if s.opts.Stop == nil {
+			writeErrorStatus(w, http.StatusNotFound, "no stop", "not_found")
+			return
+		}
+		s.log.Info("stop requested over the control socket")
+		w.WriteHeader(http.StatusAccepted)
+		s.opts.Stop()
+	})
 	s.routes(r, append(append([]Mount{}, s.opts.Routes...), s.opts.Control...))
 	return r
 }

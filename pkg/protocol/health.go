@@ -43,3 +43,12 @@ type ErrorDetail struct {
 	Code    *string `json:"code"`
 	Param   *string `json:"param"`
 }
+
+// Check is one line of `beamclaw doctor`: Level is "ok", "warn" or
+// "fail"; Fix says what to do when it is not ok.
+type Check struct {
+	Name   string `json:"name"`
+	Level  string `json:"level"`
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}

@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/beamclaw/beamclaw-go/pkg/client"
+)
+
+func (a *app) newStatusCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show the running daemon's status (exits 1 when none runs)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			loc, err := a.backend.Locate(a.configFlag)
+			if err != nil {
+				return err
+			}
+			c := client.NewUnix(loc.Socket)
+			defer c.Close()
+			st, err := c.Status(cmd.Context())
+			if err != nil {
+				return &exitError{code: 1, err: fmt.Errorf("no beamclaw daemon is running (socket %s)", loc.Socket)}
+			}
+			if asJSON {
+				enc := json.NewEncoder(a.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(st)
+			}
+			fmt.Fprintf(a.stdout, "beamclaw %s running (pid %d)\n", st.Version, st.PID)
+			fmt.Fprintf(a.stdout, "  uptime    %s\n", (time.Duration(st.UptimeSeconds) * time.Second).String())
+			fmt.Fprintf(a.stdout, "  http      http://%s\n  socket    %s\n  home      %s\n", st.HTTPAddr, st.Socket, st.Home)
+			names := make([]string, 0, len(st.Subsystems))
+			for n := range st.Subsystems {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				s := st.Subsystems[n]
+				state := "ready"
+				if !s.Ready {
+					state = "NOT READY"
+				}
+				fmt.Fprintf(a.stdout, "  %-9s %s  %s\n", n, state, s.Detail)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
+	return cmd
+}
+
+func (a *app) newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version, commit and Go version",
+		Args:  cobra.NoArgs,
+		Run: func(*cobra.Command, []string) {
+			v, commit, gover := a.backend.Version()
+			fmt.Fprintf(a.stdout, "beamclaw %s (commit %s, %s)\n", v, commit, gover)
+		},
+	}
+}
+
+func (a *app) newDoctorCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the config, home, store, provider keys, Docker and the port",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			failed := 0
+			for _, c := range a.backend.Doctor(cmd.Context(), a.configFlag) {
+				fmt.Fprintf(a.stdout, "%-4s %-16s %s\n", c.Level, c.Name, c.Detail)
+				if c.Level != "ok" && c.Fix != "" {
+					fmt.Fprintf(a.stdout, "     %-16s fix: %s\n", "", c.Fix)
+				}
+				if c.Level == "fail" {
+					failed++
+				}
+			}
+			if failed > 0 {
+				return &exitError{code: 1, err: fmt.Errorf("%d check(s) failed", failed)}
+			}
+			return nil
+		},
+	}
+}
+
+func (a *app) newConfigCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "config", Short: "Check or show the configuration"}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "check",
+		Short: "Validate the config file (every problem, with line numbers)",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			summary, err := a.backend.ConfigCheck(a.configFlag)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(a.stdout, summary)
+			return nil
+		},
+	}, &cobra.Command{
+		Use:   "show",
+		Short: "Print the effective config; secrets appear only as {env: VAR} (set/unset)",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			out, err := a.backend.ConfigShow(a.configFlag)
+			if err != nil {
+				return err
+			}
+			_, err = a.stdout.Write(out)
+			return err
+		},
+	})
+	return cmd
+}

@@ -1,0 +1,135 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/config"
+	"github.com/beamclaw/beamclaw-go/internal/memory"
+	"github.com/beamclaw/beamclaw-go/internal/skill"
+	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
+	"github.com/beamclaw/beamclaw-go/internal/workspace"
+	"github.com/beamclaw/beamclaw-go/skills"
+)
+
+// agents ties the workspaces, skills and memory of every agent together
+// for the loop (system prompt) and the workspace_memory tool.
+type agents struct {
+	ws       *workspace.Store
+	paths    config.Paths
+	memOpts  memory.Options
+	embedder beamclaw.Embedder
+	log      *slog.Logger
+
+	mu      sync.Mutex
+	indexes map[string]*memory.Workspace
+}
+
+func newAgents(cfg *config.Config, paths config.Paths, emb beamclaw.Embedder, log *slog.Logger) *agents {
+	mo := memory.DefaultOptions()
+	s := cfg.Memory.Search
+	mo.Search = memory.SearchOptions{
+		VectorWeight: s.VectorWeight, BM25Weight: s.BM25Weight, MinScore: s.MinScore,
+		DefaultLimit: s.DefaultLimit, ChunkSize: s.ChunkSize, ChunkOverlap: s.ChunkOverlap,
+		WorkspaceFiles: s.WorkspaceFiles, DailyLogLookback: s.DailyLogLookback,
+	}
+	mo.Backend = cfg.Memory.Backend
+	mo.CacheTTL = time.Duration(cfg.Memory.Embedding.CacheTTLSeconds) * time.Second
+	a := &agents{ws: workspace.New(paths.AgentsDir, nil), paths: paths, memOpts: mo, embedder: emb,
+		log: log, indexes: map[string]*memory.Workspace{}}
+	return a
+}
+
+// exists reports whether an agent has a workspace (the default agent is
+// created on demand).
+func (a *agents) exists(name string) bool {
+	ok, err := a.ws.Exists(name)
+	return err == nil && ok
+}
+
+func (a *agents) list() []string {
+	list, err := a.ws.List()
+	if err != nil {
+		return nil
+	}
+	out := make([]string, 0, len(list))
+	for _, ag := range list {
+		out = append(out, ag.Name)
+	}
+	return out
+}
+
+// prompt is the loop's PromptFunc: workspace files, eligible skills, and
+// (with auto_context) memory recalled for the agent.
+func (a *agents) prompt(ctx context.Context, agentID string) (string, error) {
+	cat, err := skill.Discover(skill.Options{
+		Bundled:   skills.FS,
+		GlobalDir: a.paths.SkillsDir,
+		AgentDir:  a.paths.AgentDir(agentID) + "/skills",
+	})
+	if err != nil {
+		return "", fmt.Errorf("skills: %w", err)
+	}
+	return a.ws.SystemPrompt(agentID, workspace.PromptExtras{Skills: skill.PromptSection(cat.Skills)})
+}
+
+// index returns the agent's memory index, refreshed from its files.
+func (a *agents) index(ctx context.Context, agentID string) (*memory.Workspace, error) {
+	dir, err := a.ws.Dir(agentID)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	w, ok := a.indexes[agentID]
+	if !ok {
+		w = memory.NewWorkspace(memory.NewIndex(a.memOpts.Search, a.embedder), dir, a.memOpts, a.log)
+		a.indexes[agentID] = w
+	}
+	a.mu.Unlock()
+	if _, err := w.Refresh(ctx); err != nil {
+		a.log.Warn("memory refresh", "agent", agentID, "err", err)
+	}
+	return w, nil
+}
+
+// Search implements builtin.MemorySearch over the agent's workspace.
+func (a *agents) Search(ctx context.Context, agentID, query string, limit int) ([]builtin.Hit, error) {
+	w, err := a.index(ctx, agentID)
+	if err != nil {
+		return nil, err
+	}
+	res, err := w.Index().Search(ctx, memory.Query{Text: query, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]builtin.Hit, 0, len(res.Hits)+1)
+	for _, h := range res.Hits {
+		hits = append(hits, builtin.Hit{Source: h.Source, Text: h.Text, Score: h.Score})
+	}
+	if res.Degraded && len(hits) > 0 {
+		hits[0].Text = "(" + res.Reason + ")\n" + hits[0].Text
+	}
+	return hits, nil
+}
+
+// workspaceFiles adapts the workspace store to builtin.Workspace.
+type workspaceFiles struct{ ws *workspace.Store }
+
+func (w workspaceFiles) ReadFile(agent, file string) (string, error) { return w.ws.ReadFile(agent, file) }
+func (w workspaceFiles) WriteFile(agent, file, content string) error {
+	return w.ws.WriteFile(agent, file, content)
+}
+func (w workspaceFiles) AppendFile(agent, file, content string) error {
+	return w.ws.AppendFile(agent, file, content)
+}
+func (w workspaceFiles) AppendDaily(agent string, date time.Time, text string) error {
+	return w.ws.AppendDaily(agent, date.Format(workspace.DateLayout), text)
+}
+func (w workspaceFiles) ReadDaily(agent string, date time.Time) (string, error) {
+	return w.ws.ReadDaily(agent, date.Format(workspace.DateLayout))
+}
+func (w workspaceFiles) ListDaily(agent string) ([]string, error) { return w.ws.ListDaily(agent) }

@@ -1,0 +1,159 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/config"
+	"github.com/beamclaw/beamclaw-go/internal/store"
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
+)
+
+// ConfigCheck validates the config and summarises it.
+func ConfigCheck(env Env) (string, error) {
+	cfg, paths, err := env.load()
+	if err != nil {
+		return "", err
+	}
+	src := paths.ConfigFile
+	if _, err := os.Stat(src); err != nil {
+		src = "built-in defaults (no " + paths.ConfigFile + ")"
+	}
+	msg := fmt.Sprintf("config ok: %s\n  http %s, default provider %s, autonomy %s",
+		src, cfg.Gateway.HTTP.Addr, cfg.Core.DefaultProvider, cfg.Core.AutonomyLevel)
+	if missing := cfg.MissingSecrets(env.getenv); len(missing) > 0 {
+		msg += "\n  unset secrets (their features stay off until set): " + strings.Join(missing, ", ")
+	}
+	if err := cfg.ValidateRuntime(env.getenv); err != nil {
+		return "", err
+	}
+	return msg, nil
+}
+
+// ConfigShow renders the effective config with secrets as references.
+func ConfigShow(env Env) ([]byte, error) {
+	cfg, _, err := env.load()
+	if err != nil {
+		return nil, err
+	}
+	return cfg.Show(env.getenv)
+}
+
+func ok(name, detail string) protocol.Check {
+	return protocol.Check{Name: name, Level: "ok", Detail: detail}
+}
+
+func warn(name, detail, fix string) protocol.Check {
+	return protocol.Check{Name: name, Level: "warn", Detail: detail, Fix: fix}
+}
+
+func fail(name, detail, fix string) protocol.Check {
+	return protocol.Check{Name: name, Level: "fail", Detail: detail, Fix: fix}
+}
+
+// Doctor checks what a working install needs, each with a fix.
+func Doctor(ctx context.Context, env Env) []protocol.Check {
+	cfg, paths, err := env.load()
+	if err != nil {
+		home, _ := config.HomeDir(env.getenv)
+		return []protocol.Check{fail("config", err.Error(), "fix the lines named above; `beamclaw config check` repeats them"),
+			homeCheck(home)}
+	}
+	out := []protocol.Check{ok("config", "valid ("+paths.ConfigFile+")")}
+	if err := cfg.ValidateRuntime(env.getenv); err != nil {
+		out[0] = fail("config", err.Error(), "set the environment variables named above")
+	}
+	out = append(out, homeCheck(paths.Home))
+	pid, daemonUp := running(ctx, paths.Socket)
+	out = append(out, storeCheck(paths, pid, daemonUp))
+	out = append(out, providerChecks(cfg, env.getenv)...)
+	out = append(out, dockerCheck(ctx, cfg.Sandbox.Enabled))
+	out = append(out, portCheck(cfg.Gateway.HTTP.Addr, daemonUp))
+	return out
+}
+
+func homeCheck(home string) protocol.Check {
+	if home == "" {
+		return fail("home", "no home directory", "set BEAMCLAW_HOME")
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return fail("home", err.Error(), "make "+home+" writable or set BEAMCLAW_HOME")
+	}
+	f, err := os.CreateTemp(home, ".doctor-*")
+	if err != nil {
+		return fail("home", home+" is not writable: "+err.Error(), "fix its permissions or set BEAMCLAW_HOME")
+	}
+	_ = f.Close()
+	_ = os.Remove(f.Name())
+	return ok("home", home+" writable")
+}
+
+func storeCheck(paths config.Paths, pid int, daemonUp bool) protocol.Check {
+	if daemonUp {
+		return ok("store", fmt.Sprintf("%s owned by the running daemon (pid %d)", paths.DB, pid))
+	}
+	db, err := store.Open(paths.DB, store.Options{PIDFile: paths.PIDFile})
+	if errors.Is(err, store.ErrInUse) {
+		return fail("store", err.Error(), "stop the other process holding the database")
+	}
+	if err != nil {
+		return fail("store", err.Error(), "check the file's permissions, or move it aside to start fresh")
+	}
+	_ = db.Close()
+	return ok("store", paths.DB+" opens")
+}
+
+func providerChecks(cfg *config.Config, getenv func(string) string) []protocol.Check {
+	var out []protocol.Check
+	names := append([]string{cfg.Core.DefaultProvider}, cfg.Core.FallbackProviders...)
+	for _, name := range names {
+		p := cfg.Core.Providers[name]
+		switch _, set := p.APIKey.Resolve(getenv); {
+		case p.APIKey.IsZero():
+			out = append(out, ok("provider "+name, "no key needed ("+p.BaseURL+")"))
+		case set:
+			out = append(out, ok("provider "+name, p.APIKey.Env+" is set"))
+		default:
+			out = append(out, warn("provider "+name, p.APIKey.Env+" is not set",
+				"export "+p.APIKey.Env+"=... before starting the daemon"))
+		}
+	}
+	return out
+}
+
+func dockerCheck(ctx context.Context, needed bool) protocol.Check {
+	level := warn
+	if needed {
+		level = fail
+	}
+	if _, err := exec.LookPath("docker"); err != nil {
+		return level("docker", "docker CLI not found (only the code sandbox needs it)", "apt-get install docker.io")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, "docker", "info", "--format", "{{.ServerVersion}}").Output(); err == nil {
+		return ok("docker", "engine "+strings.TrimSpace(string(out)))
+	}
+	return level("docker", "engine not reachable (only the code sandbox needs it)", "start dockerd, or add yourself to the docker group")
+}
+
+func portCheck(addr string, daemonUp bool) protocol.Check {
+	if daemonUp {
+		return ok("port", addr+" served by the running daemon")
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fail("port", addr+" is taken: "+err.Error(), "stop what listens there or set gateway.http.addr")
+	}
+	_ = ln.Close()
+	return ok("port", addr+" free")
+}
+
+// Locate is Env.Locate for main.
+func Locate(env Env) (Location, error) { return env.Locate() }

@@ -1,0 +1,108 @@
+package daemon
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/thejerf/suture/v4"
+
+	"github.com/beamclaw/beamclaw-go/internal/gateway"
+	"github.com/beamclaw/beamclaw-go/internal/obs"
+	"github.com/beamclaw/beamclaw-go/internal/supervise"
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
+)
+
+// tree builds the root supervisor and every subsystem under it.
+func (d *daemon) tree() (*suture.Supervisor, error) {
+	d.bus = obs.NewBus(d.cfg.Obs.QueueSize)
+	d.bus.Add(obs.NewLogBackend(d.log))
+	d.metrics = obs.NewMetrics(d.bus.Dropped)
+	d.bus.Add(d.metrics)
+
+	opts := supervise.Options{Logger: d.log, Timeout: d.cfg.Core.ShutdownTimeout.Duration}
+	root := supervise.New("beamclaw", opts)
+
+	obsSup := supervise.New("obs", opts)
+	obsSup.Add(d.guard(d.bus))
+	root.Add(obsSup)
+
+	d.check("store", func() protocol.Subsystem {
+		return protocol.Subsystem{Ready: true, Detail: d.db.Path()}
+	})
+
+	routes, control, err := d.subsystemsInto(root, opts)
+	if err != nil {
+		return nil, err
+	}
+	gw, err := d.gateway(routes, control)
+	if err != nil {
+		return nil, err
+	}
+	gwSup := supervise.New("gateway", opts)
+	gwSup.Add(d.guard(supervise.Func("gateway.ratelimit", gw.PruneService())))
+	gwSup.Add(d.guard(gw.Service("gateway.http", d.public, gw.PublicHandler())))
+	gwSup.Add(d.guard(gw.Service("gateway.control", d.control, gw.ControlHandler())))
+	root.Add(gwSup)
+	d.check("gateway", func() protocol.Subsystem {
+		return protocol.Subsystem{Ready: true, Detail: d.public.Addr().String()}
+	})
+	return root, nil
+}
+
+func (d *daemon) gateway(routes, control []gateway.Mount) (*gateway.Server, error) {
+	g := d.cfg.Gateway
+	trusted, err := gateway.ParseTrusted(g.TrustedProxies)
+	if err != nil {
+		return nil, err
+	}
+	token, _ := g.Auth.Token.Resolve(d.env.getenv)
+	opts := gateway.Options{
+		Logger:            d.log,
+		Token:             token,
+		TrustedProxies:    trusted,
+		MaxBodyBytes:      g.HTTP.MaxBodyBytes,
+		ReadHeaderTimeout: time.Duration(g.HTTP.ReadHeaderTimeoutSeconds) * time.Second,
+		Metrics:           d.metrics,
+		Health:            d.health,
+		Routes:            routes,
+		Control:           control,
+		Status:            d.status,
+		Stop:              d.stop,
+	}
+	if d.cfg.Obs.Metrics.Enabled {
+		opts.MetricsHandler = d.metrics.Handler()
+	}
+	if g.RateLimit.Enabled {
+		opts.RateLimit = gateway.RateLimit{Requests: g.RateLimit.Requests,
+			Window: time.Duration(g.RateLimit.WindowSeconds) * time.Second, MaxClients: g.RateLimit.MaxClients}
+	}
+	return gateway.New(opts), nil
+}
+
+func (d *daemon) health(context.Context) protocol.Health {
+	subs := d.subsystems()
+	h := protocol.Health{Status: "ok", Ready: true, Version: d.env.Build.Version, Subsystems: subs}
+	for _, s := range subs {
+		if !s.Ready {
+			h.Status, h.Ready = "degraded", false
+		}
+	}
+	return h
+}
+
+func (d *daemon) status(context.Context) protocol.Status {
+	return protocol.Status{
+		PID:           os.Getpid(),
+		Version:       d.env.Build.Version,
+		Commit:        d.env.Build.Commit,
+		GoVersion:     runtime.Version(),
+		StartedAt:     d.started.UTC().Format(time.RFC3339),
+		UptimeSeconds: time.Since(d.started).Seconds(),
+		HTTPAddr:      d.public.Addr().String(),
+		Socket:        d.paths.Socket,
+		Home:          d.paths.Home,
+		Subsystems:    d.subsystems(),
+	}
+}

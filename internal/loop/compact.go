@@ -1,0 +1,150 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+// SummaryPrefix starts the system message that replaces compacted history.
+const SummaryPrefix = "[Conversation summary]: "
+
+const summaryInstruction = "You compact conversations. Write a concise, factual summary of the " +
+	"conversation below: facts, decisions, names, numbers, files and open tasks the assistant " +
+	"must remember. No preamble, no commentary."
+
+// EstimateTokens is the spec's estimate: about four bytes per token.
+func EstimateTokens(msgs []beamclaw.Message) int {
+	n := 0
+	for i := range msgs {
+		n += messageTokens(&msgs[i])
+	}
+	return n
+}
+
+func messageTokens(m *beamclaw.Message) int {
+	n := len(m.Content)
+	for _, c := range m.ToolCalls {
+		n += len(c.Name) + len(c.Args)
+	}
+	return n / 4
+}
+
+// Window returns the context window used for model.
+func (e *Engine) Window(model string) int {
+	if e.opts.Window != nil {
+		if w := e.opts.Window(model); w > 0 {
+			return w
+		}
+	}
+	return DefaultContextWindow
+}
+
+// maybeCompact compacts the history when it exceeds the threshold.
+func (rs *runState) maybeCompact(ctx context.Context) error {
+	opts := rs.e.opts
+	window := rs.e.Window(rs.model)
+	if EstimateTokens(rs.history)*100 <= window*opts.CompactionThresholdPct {
+		return nil
+	}
+	rs.setState(ctx, StateCompacting)
+	if opts.BeforeCompact != nil {
+		if err := opts.BeforeCompact(ctx, rs.history); err != nil {
+			opts.Logger.LogAttrs(ctx, slog.LevelWarn, "memory flush before compaction failed",
+				slog.String("session_id", rs.r.SessionID), slog.String("err", opts.Scrub.String(err.Error())))
+		}
+	}
+	cut := splitPoint(rs.history, window*opts.CompactionTargetPct/100)
+	if cut == 0 {
+		return nil
+	}
+	old, kept := rs.history[:cut], rs.history[cut:]
+	next := make([]beamclaw.Message, 0, len(kept)+1)
+	summary, err := rs.summarise(ctx, old)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		opts.Logger.LogAttrs(ctx, slog.LevelWarn, "compaction summary failed; trimming",
+			slog.String("session_id", rs.r.SessionID), slog.String("err", opts.Scrub.String(err.Error())))
+	} else {
+		next = append(next, beamclaw.Message{Role: beamclaw.RoleSystem, Content: SummaryPrefix + summary,
+			Time: opts.Now()})
+	}
+	next = append(next, kept...)
+	if err := rs.r.Lane.Replace(ctx, next); err != nil {
+		return fmt.Errorf("replace compacted history of %s: %w", rs.r.SessionID, err)
+	}
+	rs.emit(ctx, "compaction_complete", slog.Int("before", len(rs.history)), slog.Int("after", len(next)),
+		slog.Bool("summarised", err == nil))
+	rs.history = next[:len(next):len(next)]
+	return nil
+}
+
+// splitPoint returns the index of the first message kept: the most recent
+// messages whose tokens fit budget, always including the last user message
+// (the run's input) and what follows it, never starting with tool results
+// whose call was cut away.
+func splitPoint(h []beamclaw.Message, budget int) int {
+	last := len(h) - 1
+	for last > 0 && h[last].Role != beamclaw.RoleUser {
+		last--
+	}
+	used := 0
+	cut := len(h)
+	for cut > 0 {
+		t := messageTokens(&h[cut-1])
+		if used+t > budget && cut <= last {
+			break
+		}
+		used += t
+		cut--
+	}
+	for cut < last && h[cut].Role == beamclaw.RoleTool {
+		cut++
+	}
+	return cut
+}
+
+// summarise asks the compaction provider for a summary of old.
+func (rs *runState) summarise(ctx context.Context, old []beamclaw.Message) (string, error) {
+	p, model := rs.provider, rs.model
+	if rs.e.opts.CompactionProvider != nil {
+		p = rs.e.opts.CompactionProvider
+	}
+	if rs.e.opts.CompactionModel != "" {
+		model = rs.e.opts.CompactionModel
+	}
+	var b strings.Builder
+	for _, m := range old {
+		fmt.Fprintf(&b, "%s: %s\n", m.Role, m.Content)
+		for _, c := range m.ToolCalls {
+			fmt.Fprintf(&b, "%s called %s %s\n", m.Role, c.Name, c.Args)
+		}
+	}
+	req := beamclaw.ChatRequest{Model: model, Messages: []beamclaw.Message{
+		{Role: beamclaw.RoleSystem, Content: summaryInstruction},
+		{Role: beamclaw.RoleUser, Content: b.String()},
+	}}
+	resp, err := p.Chat(ctx, req, func(string) {})
+	if err != nil {
+		return "", fmt.Errorf("summarise %d messages: %w", len(old), err)
+	}
+	s := strings.TrimSpace(rs.e.opts.Scrub.String(resp.Message.Content))
+	if s == "" {
+		return "", fmt.Errorf("summarise %d messages: empty summary", len(old))
+	}
+	return s, nil
+}
+
+// AgentWindow returns the model an agent uses and its context window
+// (0 and "" when the agent has no provider).
+func (e *Engine) AgentWindow(agentID string) (model string, window int) {
+	if _, model, err := e.opts.Providers(agentID); err == nil {
+		return model, e.Window(model)
+	}
+	return "", 0
+}

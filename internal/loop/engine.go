@@ -1,0 +1,123 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+// States of a run, emitted as loop_state events and EvState route events.
+const (
+	StateIdle             = "idle"
+	StateCompacting       = "compacting"
+	StateStreaming        = "streaming"
+	StateAwaitingApproval = "awaiting_approval"
+	StateExecutingTools   = "executing_tools"
+	StateFinalizing       = "finalizing"
+)
+
+// ErrApprovalTimeout is returned by Lane.Await when nobody answered in
+// time; the call is denied.
+var ErrApprovalTimeout = errors.New("approval timed out")
+
+// Lane is what a run needs from its session: durable history and the
+// approval channel. The session package implements it.
+type Lane interface {
+	// Commit appends messages the run produced to the history and
+	// persists them; it returns once they are durable.
+	Commit(ctx context.Context, msgs []beamclaw.Message) error
+	// Replace swaps the whole history (after compaction) and persists it.
+	Replace(ctx context.Context, history []beamclaw.Message) error
+	// Allowed reports whether an "always" approval covers key.
+	Allowed(key string) bool
+	// Await asks the user about req and waits for the answer. An Always
+	// answer adds key to the session allowlist. A timeout answers Deny
+	// with ErrApprovalTimeout.
+	Await(ctx context.Context, req beamclaw.ApprovalRequest, key string) (beamclaw.Decision, error)
+}
+
+// Run is one run: a user message (the last of History) to answer.
+type Run struct {
+	ID        string
+	SessionID string
+	UserID    string
+	AgentID   string
+	Channel   string
+	Autonomy  beamclaw.Autonomy
+	// History is the conversation so far, ending with the run's input.
+	// The engine never modifies its elements.
+	History []beamclaw.Message
+	Route   beamclaw.Route
+	Lane    Lane
+	// NoApproval: nobody can answer approval requests on this route (an
+	// ephemeral HTTP request); calls that would ask are denied.
+	NoApproval bool
+}
+
+// Engine runs runs. It is safe for concurrent use.
+type Engine struct {
+	opts Options
+}
+
+// New returns an Engine.
+func New(opts Options) (*Engine, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{opts: o}, nil
+}
+
+// Scrub exposes the engine's scrubber to the session package.
+func (e *Engine) Scrub(s string) string { return e.opts.Scrub.String(s) }
+
+// Run answers r. It delivers exactly one terminal event (EvFinal or EvError)
+// to r.Route and returns nil, or returns an error without a terminal event
+// when the run could not be completed for a reason the caller must handle:
+// ctx ended, or the lane failed to persist. A panic (a provider or tool bug)
+// propagates; the session's supervisor restarts the loop.
+func (e *Engine) Run(ctx context.Context, r Run) error {
+	rs := &runState{e: e, r: r, history: r.History[:len(r.History):len(r.History)], start: e.opts.Now()}
+	e.emit(ctx, r, "agent_start", slog.String("user_id", r.UserID), slog.String("agent_id", r.AgentID),
+		slog.String("run_id", r.ID), slog.String("channel", r.Channel))
+	p, model, err := e.opts.Providers(r.AgentID)
+	if err != nil {
+		return rs.fail(ctx, err)
+	}
+	rs.provider, rs.model = p, model
+	if err := rs.maybeCompact(ctx); err != nil {
+		return err
+	}
+	if e.opts.Prompt != nil {
+		if rs.system, err = e.opts.Prompt(ctx, r.AgentID); err != nil {
+			return rs.fail(ctx, fmt.Errorf("system prompt of agent %s: %w", r.AgentID, err))
+		}
+	}
+	rs.defs = e.toolDefs(r.AgentID)
+	return rs.iterate(ctx)
+}
+
+func (e *Engine) toolDefs(agentID string) []beamclaw.ToolDef {
+	if e.opts.Tools == nil {
+		return nil
+	}
+	specs := e.opts.Tools.Specs(agentID)
+	defs := make([]beamclaw.ToolDef, 0, len(specs))
+	for _, s := range specs {
+		defs = append(defs, s.Def)
+	}
+	return defs
+}
+
+func (e *Engine) emit(ctx context.Context, r Run, name string, attrs ...slog.Attr) {
+	if e.opts.Emitter == nil {
+		return
+	}
+	e.opts.Emitter.Emit(ctx, beamclaw.Event{Name: name, SessionID: r.SessionID, Time: e.opts.Now(), Attrs: attrs})
+}
+
+func ms(d time.Duration) slog.Attr { return slog.Int64("duration_ms", d.Milliseconds()) }

@@ -1,0 +1,149 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/scrub"
+	"github.com/beamclaw/beamclaw-go/internal/tool"
+	"github.com/beamclaw/beamclaw-go/internal/toolparse"
+)
+
+// Defaults of Options (spec: core.agentic_loop).
+const (
+	DefaultMaxToolIterations      = 10
+	DefaultMaxRepeatedToolCalls   = 3
+	DefaultCompactionThresholdPct = 80
+	DefaultCompactionTargetPct    = 40
+	DefaultStreamChunkSize        = 80
+	DefaultContextWindow          = 128000
+)
+
+// Tools is what the loop needs from the tool registry (*tool.Registry).
+type Tools interface {
+	Lookup(name string) (beamclaw.Tool, bool)
+	Specs(agentID string) []beamclaw.ToolSpec
+	Run(ctx context.Context, t beamclaw.Tool, inv beamclaw.Invocation) beamclaw.ToolResult
+}
+
+// Emitter receives observability events; Emit must not block (obs.Bus).
+type Emitter interface {
+	Emit(ctx context.Context, ev beamclaw.Event)
+}
+
+// Scrubber removes credentials (*scrub.Scrubber, which also knows the
+// configured secret values).
+type Scrubber interface {
+	String(s string) string
+	JSON(raw json.RawMessage) json.RawMessage
+}
+
+// ProviderFunc picks the provider and model for an agent.
+type ProviderFunc func(agentID string) (p beamclaw.Provider, model string, err error)
+
+// PromptFunc builds the system prompt of an agent (workspace + skills).
+type PromptFunc func(ctx context.Context, agentID string) (string, error)
+
+// WindowFunc returns the context window, in tokens, of a model.
+type WindowFunc func(model string) int
+
+// ParseFunc extracts tool calls from an assistant message and returns the
+// text without the call markup (toolparse.Parse).
+type ParseFunc func(msg beamclaw.Message) (calls []beamclaw.ToolCall, text string)
+
+// PolicyFunc decides what to do with a call of a tool at an autonomy level
+// on a channel (tool.Decide).
+type PolicyFunc func(spec beamclaw.ToolSpec, autonomy beamclaw.Autonomy, channel string) tool.Verdict
+
+// ShapeFunc is the allowlist key of a call that an "always" approves
+// (tool.ArgShape).
+type ShapeFunc func(name string, args json.RawMessage) string
+
+// Options configure an Engine. Zero values take the documented defaults.
+type Options struct {
+	// Providers chooses provider and model per agent. Required.
+	Providers ProviderFunc
+	// Tools is the tool registry; nil offers no tools.
+	Tools Tools
+	// Policy defaults to tool.Decide with tools.remote_high_risk "approve".
+	Policy PolicyFunc
+	// Shape defaults to tool.ArgShape.
+	Shape ShapeFunc
+	// Prompt builds the system prompt; nil sends none.
+	Prompt PromptFunc
+	// Window gives the context window of a model (DefaultContextWindow
+	// when nil or when it answers <= 0).
+	Window WindowFunc
+	// Scrub defaults to scrub.New() (patterns only, no literals).
+	Scrub Scrubber
+	// Parse defaults to toolparse.Parse (native, XML, fenced JSON).
+	Parse ParseFunc
+	// Emitter receives events; nil drops them.
+	Emitter Emitter
+	// Logger defaults to a discarding logger.
+	Logger *slog.Logger
+	// Workspace gives an agent's workspace directory for Invocation.
+	Workspace func(agentID string) string
+	// BeforeCompact runs before a compaction (the memory-flush hidden
+	// turn); its error is logged and compaction goes on.
+	BeforeCompact func(ctx context.Context, history []beamclaw.Message) error
+	// CompactionProvider and CompactionModel summarise old history
+	// (default: the agent's provider and model).
+	CompactionProvider beamclaw.Provider
+	CompactionModel    string
+
+	MaxToolIterations      int // core.agentic_loop.max_tool_iterations (10)
+	MaxRepeatedToolCalls   int // core.agentic_loop.max_repeated_tool_calls (3)
+	CompactionThresholdPct int // core.agentic_loop.compaction_threshold_pct (80)
+	CompactionTargetPct    int // core.agentic_loop.compaction_target_pct (40)
+	StreamChunkSize        int // core.agentic_loop.stream_chunk_size (80)
+	MaxTokens              int // per request; 0 lets the provider decide
+
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Providers == nil {
+		return o, errors.New("loop: Options.Providers is required")
+	}
+	if o.Policy == nil {
+		o.Policy = func(spec beamclaw.ToolSpec, a beamclaw.Autonomy, channel string) tool.Verdict {
+			return tool.Decide(spec, a, tool.RemoteChannel(channel), tool.RemoteHighRiskApprove)
+		}
+	}
+	if o.Shape == nil {
+		o.Shape = tool.ArgShape
+	}
+	if o.Scrub == nil {
+		o.Scrub = scrub.New()
+	}
+	if o.Parse == nil {
+		o.Parse = toolparse.Parse
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	setDefault(&o.MaxToolIterations, DefaultMaxToolIterations)
+	setDefault(&o.MaxRepeatedToolCalls, DefaultMaxRepeatedToolCalls)
+	setDefault(&o.CompactionThresholdPct, DefaultCompactionThresholdPct)
+	setDefault(&o.CompactionTargetPct, DefaultCompactionTargetPct)
+	setDefault(&o.StreamChunkSize, DefaultStreamChunkSize)
+	if o.CompactionTargetPct > o.CompactionThresholdPct {
+		return o, errors.New("loop: compaction target above threshold")
+	}
+	return o, nil
+}
+
+func setDefault(v *int, d int) {
+	if *v <= 0 {
+		*v = d
+	}
+}

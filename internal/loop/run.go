@@ -1,0 +1,183 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+// runState is one run in progress.
+type runState struct {
+	e        *Engine
+	r        Run
+	provider beamclaw.Provider
+	model    string
+	system   string
+	defs     []beamclaw.ToolDef
+	history  []beamclaw.Message
+	state    string
+	usage    beamclaw.Usage
+	start    time.Time
+	calls    int    // tool calls issued, for generated call ids
+	lastCall string // identity of the previous call, for the repeat guard
+	repeats  int    // how many times in a row lastCall was issued
+}
+
+// iterate streams, executes tools and loops until an answer or a limit.
+func (rs *runState) iterate(ctx context.Context) error {
+	opts := rs.e.opts
+	for iter := 0; ; iter++ {
+		rs.setState(ctx, StateStreaming)
+		resp, err := rs.chat(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return rs.fail(ctx, err)
+		}
+		calls, text := opts.Parse(resp.Message)
+		text = opts.Scrub.String(text)
+		switch {
+		case len(calls) == 0:
+			return rs.finish(ctx, text)
+		case iter >= opts.MaxToolIterations:
+			return rs.finish(ctx, joinText(text, fmt.Sprintf(
+				"I stopped because this request reached the limit of %d tool iterations. Ask me to continue if you want me to go on.",
+				opts.MaxToolIterations)))
+		}
+		if name, ok := rs.repeated(calls); ok {
+			return rs.finish(ctx, joinText(text, fmt.Sprintf(
+				"I stopped because the tool %s was called with identical arguments %d times in a row; it looks like a loop. Please rephrase or give me more detail.",
+				name, opts.MaxRepeatedToolCalls)))
+		}
+		msgs, err := rs.step(ctx, text, calls)
+		if err != nil {
+			return err
+		}
+		if err := rs.r.Lane.Commit(ctx, msgs); err != nil {
+			return fmt.Errorf("commit tool step of run %s: %w", rs.r.ID, err)
+		}
+		rs.history = append(rs.history, msgs...)
+	}
+}
+
+// chat makes one provider call, streaming text to the route.
+func (rs *runState) chat(ctx context.Context) (beamclaw.ChatResponse, error) {
+	msgs := rs.history
+	if rs.system != "" {
+		msgs = make([]beamclaw.Message, 0, len(rs.history)+1)
+		msgs = append(msgs, beamclaw.Message{Role: beamclaw.RoleSystem, Content: rs.system})
+		msgs = append(msgs, rs.history...)
+	}
+	req := beamclaw.ChatRequest{Model: rs.model, Messages: msgs, Tools: rs.defs, MaxTokens: rs.e.opts.MaxTokens}
+	rs.emit(ctx, "llm_request", slog.Int("message_count", len(msgs)), slog.String("model", rs.model))
+	ch := newChunker(rs.e.opts.StreamChunkSize, rs.e.opts.Scrub.String, func(s string) {
+		rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvChunk, Text: s})
+	})
+	t0 := rs.e.opts.Now()
+	resp, err := rs.provider.Chat(ctx, req, ch.write)
+	d := rs.e.opts.Now().Sub(t0)
+	if err != nil {
+		rs.emit(ctx, "llm_response", ms(d), slog.Bool("success", false),
+			slog.String("error", rs.e.opts.Scrub.String(err.Error())))
+		return resp, fmt.Errorf("chat with %s: %w", rs.provider.Name(), err)
+	}
+	ch.flush()
+	rs.usage = rs.usage.Add(resp.Usage)
+	rs.emit(ctx, "llm_response", ms(d), slog.Bool("success", true), slog.String("model", resp.Model),
+		slog.Int("prompt_tokens", resp.Usage.PromptTokens), slog.Int("completion_tokens", resp.Usage.CompletionTokens))
+	return resp, nil
+}
+
+// finish persists the answer and delivers it as the run's final event.
+func (rs *runState) finish(ctx context.Context, text string) error {
+	rs.setState(ctx, StateFinalizing)
+	msg := beamclaw.Message{Role: beamclaw.RoleAssistant, Content: text, Time: rs.e.opts.Now()}
+	if err := rs.r.Lane.Commit(ctx, []beamclaw.Message{msg}); err != nil {
+		return fmt.Errorf("commit answer of run %s: %w", rs.r.ID, err)
+	}
+	usage := rs.usage
+	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, Text: text, Usage: &usage})
+	rs.complete(ctx, true)
+	return nil
+}
+
+// fail delivers err, in words fit for a user, as the run's terminal event.
+func (rs *runState) fail(ctx context.Context, err error) error {
+	rs.setState(ctx, StateFinalizing)
+	rs.e.opts.Logger.LogAttrs(ctx, slog.LevelWarn, "run failed", slog.String("session_id", rs.r.SessionID),
+		slog.String("run_id", rs.r.ID), slog.String("err", rs.e.opts.Scrub.String(err.Error())))
+	msg := "the model provider failed; please retry"
+	if beamclaw.KindOf(err) != beamclaw.KindInternal {
+		msg = beamclaw.UserMessage(err)
+	}
+	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvError, Text: msg})
+	rs.complete(ctx, false)
+	return nil
+}
+
+func (rs *runState) complete(ctx context.Context, ok bool) {
+	rs.emit(ctx, "turn_complete", slog.Int64("total_duration_ms", rs.e.opts.Now().Sub(rs.start).Milliseconds()),
+		slog.Bool("success", ok), slog.String("run_id", rs.r.ID))
+	rs.setState(ctx, StateIdle)
+}
+
+// setState records a transition: a loop_state event, and an EvState route
+// event while the run is still open.
+func (rs *runState) setState(ctx context.Context, s string) {
+	if rs.state == s {
+		return
+	}
+	rs.emit(ctx, "loop_state", slog.String("state", s), slog.String("from", rs.stateName()), slog.String("run_id", rs.r.ID))
+	rs.state = s
+	if s != StateIdle {
+		rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvState, Text: s})
+	}
+}
+
+func (rs *runState) stateName() string {
+	if rs.state == "" {
+		return StateIdle
+	}
+	return rs.state
+}
+
+func (rs *runState) deliver(ev beamclaw.RunEvent) {
+	ev.RunID, ev.SessionID = rs.r.ID, rs.r.SessionID
+	if rs.r.Route != nil {
+		rs.r.Route.Deliver(ev)
+	}
+}
+
+func (rs *runState) emit(ctx context.Context, name string, attrs ...slog.Attr) {
+	rs.e.emit(ctx, rs.r, name, attrs...)
+}
+
+// repeated advances the repeat guard over a step's calls and reports the
+// first call that reached MaxRepeatedToolCalls identical calls in a row.
+func (rs *runState) repeated(calls []beamclaw.ToolCall) (string, bool) {
+	for _, c := range calls {
+		key := rs.e.opts.Shape(c.Name, c.Args)
+		if key == rs.lastCall {
+			rs.repeats++
+		} else {
+			rs.lastCall, rs.repeats = key, 1
+		}
+		if rs.repeats >= rs.e.opts.MaxRepeatedToolCalls {
+			return c.Name, true
+		}
+	}
+	return "", false
+}
+
+func joinText(a, b string) string {
+	a = strings.TrimSpace(a)
+	if a == "" {
+		return b
+	}
+	return a + "\n\n" + b
+}

@@ -1,0 +1,137 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/tool"
+	"github.com/beamclaw/beamclaw-go/internal/toolparse"
+)
+
+// step runs the tool calls of one model response and returns the messages
+// to append: the assistant message carrying the (scrubbed) calls, then one
+// tool message per call, in order.
+func (rs *runState) step(ctx context.Context, text string, calls []beamclaw.ToolCall) ([]beamclaw.Message, error) {
+	now := rs.e.opts.Now()
+	shown := make([]beamclaw.ToolCall, len(calls))
+	for i := range calls {
+		// Calls parsed from text get run-unique ids (the same text
+		// repeated would otherwise repeat its derived ids).
+		if calls[i].ID == "" || (calls[i].Source != "" && calls[i].Source != toolparse.SourceNative) {
+			rs.calls++
+			calls[i].ID = "call_" + rs.r.ID + "_" + strconv.Itoa(rs.calls)
+		}
+		shown[i] = calls[i]
+		shown[i].Args = rs.e.opts.Scrub.JSON(calls[i].Args)
+	}
+	msgs := make([]beamclaw.Message, 0, len(calls)+1)
+	msgs = append(msgs, beamclaw.Message{Role: beamclaw.RoleAssistant, Content: text, ToolCalls: shown, Time: now})
+	for i := range calls {
+		res, err := rs.call(ctx, calls[i], shown[i])
+		if err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, beamclaw.Message{Role: beamclaw.RoleTool, ToolCallID: calls[i].ID, Name: calls[i].Name,
+			Content: res.Content, Time: rs.e.opts.Now()})
+	}
+	return msgs, nil
+}
+
+// call applies policy and approval to one call and runs it. The result is
+// scrubbed. An error means the run must stop (ctx ended).
+func (rs *runState) call(ctx context.Context, c, shown beamclaw.ToolCall) (beamclaw.ToolResult, error) {
+	opts := rs.e.opts
+	denied := func(reason string) beamclaw.ToolResult {
+		return beamclaw.ToolResult{ToolCallID: c.ID, Name: c.Name, IsError: true, Content: "denied: " + reason}
+	}
+	if opts.Tools == nil {
+		return denied("no tools are available"), nil
+	}
+	t, ok := opts.Tools.Lookup(c.Name)
+	if !ok {
+		return beamclaw.ToolResult{ToolCallID: c.ID, Name: c.Name, IsError: true,
+			Content: fmt.Sprintf("unknown tool %q", c.Name)}, nil
+	}
+	spec := t.Spec()
+	v := opts.Policy(spec, rs.r.Autonomy, rs.r.Channel)
+	switch v.Action {
+	case tool.ActionDeny:
+		return denied(v.Reason), nil
+	case tool.ActionAsk:
+		ok, reason, err := rs.approve(ctx, spec, shown, v.Reason)
+		if err != nil {
+			return beamclaw.ToolResult{}, err
+		}
+		if !ok {
+			return denied(reason), nil
+		}
+	}
+	return rs.execute(ctx, t, c, shown), nil
+}
+
+// approve asks the lane for a decision unless the allowlist covers the call.
+func (rs *runState) approve(ctx context.Context, spec beamclaw.ToolSpec, c beamclaw.ToolCall, why string) (bool, string, error) {
+	opts := rs.e.opts
+	if rs.r.NoApproval {
+		return false, fmt.Sprintf("tool %s needs approval, which cannot be asked for on this channel; "+
+			"raise the agent's autonomy to allow it", c.Name), nil
+	}
+	key := opts.Shape(c.Name, c.Args)
+	if rs.r.Lane.Allowed(key) {
+		return true, "", nil
+	}
+	rs.setState(ctx, StateAwaitingApproval)
+	rs.calls++
+	req := beamclaw.ApprovalRequest{
+		ID:       "appr_" + rs.r.ID + "_" + strconv.Itoa(rs.calls),
+		ToolName: c.Name,
+		Args:     string(c.Args),
+		Risk:     spec.Risk.String(),
+		Prompt: fmt.Sprintf("Allow %s with %s? (%s) Reply /yes, /no or /always.",
+			c.Name, string(c.Args), why),
+	}
+	rs.emit(ctx, "approval_requested", slog.String("tool_name", c.Name), slog.String("args", req.Args),
+		slog.String("approval_id", req.ID))
+	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvApprovalRequest, Approval: &req, Tool: &c})
+	d, err := rs.r.Lane.Await(ctx, req, key)
+	reason := "the user denied it"
+	switch {
+	case errors.Is(err, ErrApprovalTimeout):
+		d, reason = beamclaw.Deny, "nobody approved it in time"
+	case err != nil:
+		return false, "", fmt.Errorf("await approval %s: %w", req.ID, err)
+	}
+	rs.emit(ctx, "approval_resolved", slog.String("tool_name", c.Name), slog.String("decision", string(d)),
+		slog.String("approval_id", req.ID))
+	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvApprovalResult, Approval: &req, Text: string(d)})
+	if d == beamclaw.Allow || d == beamclaw.Always {
+		return true, "", nil
+	}
+	return false, fmt.Sprintf("tool %s was not run: %s", c.Name, reason), nil
+}
+
+// execute runs an allowed call and scrubs its result.
+func (rs *runState) execute(ctx context.Context, t beamclaw.Tool, c, shown beamclaw.ToolCall) beamclaw.ToolResult {
+	opts := rs.e.opts
+	rs.setState(ctx, StateExecutingTools)
+	rs.emit(ctx, "tool_call_start", slog.String("tool_name", c.Name), slog.String("args", string(shown.Args)))
+	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvToolStart, Tool: &shown})
+	inv := beamclaw.Invocation{Args: json.RawMessage(c.Args), CallID: c.ID, SessionID: rs.r.SessionID,
+		UserID: rs.r.UserID, AgentID: rs.r.AgentID, Channel: rs.r.Channel}
+	if opts.Workspace != nil {
+		inv.Workspace = opts.Workspace(rs.r.AgentID)
+	}
+	t0 := opts.Now()
+	res := opts.Tools.Run(ctx, t, inv)
+	res.ToolCallID, res.Name = c.ID, c.Name
+	res.Content = opts.Scrub.String(res.Content)
+	rs.emit(ctx, "tool_call_result", slog.String("tool_name", c.Name), ms(opts.Now().Sub(t0)),
+		slog.Bool("success", !res.IsError))
+	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvToolResult, Tool: &shown, Result: &res})
+	return res
+}

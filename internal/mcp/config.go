@@ -1,0 +1,185 @@
+package mcp
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+// Transports a server may use.
+const (
+	TransportStdio = "stdio"
+	TransportHTTP  = "http"
+)
+
+// Defaults applied by New and Probe to zero fields.
+const (
+	DefaultProtocolVersion = "2025-11-25"
+	DefaultTimeout         = 30 * time.Second
+	DefaultMaxInlineTools  = 40
+	DefaultPingInterval    = 30 * time.Second
+)
+
+// ServerConfig is one configured MCP server. Env and Headers hold values
+// already resolved from {env: VAR} by the daemon; they are never logged.
+type ServerConfig struct {
+	Name      string
+	Transport string // "stdio" (default) or "http"
+	Command   string
+	Args      []string
+	Env       map[string]string
+	Cwd       string
+	URL       string
+	Headers   map[string]string
+	Timeout   time.Duration // per call and for the handshake; 0 means DefaultTimeout
+	Enabled   bool
+	Trust     bool     // tools run without approval (still at least supervised)
+	Agents    []string // empty: every agent
+}
+
+func (c ServerConfig) transport() string {
+	if c.Transport == "" {
+		return TransportStdio
+	}
+	return c.Transport
+}
+
+func (c ServerConfig) timeout() time.Duration {
+	if c.Timeout <= 0 {
+		return DefaultTimeout
+	}
+	return c.Timeout
+}
+
+// Validate reports every problem of the record at once.
+func (c ServerConfig) Validate() error {
+	var errs []error
+	if c.Name == "" {
+		errs = append(errs, errors.New("name is required"))
+	}
+	switch c.transport() {
+	case TransportStdio:
+		if c.Command == "" {
+			errs = append(errs, errors.New("command is required for stdio"))
+		}
+	case TransportHTTP:
+		if c.URL == "" {
+			errs = append(errs, errors.New("url is required for http"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("transport %q: want stdio or http", c.Transport))
+	}
+	if c.Timeout < 0 {
+		errs = append(errs, errors.New("timeout must not be negative"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("mcp server %q: %w", c.Name, err)
+	}
+	return nil
+}
+
+// RestartPolicy bounds restarts: more than MaxRestarts failures within
+// Window mark the server failed for good. Between attempts the service
+// waits BackoffBase * 2^(n-1), capped at BackoffMax.
+type RestartPolicy struct {
+	MaxRestarts int           // default 5
+	Window      time.Duration // default 30 s
+	BackoffBase time.Duration // default 500 ms
+	BackoffMax  time.Duration // default 10 s
+}
+
+func (p RestartPolicy) withDefaults() RestartPolicy {
+	if p.MaxRestarts <= 0 {
+		p.MaxRestarts = 5
+	}
+	if p.Window <= 0 {
+		p.Window = 30 * time.Second
+	}
+	if p.BackoffBase <= 0 {
+		p.BackoffBase = 500 * time.Millisecond
+	}
+	if p.BackoffMax <= 0 {
+		p.BackoffMax = 10 * time.Second
+	}
+	return p
+}
+
+// Clock is the time source of the restart budget and backoff.
+type Clock interface {
+	Now() time.Time
+	After(d time.Duration) <-chan time.Time
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time                         { return time.Now() }
+func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// Metrics receives per-server measurements; the daemon backs it with
+// Prometheus. Implementations must be safe for concurrent use and fast.
+type Metrics interface {
+	// ToolCall is called after every tools/call (err is nil on success,
+	// including results the server marked isError).
+	ToolCall(server, tool string, d time.Duration, err error)
+	// Restart is called each time a server's connection failed and the
+	// service will try again (or has given up: see ServerState).
+	Restart(server string)
+	// ServerState is called on every state change.
+	ServerState(server string, state State)
+}
+
+type nopMetrics struct{}
+
+func (nopMetrics) ToolCall(string, string, time.Duration, error) {}
+func (nopMetrics) Restart(string)                                {}
+func (nopMetrics) ServerState(string, State)                     {}
+
+// Options configures a Manager.
+type Options struct {
+	Servers         []ServerConfig
+	ProtocolVersion string // mcp.protocol_version; default "2025-11-25"
+	MaxInlineTools  int    // mcp.max_inline_tools; default 40; negative: never defer
+	PingInterval    time.Duration
+	Restart         RestartPolicy
+	Logger          *slog.Logger
+	Emit            func(beamclaw.Event) // must not block
+	Metrics         Metrics
+	Pins            PinStore          // default: in memory
+	OnChanged       func(tool string) // a pinned tool's definition changed
+	Clock           Clock             // default: the wall clock
+}
+
+func (o Options) withDefaults() Options {
+	if o.ProtocolVersion == "" {
+		o.ProtocolVersion = DefaultProtocolVersion
+	}
+	if o.MaxInlineTools == 0 {
+		o.MaxInlineTools = DefaultMaxInlineTools
+	}
+	if o.PingInterval <= 0 {
+		o.PingInterval = DefaultPingInterval
+	}
+	o.Restart = o.Restart.withDefaults()
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Emit == nil {
+		o.Emit = func(beamclaw.Event) {}
+	}
+	if o.Metrics == nil {
+		o.Metrics = nopMetrics{}
+	}
+	if o.Pins == nil {
+		o.Pins = NewMemPinStore()
+	}
+	if o.OnChanged == nil {
+		o.OnChanged = func(string) {}
+	}
+	if o.Clock == nil {
+		o.Clock = realClock{}
+	}
+	return o
+}

@@ -1,0 +1,56 @@
+// Package mcp connects beamclaw to MCP servers (stdio and streamable HTTP,
+// through github.com/mark3labs/mcp-go's client) and offers their tools as
+// beamclaw.Tool values. It is an adapter: it imports only the beamclaw
+// vocabulary, mcp-go and suture. The daemon builds the Manager and runs
+// its services; the tool registry reads it as a Source; the CLI may call
+// Probe and ParseMCPServersJSON directly (`beamclaw mcp test`, `mcp import`).
+//
+// # Supervision
+//
+// Manager.Services returns one suture service per enabled server. Serve
+// starts the process (stdio, in its own process group, with only HOME,
+// PATH, USER, LANG and a few other variables of the daemon's environment
+// plus the server's configured env) or opens the HTTP session, performs
+// initialize → notifications/initialized → tools/list (following
+// nextCursor) with the protocol version pinned from config, publishes the
+// tools, and holds the connection: notifications/tools/list_changed
+// re-lists, a periodic ping checks liveness. When the process exits or
+// the transport fails, Serve returns an error and the supervisor restarts
+// it; every restart rediscovers the tools from scratch. Backoff (500 ms
+// doubling to 10 s) and the budget (more than 5 failures within 30 s mark
+// the server failed; Serve then returns an error wrapping
+// suture.ErrDoNotRestart) are the service's own, driven by Options.Clock.
+// The supervisor holding these services should have a failure threshold
+// high enough not to add its own backoff on top.
+//
+// # Tools
+//
+// A tool is exposed as "<server>__<tool>" sanitized to
+// ^[a-zA-Z0-9_-]{1,64}$ (ToolName), with the server's JSON Schema byte for
+// byte, Source "mcp:<server>", risk high (medium when the server is
+// trusted), at least supervised autonomy, and approval required unless
+// the server is trusted. Tools of a server that is not ready disappear
+// from Tools; a call in flight when its server dies fails at once with
+// `mcp server "x" disconnected`.
+//
+// # Tool poisoning
+//
+// The approval flow calls Pin(tool) at first approval; the SHA-256 of the
+// canonical definition (name, description, schema) goes to the PinStore.
+// When a rediscovery finds a different definition, the pin is deleted,
+// OnChanged(tool) tells the session layer to drop "always" approvals, an
+// mcp_tool_changed event is emitted, Changed(tool) reports it (and Status
+// lists it), and the tool requires approval even on a trusted server until
+// it is pinned again.
+//
+// # Large tool sets
+//
+// When the ready servers offer more than MaxInlineTools tools, Tools
+// returns the tool_search meta-tool instead of the full list, and
+// Catalog gives the system prompt one "name — one-line description" line
+// per tool. tool_search {query, limit} returns the full definitions of the
+// best matches and makes those tools inline for the calling agent (the
+// most recent MaxInlineTools of them) from the next request on; Lookup
+// finds every tool by name whether inline or not, so a registry may also
+// run a searched tool directly.
+package mcp

@@ -1,0 +1,36 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+)
+
+// dialHTTP connects to a streamable HTTP server. The standalone GET stream
+// is kept open so notifications/tools/list_changed arrives; a dead server
+// is noticed by the next request or ping failing at the transport.
+func dialHTTP(cfg ServerConfig, proto string, logger *slog.Logger) (*conn, error) {
+	opts := []transport.StreamableHTTPCOption{
+		transport.WithContinuousListening(),
+		transport.WithLogger(logger.With("server", cfg.Name)),
+	}
+	if len(cfg.Headers) > 0 {
+		opts = append(opts, transport.WithHTTPHeaders(cfg.Headers))
+	}
+	tr, err := transport.NewStreamableHTTP(cfg.URL, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("http transport: %w", err)
+	}
+	c := newConn(cfg.Name)
+	ctx, cancel := context.WithCancel(context.Background())
+	c.release = cancel
+	cl := client.NewClient(tr, client.WithProtocolVersion(proto))
+	if err := c.start(ctx, cl); err != nil {
+		c.close()
+		return nil, err
+	}
+	return c, nil
+}

@@ -1,0 +1,354 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/test/mcpfixtures"
+)
+
+var fixtureTools = []string{"fx__add", "fx__crash", "fx__echo", "fx__fail", "fx__image", "fx__mutate", "fx__sleep"}
+
+func TestStdioDiscoveryAndCalls(t *testing.T) {
+	m := run(t, Options{Servers: []ServerConfig{fixture("fx")}})
+	waitReady(t, m, "fx")
+
+	if diff := cmp.Diff(fixtureTools, toolNames(m.Tools())); diff != "" {
+		t.Fatalf("Tools() (-want +got):\n%s", diff)
+	}
+	echo, _ := m.Lookup("fx__echo")
+	spec := echo.Spec()
+	want := beamclaw.ToolSpec{
+		Def: beamclaw.ToolDef{Name: "fx__echo", Description: "Echoes the message back.", Source: "mcp:fx",
+			Parameters: spec.Def.Parameters},
+		RequiresApproval: true, MinAutonomy: beamclaw.Supervised, Risk: beamclaw.RiskHigh,
+	}
+	if diff := cmp.Diff(want, spec); diff != "" {
+		t.Errorf("Spec (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(string(spec.Def.Parameters), `"message"`) {
+		t.Errorf("schema %s lacks the message property", spec.Def.Parameters)
+	}
+
+	tests := []struct {
+		name, tool, args string
+		want             string
+		wantErr          error
+	}{
+		{"echo", "fx__echo", `{"message":"hi"}`, "Echo: hi", nil},
+		{"add", "fx__add", `{"a":2,"b":3}`, "5", nil},
+		{"image summarised", "fx__image", ``, "a picture\n[image image/png, 12 bytes base64]", nil},
+		{"tool error", "fx__fail", `{}`, "", ErrToolFailed},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := call(t, m, tc.tool, tc.args)
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tc.wantErr)
+			}
+			if got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+	_, err := call(t, m, "fx__fail", `{}`)
+	if msg := beamclaw.UserMessage(err); msg != "fixture failure" {
+		t.Errorf("UserMessage = %q, want the tool's text", msg)
+	}
+	st := stateOf(m, "fx")
+	if st.Tools != len(fixtureTools) || st.Transport != TransportStdio || st.Restarts != 0 {
+		t.Errorf("status = %+v", st)
+	}
+}
+
+func TestHTTPTransport(t *testing.T) {
+	srv := httptest.NewServer(mcpserver.NewStreamableHTTPServer(mcpfixtures.NewServer(mcpfixtures.Options{})))
+	t.Cleanup(srv.Close) // after the manager's cleanup has closed its sessions
+	m := run(t, Options{Servers: []ServerConfig{{
+		Name: "web", Transport: TransportHTTP, URL: srv.URL, Enabled: true, Trust: true,
+		Headers: map[string]string{"X-Test": "1"},
+	}}})
+	waitReady(t, m, "web")
+	got, err := call(t, m, "web__echo", `{"message":"over http"}`)
+	if err != nil || got != "Echo: over http" {
+		t.Fatalf("echo = %q, %v", got, err)
+	}
+	tool, _ := m.Lookup("web__echo")
+	if s := tool.Spec(); s.RequiresApproval || s.Risk != beamclaw.RiskMedium {
+		t.Errorf("trusted server tool spec = %+v", s)
+	}
+}
+
+func TestPagination(t *testing.T) {
+	m := run(t, Options{Servers: []ServerConfig{fixture("pg", "-page-size", "2", "-extra-tools", "5")}})
+	waitReady(t, m, "pg")
+	if n := len(m.ToolInfos("pg")); n != len(fixtureTools)+5 {
+		t.Fatalf("got %d tools over pages, want %d", n, len(fixtureTools)+5)
+	}
+}
+
+func TestCrashMidCallFailsFastAndRestarts(t *testing.T) {
+	cfg := fixture("fx")
+	cfg.Timeout = 5 * time.Minute // only disconnect detection can end the call early
+	m := run(t, Options{Servers: []ServerConfig{cfg}, Clock: &instantClock{}})
+	waitReady(t, m, "fx")
+
+	start := time.Now()
+	_, err := call(t, m, "fx__crash", `{}`)
+	elapsed := time.Since(start)
+	t.Logf("crash call failed after %v: %v", elapsed, err)
+	if !errors.Is(err, ErrDisconnected) {
+		t.Fatalf("err = %v, want ErrDisconnected", err)
+	}
+	if msg := beamclaw.UserMessage(err); msg != `mcp server "fx" disconnected` {
+		t.Errorf("UserMessage = %q", msg)
+	}
+	waitFor(t, "restart", func() bool {
+		st := stateOf(m, "fx")
+		return st.State == StateReady && st.Restarts == 1
+	})
+	if !strings.Contains(stateOf(m, "fx").LastError, "process exited") {
+		t.Errorf("LastError = %q", stateOf(m, "fx").LastError)
+	}
+	if got, err := call(t, m, "fx__echo", `{"message":"back"}`); err != nil || got != "Echo: back" {
+		t.Fatalf("echo after restart = %q, %v", got, err)
+	}
+}
+
+func TestToolsDisappearWhileDown(t *testing.T) {
+	clock := &gateClock{release: make(chan time.Time)}
+	m := run(t, Options{Servers: []ServerConfig{fixture("fx")}, Clock: clock})
+	waitReady(t, m, "fx")
+	echo, _ := m.Lookup("fx__echo")
+	if _, err := call(t, m, "fx__crash", `{}`); !errors.Is(err, ErrDisconnected) {
+		t.Fatalf("crash: %v", err)
+	}
+	waitFor(t, "restarting", func() bool { return stateOf(m, "fx").State == StateRestarting })
+	if got := m.Tools(); len(got) != 0 {
+		t.Errorf("Tools() while down = %v", toolNames(got))
+	}
+	_, err := echo.Execute(context.Background(), beamclaw.Invocation{Args: []byte(`{"message":"x"}`)})
+	if !errors.Is(err, ErrNotConnected) {
+		t.Errorf("call while down: %v, want ErrNotConnected", err)
+	}
+	close(clock.release) // end the backoff
+	waitReady(t, m, "fx")
+	if len(m.Tools()) != len(fixtureTools) {
+		t.Errorf("tools not back: %v", toolNames(m.Tools()))
+	}
+}
+
+// gateClock holds every backoff until release is closed.
+type gateClock struct{ release chan time.Time }
+
+func (c *gateClock) Now() time.Time { return time.Now() }
+func (c *gateClock) After(d time.Duration) <-chan time.Time {
+	if d > 10*time.Second {
+		return make(chan time.Time)
+	}
+	return c.release
+}
+
+func TestNeverAnswersInitializeIsMarkedFailed(t *testing.T) {
+	hang := fixture("hang", "-mode", "hang")
+	hang.Timeout = 100 * time.Millisecond
+	var events eventLog
+	m := run(t, Options{
+		Servers: []ServerConfig{hang, fixture("ok")},
+		Clock:   &instantClock{},
+		Emit:    events.emit,
+	})
+	waitFor(t, "hang failed", func() bool { return stateOf(m, "hang").State == StateFailed })
+	waitReady(t, m, "ok")
+
+	st := stateOf(m, "hang")
+	if st.Restarts != 5 || st.Tools != 0 || !strings.Contains(st.LastError, "timed out") {
+		t.Errorf("hang status = %+v", st)
+	}
+	if got, err := call(t, m, "ok__echo", `{"message":"fine"}`); err != nil || got != "Echo: fine" {
+		t.Errorf("healthy server call = %q, %v", got, err)
+	}
+	if names := toolNames(m.Tools()); len(names) != len(fixtureTools) || !strings.HasPrefix(names[0], "ok__") {
+		t.Errorf("Tools() = %v", names)
+	}
+	failed := 0
+	for _, e := range events.named("mcp_server_state") {
+		if attr(e, "server") == "hang" && attr(e, "state") == string(StateFailed) {
+			failed++
+		}
+	}
+	if failed != 1 {
+		t.Errorf("failed state events = %d, want 1", failed)
+	}
+}
+
+func TestFailedServiceIsNotRestarted(t *testing.T) {
+	m, err := New(Options{Servers: []ServerConfig{{Name: "x", Command: "/nonexistent/mcp", Enabled: true}}, Clock: &instantClock{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := m.Services()[0]
+	var last error
+	for range 6 {
+		last = svc.Serve(context.Background())
+	}
+	if !errors.Is(last, ErrFailed) || stateOf(m, "x").State != StateFailed {
+		t.Fatalf("after 6 failures: %v, state %s", last, stateOf(m, "x").State)
+	}
+	if err := svc.Serve(context.Background()); !errors.Is(err, ErrFailed) {
+		t.Errorf("Serve on a failed server = %v", err)
+	}
+}
+
+func TestListChangedFlagsChangedDefinitions(t *testing.T) {
+	var (
+		events  eventLog
+		mu      sync.Mutex
+		changed []string
+	)
+	cfg := fixture("fx")
+	cfg.Trust = true
+	pins := NewMemPinStore()
+	m := run(t, Options{
+		Servers: []ServerConfig{cfg}, Pins: pins, Emit: events.emit,
+		OnChanged: func(tool string) { mu.Lock(); changed = append(changed, tool); mu.Unlock() },
+	})
+	waitReady(t, m, "fx")
+	for _, name := range []string{"fx__echo", "fx__add"} {
+		if err := m.Pin(name); err != nil {
+			t.Fatalf("Pin(%s): %v", name, err)
+		}
+	}
+	if _, err := call(t, m, "fx__mutate", `{}`); err != nil {
+		t.Fatalf("mutate: %v", err)
+	}
+	waitFor(t, "rediscovery", func() bool { _, ok := m.Lookup("fx__added"); return ok })
+
+	if !m.Changed("fx__echo") || m.Changed("fx__add") {
+		t.Errorf("Changed(echo)=%v Changed(add)=%v, want true false", m.Changed("fx__echo"), m.Changed("fx__add"))
+	}
+	mu.Lock()
+	gotChanged := append([]string(nil), changed...)
+	mu.Unlock()
+	if diff := cmp.Diff([]string{"fx__echo"}, gotChanged); diff != "" {
+		t.Errorf("OnChanged (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"fx__echo"}, stateOf(m, "fx").Changed); diff != "" {
+		t.Errorf("Status.Changed (-want +got):\n%s", diff)
+	}
+	ev := events.named("mcp_tool_changed")
+	if len(ev) != 1 || attr(ev[0], "tool") != "fx__echo" || attr(ev[0], "server") != "fx" {
+		t.Errorf("mcp_tool_changed events = %+v", ev)
+	}
+	if _, ok, _ := pins.Get("fx__echo"); ok {
+		t.Error("pin of the changed tool was kept")
+	}
+	echo, _ := m.Lookup("fx__echo")
+	if !echo.Spec().RequiresApproval {
+		t.Error("changed tool of a trusted server runs without approval")
+	}
+	if err := m.Pin("fx__echo"); err != nil || m.Changed("fx__echo") {
+		t.Errorf("re-pin: err %v, still changed %v", err, m.Changed("fx__echo"))
+	}
+}
+
+func TestAgentsFilter(t *testing.T) {
+	cfg := fixture("fx")
+	cfg.Agents = []string{"alpha"}
+	m := run(t, Options{Servers: []ServerConfig{cfg}})
+	waitReady(t, m, "fx")
+	if got := m.ToolsFor("beta"); len(got) != 0 {
+		t.Errorf("ToolsFor(beta) = %v", toolNames(got))
+	}
+	if got := m.ToolsFor("alpha"); len(got) != len(fixtureTools) {
+		t.Errorf("ToolsFor(alpha) = %v", toolNames(got))
+	}
+	if _, ok := m.LookupFor("beta", "fx__echo"); ok {
+		t.Error("LookupFor(beta) found a tool of a server beta may not use")
+	}
+}
+
+func TestDisabledServer(t *testing.T) {
+	cfg := fixture("off")
+	cfg.Enabled = false
+	m, err := New(Options{Servers: []ServerConfig{cfg}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Services()) != 0 || stateOf(m, "off").State != StateDisabled {
+		t.Errorf("services %d, status %+v", len(m.Services()), m.Status())
+	}
+}
+
+func TestNewValidates(t *testing.T) {
+	_, err := New(Options{Servers: []ServerConfig{
+		{Name: "a", Command: "x"}, {Name: "a", Command: "y"},
+		{Name: "h", Transport: TransportHTTP}, {Name: "t", Transport: "sse", URL: "u"},
+	}})
+	for _, want := range []string{"duplicate name", "url is required", `transport "sse"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v, want it to mention %q", err, want)
+		}
+	}
+}
+
+func TestProbe(t *testing.T) {
+	tools, err := Probe(context.Background(), fixture("fx"), "")
+	if err != nil {
+		t.Fatalf("Probe: %v", err)
+	}
+	var names []string
+	for _, ti := range tools {
+		names = append(names, ti.Name)
+	}
+	if diff := cmp.Diff(fixtureTools, names); diff != "" {
+		t.Errorf("Probe tools (-want +got):\n%s", diff)
+	}
+	if _, err := Probe(context.Background(), ServerConfig{Name: "bad", Command: "/nonexistent/mcp"}, ""); err == nil {
+		t.Error("Probe of a missing command succeeded")
+	}
+}
+
+func TestHTTPConnectionDropMidCall(t *testing.T) {
+	srv := httptest.NewServer(mcpserver.NewStreamableHTTPServer(mcpfixtures.NewServer(mcpfixtures.Options{})))
+	t.Cleanup(srv.Close)
+	m := run(t, Options{
+		Servers: []ServerConfig{{Name: "web", Transport: TransportHTTP, URL: srv.URL, Enabled: true, Timeout: 5 * time.Minute}},
+		Clock:   &instantClock{},
+	})
+	waitReady(t, m, "web")
+	errc := make(chan error, 1)
+	go func() {
+		_, err := call(t, m, "web__sleep", `{"ms":60000}`)
+		errc <- err
+	}()
+	waitFor(t, "call in flight", func() bool {
+		srv.CloseClientConnections()
+		select {
+		case err := <-errc:
+			errc <- err
+			return true
+		default:
+			return false
+		}
+	})
+	if err := <-errc; !errors.Is(err, ErrDisconnected) {
+		t.Fatalf("err = %v, want ErrDisconnected", err)
+	}
+	waitFor(t, "reconnect", func() bool {
+		st := stateOf(m, "web")
+		return st.State == StateReady && st.Restarts >= 1
+	})
+	if got, err := call(t, m, "web__echo", `{"message":"again"}`); err != nil || got != "Echo: again" {
+		t.Fatalf("echo after reconnect = %q, %v", got, err)
+	}
+}

@@ -1,0 +1,260 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/thejerf/suture/v4"
+)
+
+// server is the suture service of one configured MCP server: it connects,
+// handshakes, discovers tools, holds the connection, re-lists on
+// notifications/tools/list_changed, and returns an error when the
+// connection breaks so the supervisor restarts it. Backoff and the restart
+// budget are its own (driven by Options.Clock), not suture's.
+type server struct {
+	m   *Manager
+	cfg ServerConfig
+
+	mu        sync.Mutex
+	state     State
+	conn      *conn
+	tools     []*mcpTool // sorted by name; offered only while ready
+	byName    map[string]*mcpTool
+	restarts  int
+	lastErr   string
+	budget    budget
+	delay     time.Duration // backoff before the next attempt
+	attempted bool
+}
+
+var _ suture.Service = (*server)(nil)
+
+func newServer(m *Manager, cfg ServerConfig) *server {
+	st := StateStarting
+	if !cfg.Enabled {
+		st = StateDisabled
+	}
+	return &server{m: m, cfg: cfg, state: st, budget: budget{policy: m.opts.Restart}}
+}
+
+func (s *server) String() string { return "mcp:" + s.cfg.Name }
+
+// Serve runs one connection attempt and holds it until it breaks or ctx
+// ends.
+func (s *server) Serve(ctx context.Context) error {
+	if err := s.gate(ctx); err != nil {
+		return err
+	}
+	err := s.run(ctx)
+	if ctx.Err() != nil {
+		s.drop(StateStopped, "")
+		return ctx.Err()
+	}
+	return s.fail(err)
+}
+
+// gate refuses a failed server and waits out the backoff of a restart.
+func (s *server) gate(ctx context.Context) error {
+	s.mu.Lock()
+	failed, delay, first := s.state == StateFailed, s.delay, !s.attempted
+	s.attempted = true
+	s.mu.Unlock()
+	if failed {
+		return fmt.Errorf("mcp server %q: %w: %w", s.cfg.Name, ErrFailed, suture.ErrDoNotRestart)
+	}
+	if delay > 0 {
+		select {
+		case <-ctx.Done():
+			s.drop(StateStopped, "")
+			return ctx.Err()
+		case <-s.m.opts.Clock.After(delay):
+		}
+	}
+	if first {
+		s.setState(StateStarting)
+	} else {
+		s.setState(StateRestarting)
+	}
+	return nil
+}
+
+func (s *server) run(ctx context.Context) error {
+	c, err := dial(ctx, s.cfg, s.m.opts.ProtocolVersion, s.m.log)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer c.close()
+	if err := s.discover(ctx, c); err != nil {
+		return err
+	}
+	s.ready(c)
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.done:
+			return fmt.Errorf("%w: %w", ErrDisconnected, c.err())
+		case <-c.relist:
+			if err := s.discover(ctx, c); err != nil {
+				return err
+			}
+		case <-s.m.opts.Clock.After(s.m.opts.PingInterval):
+			if err := c.ping(ctx, s.cfg.timeout()); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// discover lists the tools, checks their pins and publishes them.
+func (s *server) discover(ctx context.Context, c *conn) error {
+	raw, err := c.listTools(ctx, s.cfg.timeout())
+	if err != nil {
+		return err
+	}
+	tools := s.buildTools(raw)
+	for _, t := range tools {
+		s.m.checkPin(t)
+	}
+	byName := make(map[string]*mcpTool, len(tools))
+	for _, t := range tools {
+		byName[t.name] = t
+	}
+	s.mu.Lock()
+	s.tools, s.byName = tools, byName
+	s.mu.Unlock()
+	s.m.log.Info("mcp tools discovered", "server", s.cfg.Name, "tools", len(tools))
+	return nil
+}
+
+func (s *server) buildTools(raw []rawTool) []*mcpTool {
+	seen := map[string]bool{}
+	tools := make([]*mcpTool, 0, len(raw))
+	for _, r := range raw {
+		if r.Name == "" {
+			continue
+		}
+		name := ToolName(s.cfg.Name, r.Name)
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		tools = append(tools, &mcpTool{
+			srv: s, name: name, remote: r.Name, desc: r.Description,
+			schema: r.InputSchema, hash: DefinitionHash(r.Name, r.Description, r.InputSchema),
+		})
+	}
+	sort.Slice(tools, func(i, j int) bool { return tools[i].name < tools[j].name })
+	return tools
+}
+
+func (s *server) ready(c *conn) {
+	s.mu.Lock()
+	s.conn = c
+	s.budget.healthy()
+	s.delay = 0
+	n := len(s.tools)
+	s.mu.Unlock()
+	s.setState(StateReady)
+	s.m.log.Info("mcp server ready", "server", s.cfg.Name, "tools", n)
+}
+
+// fail records a broken attempt and says whether suture may restart.
+func (s *server) fail(cause error) error {
+	s.mu.Lock()
+	delay, exhausted := s.budget.fail(s.m.opts.Clock.Now())
+	if !exhausted {
+		s.restarts++
+		s.delay = delay
+	}
+	s.mu.Unlock()
+	err := fmt.Errorf("mcp server %q: %w", s.cfg.Name, cause)
+	if exhausted {
+		s.drop(StateFailed, cause.Error())
+		s.m.log.Error("mcp server failed; not restarting", "server", s.cfg.Name, "err", cause)
+		return fmt.Errorf("%w: %w: %w", err, ErrFailed, suture.ErrDoNotRestart)
+	}
+	s.drop(StateRestarting, cause.Error())
+	s.m.opts.Metrics.Restart(s.cfg.Name)
+	s.m.log.Warn("mcp server connection lost; restarting", "server", s.cfg.Name, "backoff", delay, "err", cause)
+	return err
+}
+
+// drop forgets the connection and its tools and enters state.
+func (s *server) drop(state State, lastErr string) {
+	s.mu.Lock()
+	s.conn, s.tools, s.byName = nil, nil, nil
+	if lastErr != "" {
+		s.lastErr = lastErr
+	}
+	s.mu.Unlock()
+	s.setState(state)
+}
+
+func (s *server) setState(st State) {
+	s.mu.Lock()
+	changed := s.state != st
+	s.state = st
+	s.mu.Unlock()
+	if !changed {
+		return
+	}
+	s.m.opts.Metrics.ServerState(s.cfg.Name, st)
+	s.m.emit("mcp_server_state", slog.String("server", s.cfg.Name), slog.String("state", string(st)))
+}
+
+func (s *server) status() ServerStatus {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ServerStatus{
+		Name: s.cfg.Name, Transport: s.cfg.transport(), State: s.state,
+		Tools: len(s.tools), Restarts: s.restarts, LastError: s.lastErr,
+	}
+}
+
+// current is the live connection and state; conn is nil unless ready.
+func (s *server) current() (*conn, State) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != StateReady {
+		return nil, s.state
+	}
+	return s.conn, s.state
+}
+
+func (s *server) readyTools() []*mcpTool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != StateReady {
+		return nil
+	}
+	return append([]*mcpTool(nil), s.tools...)
+}
+
+func (s *server) tool(name string) (*mcpTool, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != StateReady {
+		return nil, false
+	}
+	t, ok := s.byName[name]
+	return t, ok
+}
+
+// allows reports whether agent may use this server's tools ("" = any).
+func (s *server) allows(agent string) bool {
+	if agent == "" || len(s.cfg.Agents) == 0 {
+		return true
+	}
+	for _, a := range s.cfg.Agents {
+		if a == agent {
+			return true
+		}
+	}
+	return false
+}

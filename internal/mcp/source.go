@@ -1,0 +1,145 @@
+package mcp
+
+import (
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+// Tools is the tool source the registry reads: every tool of every ready
+// server, whatever its agents filter (use ToolsFor to apply it). With more
+// tools than MaxInlineTools it returns tool_search plus the tools earlier
+// searches made callable instead (see the package doc).
+func (m *Manager) Tools() []beamclaw.Tool { return m.ToolsFor("") }
+
+// ToolsFor is Tools restricted to the servers agent may use; "" means any
+// agent.
+func (m *Manager) ToolsFor(agent string) []beamclaw.Tool {
+	all := m.available(agent)
+	if !m.deferred(len(all)) {
+		out := make([]beamclaw.Tool, 0, len(all))
+		for _, t := range all {
+			out = append(out, t)
+		}
+		return out
+	}
+	out := []beamclaw.Tool{m.search}
+	for _, name := range m.activatedFor(agent) {
+		for _, t := range all {
+			if t.name == name {
+				out = append(out, t)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Lookup finds any tool of a ready server by exposed name, inline or not,
+// and tool_search itself; the registry uses it to run a tool the model
+// named after a search.
+func (m *Manager) Lookup(name string) (beamclaw.Tool, bool) { return m.LookupFor("", name) }
+
+// LookupFor is Lookup restricted to the servers agent may use.
+func (m *Manager) LookupFor(agent, name string) (beamclaw.Tool, bool) {
+	if name == searchToolName {
+		return m.search, true
+	}
+	t, ok := m.lookup(agent, name)
+	if !ok {
+		return nil, false
+	}
+	return t, true
+}
+
+func (m *Manager) lookup(agent, name string) (*mcpTool, bool) {
+	for _, s := range m.servers {
+		if !s.allows(agent) {
+			continue
+		}
+		if t, ok := s.tool(name); ok {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// Catalog is the system-prompt listing of deferred tools, one
+// "name — one-line description" per line; "" when every tool is inline.
+func (m *Manager) Catalog() string { return m.CatalogFor("") }
+
+// CatalogFor is Catalog restricted to the servers agent may use.
+func (m *Manager) CatalogFor(agent string) string {
+	all := m.available(agent)
+	if !m.deferred(len(all)) {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("MCP tools available through tool_search (call tool_search with a query to get their schemas, then call them by name):\n")
+	for _, t := range all {
+		b.WriteString(t.name)
+		b.WriteString(" — ")
+		b.WriteString(oneLine(t.desc, 120))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// deferred reports whether n tools are too many to send inline.
+func (m *Manager) deferred(n int) bool {
+	return m.opts.MaxInlineTools >= 0 && n > m.opts.MaxInlineTools
+}
+
+// available is every tool of the ready servers agent may use, by name.
+func (m *Manager) available(agent string) []*mcpTool {
+	var all []*mcpTool
+	for _, s := range m.servers {
+		if s.allows(agent) {
+			all = append(all, s.readyTools()...)
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].name < all[j].name })
+	return all
+}
+
+// activate makes names inline for agent, keeping at most MaxInlineTools
+// (the most recently found).
+func (m *Manager) activate(agent string, names []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	list := m.activated[agent]
+	for _, n := range names {
+		for i, have := range list {
+			if have == n {
+				list = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+		list = append(list, n)
+	}
+	if limit := max(m.opts.MaxInlineTools, 1); len(list) > limit {
+		list = list[len(list)-limit:]
+	}
+	m.activated[agent] = list
+}
+
+func (m *Manager) activatedFor(agent string) []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.activated[agent]...)
+}
+
+// oneLine is the first line of s, cut to at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,159 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+const opCall = "mcp.call"
+
+// emptySchema is offered when a server lists a tool without a schema.
+var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// mcpTool is one discovered tool, routed to its server's live connection
+// at call time (so a tool value outlives restarts).
+type mcpTool struct {
+	srv    *server
+	name   string // exposed
+	remote string // as the server names it
+	desc   string
+	schema json.RawMessage
+	hash   string
+}
+
+var _ beamclaw.Tool = (*mcpTool)(nil)
+
+// Spec: approval is required unless the server is trusted, and always
+// while the definition is flagged as changed since its pin.
+func (t *mcpTool) Spec() beamclaw.ToolSpec {
+	trusted := t.srv.cfg.Trust
+	risk := beamclaw.RiskHigh
+	if trusted {
+		risk = beamclaw.RiskMedium
+	}
+	return beamclaw.ToolSpec{
+		Def: beamclaw.ToolDef{
+			Name:        t.name,
+			Description: t.description(),
+			Parameters:  t.parameters(),
+			Source:      "mcp:" + t.srv.cfg.Name,
+		},
+		RequiresApproval: !trusted || t.srv.m.Changed(t.name),
+		MinAutonomy:      beamclaw.Supervised,
+		Risk:             risk,
+	}
+}
+
+func (t *mcpTool) description() string {
+	if strings.TrimSpace(t.desc) != "" {
+		return t.desc
+	}
+	return fmt.Sprintf("Tool %q of MCP server %q.", t.remote, t.srv.cfg.Name)
+}
+
+func (t *mcpTool) parameters() json.RawMessage {
+	s := strings.TrimSpace(string(t.schema))
+	if s == "" || s == "null" || s == "{}" {
+		return emptySchema
+	}
+	return t.schema
+}
+
+func (t *mcpTool) info() ToolInfo {
+	return ToolInfo{
+		Name: t.name, Server: t.srv.cfg.Name, RemoteName: t.remote,
+		Description: t.desc, InputSchema: t.parameters(), Hash: t.hash, Trusted: t.srv.cfg.Trust,
+	}
+}
+
+// Execute calls the tool on the server's current connection with the
+// server's per-call timeout. A connection that dies mid-call fails the
+// call at once with `mcp server "x" disconnected`.
+func (t *mcpTool) Execute(ctx context.Context, inv beamclaw.Invocation) (string, error) {
+	srv := t.srv.cfg.Name
+	c, state := t.srv.current()
+	if c == nil {
+		return "", beamclaw.E(opCall, beamclaw.KindUnavailable,
+			fmt.Sprintf("mcp server %q is not connected (%s)", srv, state), ErrNotConnected)
+	}
+	start := time.Now()
+	res, err := c.callTool(ctx, t.remote, inv.Args, t.srv.cfg.timeout())
+	t.srv.m.opts.Metrics.ToolCall(srv, t.remote, time.Since(start), err)
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrDisconnected):
+		return "", beamclaw.E(opCall, beamclaw.KindUnavailable, fmt.Sprintf("mcp server %q disconnected", srv), err)
+	case errors.Is(err, ErrTimeout):
+		return "", beamclaw.E(opCall, beamclaw.KindTimeout,
+			fmt.Sprintf("mcp tool %s timed out after %s", t.name, t.srv.cfg.timeout()), err)
+	case ctx.Err() != nil:
+		return "", fmt.Errorf("mcp tool %s: %w", t.name, ctx.Err())
+	default:
+		return "", beamclaw.E(opCall, beamclaw.KindInvalid, fmt.Sprintf("mcp tool %s: %v", t.name, err), err)
+	}
+	text := FormatResult(res)
+	if res.IsError {
+		if text == "" {
+			text = "the tool reported an error"
+		}
+		return "", beamclaw.E(opCall, beamclaw.KindInvalid, text, ErrToolFailed)
+	}
+	return text, nil
+}
+
+// FormatResult renders a tools/call result as text for a model: text
+// parts verbatim, other parts summarised, joined by newlines; structured
+// content stands in when there is no content.
+func FormatResult(res *mcpgo.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
+	parts := make([]string, 0, len(res.Content))
+	for _, c := range res.Content {
+		if s := formatContent(c); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if len(parts) == 0 && res.StructuredContent != nil {
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
+			parts = append(parts, string(b))
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func formatContent(c mcpgo.Content) string {
+	switch v := c.(type) {
+	case mcpgo.TextContent:
+		return v.Text
+	case *mcpgo.TextContent:
+		return v.Text
+	case mcpgo.ImageContent:
+		return fmt.Sprintf("[image %s, %d bytes base64]", v.MIMEType, len(v.Data))
+	case mcpgo.AudioContent:
+		return fmt.Sprintf("[audio %s, %d bytes base64]", v.MIMEType, len(v.Data))
+	case mcpgo.ResourceLink:
+		return fmt.Sprintf("[resource link %s %s]", v.URI, v.Name)
+	case mcpgo.EmbeddedResource:
+		return formatResource(v.Resource)
+	}
+	return fmt.Sprintf("[%T content]", c)
+}
+
+func formatResource(r mcpgo.ResourceContents) string {
+	switch v := r.(type) {
+	case mcpgo.TextResourceContents:
+		return fmt.Sprintf("[resource %s]\n%s", v.URI, v.Text)
+	case mcpgo.BlobResourceContents:
+		return fmt.Sprintf("[resource %s: %s, %d bytes base64]", v.URI, v.MIMEType, len(v.Blob))
+	}
+	return "[resource]"
+}

@@ -1,0 +1,201 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+// Client is an OpenAI-compatible chat provider. It is safe for concurrent
+// use.
+type Client struct {
+	t             *transport
+	model         string
+	maxCompletion bool
+}
+
+var _ beamclaw.Provider = (*Client)(nil)
+
+// New returns a Client. Options.BaseURL is required, and Options.Model
+// unless every request names its model.
+func New(o Options) (*Client, error) {
+	t, err := newTransport(o)
+	if err != nil {
+		return nil, err
+	}
+	u, _ := url.Parse(o.BaseURL)
+	return &Client{t: t, model: o.Model, maxCompletion: u.Hostname() == "api.openai.com"}, nil
+}
+
+// Name is the provider's name (Options.Name).
+func (c *Client) Name() string { return c.t.name }
+
+// Model is the default model (Options.Model).
+func (c *Client) Model() string { return c.model }
+
+// CloseIdleConnections closes idle keep-alive connections.
+func (c *Client) CloseIdleConnections() { c.t.hc.CloseIdleConnections() }
+
+// Chat streams one completion. onText receives visible text only (no
+// reasoning), in order, and never twice: failures before any text are
+// retried (rate limits, unavailability) with backoff; after the first
+// text the error is returned with the partial response. Errors are
+// *beamclaw.Error with KindRateLimited, KindUnavailable, KindTimeout,
+// KindInvalid, KindUnauthorized or KindTooLarge; a *StatusError is in the
+// chain for HTTP failures.
+func (c *Client) Chat(ctx context.Context, req beamclaw.ChatRequest, onText func(string)) (beamclaw.ChatResponse, error) {
+	const op = "openai.Chat"
+	model := req.Model
+	if model == "" {
+		model = c.model
+	}
+	if model == "" {
+		return beamclaw.ChatResponse{}, beamclaw.E(op, beamclaw.KindInvalid, "no model configured for the provider", nil)
+	}
+	body, err := json.Marshal(encodeChat(req, model, c.maxCompletion))
+	if err != nil {
+		return beamclaw.ChatResponse{}, beamclaw.E(op, beamclaw.KindInvalid, "the request could not be encoded", err)
+	}
+	ctx, cancel := c.t.withTimeout(ctx)
+	defer cancel()
+	start := time.Now()
+	var resp beamclaw.ChatResponse
+	var last *assembler
+	var status int
+	err = c.t.retry(ctx, op, func(error) bool { return last == nil || !last.emitted }, func(int) error {
+		last = newAssembler(onText)
+		var aerr error
+		status, aerr = c.attempt(ctx, op, body, last)
+		return aerr
+	})
+	if last != nil {
+		resp = beamclaw.ChatResponse{Message: last.message(), Usage: last.usage, Model: last.model,
+			FinishReason: last.finish, Provider: c.t.name}
+		if resp.Model == "" {
+			resp.Model = model
+		}
+	}
+	c.logCall(ctx, model, status, time.Since(start), resp.Usage, err)
+	return resp, err
+}
+
+// attempt makes one HTTP call and reads the answer into a.
+func (c *Client) attempt(ctx context.Context, op string, body []byte, a *assembler) (int, error) {
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if c.t.firstToken > 0 {
+		timer := time.AfterFunc(c.t.firstToken, func() { cancel(errFirstToken) })
+		defer timer.Stop()
+		a.onLive = func() { timer.Stop() }
+	}
+	hreq, err := c.t.request(actx, "/chat/completions", "application/json", bytes.NewReader(body))
+	if err != nil {
+		return 0, beamclaw.E(op, beamclaw.KindInternal, "", err)
+	}
+	hreq.Header.Set("Accept", "text/event-stream")
+	res, err := c.t.hc.Do(hreq)
+	if err != nil {
+		return 0, c.t.transportError(op, actx, err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return res.StatusCode, c.t.statusError(op, res)
+	}
+	ct, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
+	if ct == "application/json" {
+		err = c.readWhole(res.Body, a)
+	} else {
+		err = c.readStream(res.Body, a)
+	}
+	if err != nil {
+		var be *beamclaw.Error
+		if errors.As(err, &be) {
+			return res.StatusCode, err
+		}
+		return res.StatusCode, c.t.transportError(op, actx, err)
+	}
+	a.end()
+	return res.StatusCode, nil
+}
+
+// readStream reads server-sent chunks until [DONE] (or the end of a
+// stream that reported its finish reason).
+func (c *Client) readStream(body io.Reader, a *assembler) error {
+	sr := newSSEReader(body)
+	for {
+		data, err := sr.Next()
+		if errors.Is(err, io.EOF) {
+			if a.finish != "" {
+				return nil
+			}
+			return errBrokenStream
+		}
+		if err != nil {
+			return err
+		}
+		if string(bytes.TrimSpace(data)) == "[DONE]" {
+			return nil
+		}
+		var ch chunkJSON
+		if err := json.Unmarshal(data, &ch); err != nil {
+			return fmt.Errorf("decode stream chunk: %w", err)
+		}
+		if len(ch.Error) > 0 && string(ch.Error) != "null" {
+			return c.streamError(ch.Error)
+		}
+		a.add(&ch)
+	}
+}
+
+// readWhole reads a non-streamed completion (servers that ignore stream).
+func (c *Client) readWhole(body io.Reader, a *assembler) error {
+	var ch chunkJSON
+	if err := json.NewDecoder(body).Decode(&ch); err != nil {
+		return fmt.Errorf("decode completion: %w", err)
+	}
+	if len(ch.Error) > 0 && string(ch.Error) != "null" {
+		return c.streamError(ch.Error)
+	}
+	a.add(&ch)
+	return nil
+}
+
+// streamError maps an error object sent inside a 200 answer.
+func (c *Client) streamError(raw json.RawMessage) error {
+	var e struct {
+		Message string          `json:"message"`
+		Code    json.RawMessage `json:"code"`
+	}
+	_ = json.Unmarshal(raw, &e)
+	se := &StatusError{Provider: c.t.name, Message: c.t.redact(truncate(e.Message, 300))}
+	kind := beamclaw.KindUnavailable
+	if code, err := strconv.Atoi(string(bytes.Trim(e.Code, `"`))); err == nil && code >= 400 {
+		se.Status, kind = code, kindForStatus(code)
+	}
+	return beamclaw.E("openai.Chat", kind, userMessage(kind), se)
+}
+
+func (c *Client) logCall(ctx context.Context, model string, status int, d time.Duration, u beamclaw.Usage, err error) {
+	attrs := []slog.Attr{
+		slog.String("provider", c.t.name), slog.String("model", model),
+		slog.Int("status", status), slog.Duration("duration", d),
+		slog.Int("prompt_tokens", u.PromptTokens), slog.Int("completion_tokens", u.CompletionTokens),
+	}
+	if err != nil {
+		attrs = append(attrs, slog.String("kind", beamclaw.KindOf(err).String()))
+		c.t.log.LogAttrs(ctx, slog.LevelWarn, "provider call failed", attrs...)
+		return
+	}
+	c.t.log.LogAttrs(ctx, slog.LevelInfo, "provider call", attrs...)
+}

@@ -1,0 +1,174 @@
+package openai
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+// chatRequest is the body of POST /chat/completions.
+type chatRequest struct {
+	Model               string         `json:"model"`
+	Messages            []wireMessage  `json:"messages"`
+	Tools               []wireTool     `json:"tools,omitempty"`
+	Stream              bool           `json:"stream"`
+	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
+	MaxTokens           int            `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+type wireMessage struct {
+	Role       string         `json:"role"`
+	Content    any            `json:"content"` // string, []contentPart, or nil
+	ToolCalls  []wireToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+}
+
+type wireToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function wireFunction `json:"function"`
+}
+
+type wireFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type wireTool struct {
+	Type     string      `json:"type"`
+	Function wireToolDef `json:"function"`
+}
+
+type wireToolDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+type contentPart struct {
+	Type       string      `json:"type"`
+	Text       string      `json:"text,omitempty"`
+	ImageURL   *imageURL   `json:"image_url,omitempty"`
+	InputAudio *inputAudio `json:"input_audio,omitempty"`
+	File       *filePart   `json:"file,omitempty"`
+}
+
+type imageURL struct {
+	URL string `json:"url"`
+}
+
+type inputAudio struct {
+	Data   string `json:"data"`
+	Format string `json:"format"`
+}
+
+type filePart struct {
+	Filename string `json:"filename,omitempty"`
+	FileData string `json:"file_data"`
+}
+
+// emptyParameters is the schema sent for a tool without one.
+var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// encodeChat builds the wire request. maxCompletion selects OpenAI's newer
+// max_completion_tokens field over max_tokens.
+func encodeChat(req beamclaw.ChatRequest, model string, maxCompletion bool) chatRequest {
+	out := chatRequest{
+		Model:         model,
+		Messages:      make([]wireMessage, 0, len(req.Messages)),
+		Stream:        true,
+		StreamOptions: &streamOptions{IncludeUsage: true},
+	}
+	if maxCompletion {
+		out.MaxCompletionTokens = req.MaxTokens
+	} else {
+		out.MaxTokens = req.MaxTokens
+	}
+	for _, m := range req.Messages {
+		out.Messages = append(out.Messages, encodeMessage(m))
+	}
+	for _, t := range req.Tools {
+		params := t.Parameters
+		if len(params) == 0 || string(params) == "null" {
+			params = emptyParameters
+		}
+		out.Tools = append(out.Tools, wireTool{Type: "function", Function: wireToolDef{
+			Name: t.Name, Description: t.Description, Parameters: params,
+		}})
+	}
+	return out
+}
+
+func encodeMessage(m beamclaw.Message) wireMessage {
+	w := wireMessage{Role: string(m.Role), Content: m.Content}
+	switch m.Role {
+	case beamclaw.RoleTool:
+		w.ToolCallID = m.ToolCallID
+	case beamclaw.RoleAssistant:
+		for _, tc := range m.ToolCalls {
+			w.ToolCalls = append(w.ToolCalls, wireToolCall{
+				ID: tc.ID, Type: "function",
+				Function: wireFunction{Name: tc.Name, Arguments: argumentsString(tc.Args)},
+			})
+		}
+		if len(w.ToolCalls) > 0 && m.Content == "" {
+			w.Content = nil
+		}
+	case beamclaw.RoleUser:
+		if len(m.Attachments) > 0 {
+			w.Content = contentParts(m)
+		}
+	}
+	return w
+}
+
+// argumentsString is the arguments string OpenAI expects back: the JSON
+// object as text; a JSON string (arguments that were not valid JSON) is
+// unquoted to what the model produced.
+func argumentsString(args json.RawMessage) string {
+	if len(args) == 0 || string(args) == "null" {
+		return "{}"
+	}
+	if args[0] == '"' {
+		var s string
+		if json.Unmarshal(args, &s) == nil {
+			return s
+		}
+	}
+	return string(args)
+}
+
+// contentParts turns a user message with attachments into a text part
+// followed by one part per attachment: images as image_url data URLs,
+// wav/mp3 audio as input_audio, anything else as a file.
+func contentParts(m beamclaw.Message) []contentPart {
+	parts := make([]contentPart, 0, 1+len(m.Attachments))
+	if m.Content != "" {
+		parts = append(parts, contentPart{Type: "text", Text: m.Content})
+	}
+	for _, a := range m.Attachments {
+		b64 := base64.StdEncoding.EncodeToString(a.Data)
+		mime := strings.ToLower(a.MIME)
+		switch {
+		case strings.HasPrefix(mime, "image/"):
+			parts = append(parts, contentPart{Type: "image_url", ImageURL: &imageURL{URL: "data:" + mime + ";base64," + b64}})
+		case mime == "audio/wav" || mime == "audio/x-wav":
+			parts = append(parts, contentPart{Type: "input_audio", InputAudio: &inputAudio{Data: b64, Format: "wav"}})
+		case mime == "audio/mpeg" || mime == "audio/mp3":
+			parts = append(parts, contentPart{Type: "input_audio", InputAudio: &inputAudio{Data: b64, Format: "mp3"}})
+		default:
+			if mime == "" {
+				mime = "application/octet-stream"
+			}
+			parts = append(parts, contentPart{Type: "file", File: &filePart{Filename: a.Name, FileData: "data:" + mime + ";base64," + b64}})
+		}
+	}
+	return parts
+}

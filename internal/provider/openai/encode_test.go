@@ -1,0 +1,89 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata")
+
+func goldenConversation() beamclaw.ChatRequest {
+	return beamclaw.ChatRequest{
+		MaxTokens: 1024,
+		Messages: []beamclaw.Message{
+			{Role: beamclaw.RoleSystem, Content: "You are beamclaw."},
+			{Role: beamclaw.RoleUser, Content: "What is in this picture?", Attachments: []beamclaw.Attachment{
+				{MIME: "image/png", Data: []byte("\x89PNG fake"), Name: "cat.png"},
+				{MIME: "application/pdf", Data: []byte("%PDF-1.7"), Name: "notes.pdf"},
+			}},
+			{Role: beamclaw.RoleAssistant, Content: "", ToolCalls: []beamclaw.ToolCall{
+				{ID: "call_1", Name: "describe_image", Args: json.RawMessage(`{"detail":"high"}`), Source: "native"},
+				{ID: "call_2", Name: "bad_args", Args: json.RawMessage(`"{not json"`), Source: "native"},
+			}},
+			{Role: beamclaw.RoleTool, ToolCallID: "call_1", Name: "describe_image", Content: "A cat on a mat."},
+			{Role: beamclaw.RoleTool, ToolCallID: "call_2", Name: "bad_args", Content: "error: arguments are not valid JSON"},
+			{Role: beamclaw.RoleAssistant, Content: "It is a cat."},
+		},
+		Tools: []beamclaw.ToolDef{
+			{Name: "describe_image", Description: "Describe an image.", Source: "builtin",
+				Parameters: json.RawMessage(`{"type":"object","properties":{"detail":{"type":"string"}}}`)},
+			{Name: "now", Description: "Current time."},
+		},
+	}
+}
+
+func TestEncodeChatGolden(t *testing.T) {
+	got, err := json.MarshalIndent(encodeChat(goldenConversation(), "gpt-4o", false), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("testdata", "chat_request.golden.json")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (run with -update to create): %v", err)
+	}
+	if !bytes.Equal(want, got) {
+		t.Errorf("encoded request differs from %s (-want +got):\n%s", path, cmp.Diff(string(want), string(got)))
+	}
+}
+
+func TestEncodeChatMaxCompletionTokens(t *testing.T) {
+	req := encodeChat(beamclaw.ChatRequest{MaxTokens: 5}, "gpt-5", true)
+	if req.MaxCompletionTokens != 5 || req.MaxTokens != 0 {
+		t.Errorf("max tokens fields = %d/%d", req.MaxTokens, req.MaxCompletionTokens)
+	}
+}
+
+func TestArgumentsString(t *testing.T) {
+	tests := []struct {
+		name string
+		in   json.RawMessage
+		want string
+	}{
+		{"object", json.RawMessage(`{"a":1}`), `{"a":1}`},
+		{"empty", nil, "{}"},
+		{"null", json.RawMessage(`null`), "{}"},
+		{"bad args kept as string", json.RawMessage(`"{oops"`), "{oops"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := argumentsString(tt.in); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

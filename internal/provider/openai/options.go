@@ -1,0 +1,189 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+// Options configure a Client, an Embedder or a Transcriber. Zero values
+// take the defaults noted.
+type Options struct {
+	Name    string // provider name in responses, errors and logs ("openrouter"); default: the base URL's host
+	BaseURL string // required, e.g. "https://openrouter.ai/api/v1"
+	APIKey  string // already resolved; sent as a bearer token when set
+	Model   string // model used when a request names none (chat, embedding or transcription model)
+
+	Timeout           time.Duration // whole call including retries; default 120s (negative: none)
+	FirstTokenTimeout time.Duration // per attempt, until the first streamed token; default 60s (negative: none)
+	MaxRetries        int           // retries before the first token; default 2 (negative: none)
+	BackoffBase       time.Duration // first backoff; default 500ms, doubled per retry
+	BackoffMax        time.Duration // backoff cap; default 8s
+	RetryAfterCap     time.Duration // a longer Retry-After is not waited for (fail over instead); default 20s
+
+	HTTPClient *http.Client      // default: a client with its own transport and no overall timeout
+	Logger     *slog.Logger      // default: discard
+	Headers    map[string]string // extra headers; openrouter.ai gets HTTP-Referer and X-Title by default
+
+	// Sleep waits between retries; tests inject one that records and
+	// returns at once. Default: a timer honouring ctx.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Now is the clock used for Retry-After dates. Default time.Now.
+	Now func() time.Time
+}
+
+// OpenRouter attribution headers sent when the base URL is openrouter.ai.
+const (
+	openRouterReferer = "https://github.com/beamclaw/beamclaw-go"
+	openRouterTitle   = "beamclaw"
+)
+
+// transport is the HTTP plumbing the chat, embeddings and transcription
+// clients share: URLs, headers, retries with backoff, error mapping.
+type transport struct {
+	name, baseURL, apiKey string
+	headers               http.Header
+	hc                    *http.Client
+	log                   *slog.Logger
+	sleep                 func(context.Context, time.Duration) error
+	now                   func() time.Time
+	timeout, firstToken   time.Duration
+	maxRetries            int
+	backoffBase           time.Duration
+	backoffMax            time.Duration
+	retryAfterCap         time.Duration
+}
+
+func newTransport(o Options) (*transport, error) {
+	u, err := url.Parse(o.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, beamclaw.E("openai.New", beamclaw.KindInvalid, "invalid provider base_url", fmt.Errorf("base url %q", o.BaseURL))
+	}
+	t := &transport{
+		name: o.Name, baseURL: strings.TrimRight(o.BaseURL, "/"), apiKey: o.APIKey,
+		headers: http.Header{}, hc: o.HTTPClient, log: o.Logger, sleep: o.Sleep, now: o.Now,
+		timeout: pick(o.Timeout, 120*time.Second), firstToken: pick(o.FirstTokenTimeout, 60*time.Second),
+		maxRetries:  o.MaxRetries,
+		backoffBase: pick(o.BackoffBase, 500*time.Millisecond), backoffMax: pick(o.BackoffMax, 8*time.Second),
+		retryAfterCap: pick(o.RetryAfterCap, 20*time.Second),
+	}
+	if t.name == "" {
+		t.name = u.Hostname()
+	}
+	switch {
+	case t.maxRetries == 0:
+		t.maxRetries = 2
+	case t.maxRetries < 0:
+		t.maxRetries = 0
+	}
+	if t.hc == nil {
+		t.hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	}
+	if t.log == nil {
+		t.log = slog.New(slog.DiscardHandler)
+	}
+	if t.sleep == nil {
+		t.sleep = sleepCtx
+	}
+	if t.now == nil {
+		t.now = time.Now
+	}
+	if u.Hostname() == "openrouter.ai" {
+		t.headers.Set("HTTP-Referer", openRouterReferer)
+		t.headers.Set("X-Title", openRouterTitle)
+	}
+	for k, v := range o.Headers {
+		t.headers.Set(k, v)
+	}
+	t.headers.Set("User-Agent", "beamclaw-go")
+	return t, nil
+}
+
+// pick returns d, def when d is zero, or 0 (none) when d is negative.
+func pick(d, def time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return def
+	case d < 0:
+		return 0
+	}
+	return d
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// request builds a request to base URL + path with auth and headers.
+func (t *transport) request(ctx context.Context, path, contentType string, body io.Reader) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.baseURL+path, body)
+	if err != nil {
+		return nil, fmt.Errorf("build request: %w", err)
+	}
+	for k, v := range t.headers {
+		req.Header[k] = v
+	}
+	req.Header.Set("Content-Type", contentType)
+	if t.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+t.apiKey)
+	}
+	return req, nil
+}
+
+// withTimeout applies the whole-call timeout.
+func (t *transport) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if t.timeout <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, t.timeout)
+}
+
+// retry runs attempt until it succeeds, fails for good, or retries run
+// out. canRetry adds the caller's own condition (no text emitted yet).
+func (t *transport) retry(ctx context.Context, op string, canRetry func(error) bool, attempt func(n int) error) error {
+	for n := 0; ; n++ {
+		err := attempt(n)
+		if err == nil || n >= t.maxRetries || ctx.Err() != nil || !retryable(err) || !canRetry(err) {
+			return err
+		}
+		wait, ok := t.backoff(n, err)
+		if !ok {
+			return err
+		}
+		t.log.LogAttrs(ctx, slog.LevelWarn, "provider retry",
+			slog.String("provider", t.name), slog.Int("attempt", n+1),
+			slog.String("kind", beamclaw.KindOf(err).String()), slog.Duration("wait", wait))
+		if serr := t.sleep(ctx, wait); serr != nil {
+			return t.transportError(op, ctx, errors.Join(err, serr))
+		}
+	}
+}
+
+// backoff is the wait before retry n+1: the provider's Retry-After when
+// it gave one (ok false when that is over the cap), else exponential.
+func (t *transport) backoff(n int, err error) (time.Duration, bool) {
+	var se *StatusError
+	if errors.As(err, &se) && se.RetryAfter > 0 {
+		return se.RetryAfter, se.RetryAfter <= t.retryAfterCap
+	}
+	d := t.backoffBase << n
+	if d > t.backoffMax || d <= 0 {
+		d = t.backoffMax
+	}
+	return d, true
+}

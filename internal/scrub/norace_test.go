@@ -1,0 +1,5 @@
+//go:build !race
+
+package scrub
+
+const raceEnabled = false

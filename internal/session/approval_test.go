@@ -1,0 +1,148 @@
+package session
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+// toolResults returns the tool messages the provider saw last.
+func toolResults(p *scripted) []string {
+	reqs := p.requests()
+	var out []string
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if m.Role == beamclaw.RoleTool {
+			out = append(out, m.Content)
+		}
+	}
+	return out
+}
+
+func TestApprovalReadOnlyDenies(t *testing.T) {
+	tl := &echoTool{name: "write", approval: true}
+	e := newEnv(t, envOpts{tools: []beamclaw.Tool{tl}})
+	e.p.add(callTool("write", `{"text":"x"}`), say("done"))
+	r, _ := e.send(t, "local:ana", "go", func(in *beamclaw.Inbound) { in.Autonomy = beamclaw.ReadOnly })
+	if ev := r.wait(t); ev.Text != "done" {
+		t.Fatalf("final %q", ev.Text)
+	}
+	if tl.runs.Load() != 0 {
+		t.Error("a tool needing approval ran at read_only")
+	}
+	if n := len(r.of(beamclaw.EvApprovalRequest)); n != 0 {
+		t.Errorf("%d approval requests at read_only, want 0", n)
+	}
+	res := toolResults(e.p)
+	if len(res) != 1 || !strings.HasPrefix(res[0], "denied: ") {
+		t.Errorf("tool results %q, want one denial", res)
+	}
+}
+
+func TestApprovalAlwaysCoversOnlyTheSameShape(t *testing.T) {
+	tl := &echoTool{name: "write", approval: true}
+	e := newEnv(t, envOpts{tools: []beamclaw.Tool{tl}})
+	sid := e.sid("local:ana")
+
+	// 1: asked, answered Always through Decide.
+	e.p.add(callTool("write", `{"text":"x"}`), say("first"))
+	r1, _ := e.send(t, "local:ana", "go")
+	waitUntil(t, "approval request", func() bool { return len(r1.of(beamclaw.EvApprovalRequest)) == 1 })
+	req := r1.of(beamclaw.EvApprovalRequest)[0].Approval
+	if err := e.m.Decide(sid, req.ID, beamclaw.Always); err != nil {
+		t.Fatal(err)
+	}
+	if ev := r1.wait(t); ev.Text != "first" || tl.runs.Load() != 1 {
+		t.Fatalf("final %q after %d runs", ev.Text, tl.runs.Load())
+	}
+
+	// 2: the identical call runs without asking.
+	e.p.add(callTool("write", `{ "text" : "x" }`), say("second"))
+	r2, _ := e.send(t, "local:ana", "again")
+	if ev := r2.wait(t); ev.Text != "second" || tl.runs.Load() != 2 {
+		t.Fatalf("final %q after %d runs", ev.Text, tl.runs.Load())
+	}
+	if n := len(r2.of(beamclaw.EvApprovalRequest)); n != 0 {
+		t.Errorf("identical call asked again (%d requests)", n)
+	}
+
+	// 3: other arguments ask again; "/no" sent as a message denies.
+	e.p.add(callTool("write", `{"text":"y"}`), say("third"))
+	r3, _ := e.send(t, "local:ana", "other")
+	waitUntil(t, "approval request", func() bool { return len(r3.of(beamclaw.EvApprovalRequest)) == 1 })
+	ans, _ := e.send(t, "local:ana", "/no")
+	if ev := ans.wait(t); ev.Type != beamclaw.EvFinal || !strings.HasPrefix(ev.Text, "Denied") {
+		t.Errorf("answer run ended with %s %q", ev.Type, ev.Text)
+	}
+	if ev := r3.wait(t); ev.Text != "third" || tl.runs.Load() != 2 {
+		t.Fatalf("final %q after %d runs", ev.Text, tl.runs.Load())
+	}
+	if got := toolResults(e.p); !strings.Contains(got[len(got)-1], "user denied") {
+		t.Errorf("last tool result %q, want the denial", got[len(got)-1])
+	}
+	resolved := e.ev.named("approval_resolved")
+	if len(resolved) != 2 {
+		t.Errorf("%d approval_resolved events, want 2", len(resolved))
+	}
+}
+
+func TestApprovalYesMessage(t *testing.T) {
+	tl := &echoTool{name: "write", approval: true}
+	e := newEnv(t, envOpts{tools: []beamclaw.Tool{tl}})
+	e.p.add(callTool("write", `{"text":"x"}`), say("done"))
+	r, _ := e.send(t, "local:ana", "go")
+	waitUntil(t, "approval request", func() bool { return len(r.of(beamclaw.EvApprovalRequest)) == 1 })
+	e.send(t, "local:ana", "/yes")
+	if ev := r.wait(t); ev.Text != "done" || tl.runs.Load() != 1 {
+		t.Fatalf("final %q after %d runs", ev.Text, tl.runs.Load())
+	}
+	// No approval waits now: "/yes" is an ordinary message.
+	r2, _ := e.send(t, "local:ana", "/yes")
+	if ev := r2.wait(t); ev.Text != "echo: /yes" {
+		t.Errorf("got %q", ev.Text)
+	}
+}
+
+func TestApprovalTimeoutDenies(t *testing.T) {
+	tl := &echoTool{name: "write", approval: true}
+	e := newEnv(t, envOpts{tools: []beamclaw.Tool{tl},
+		session: func(o *Options) { o.ApprovalTimeout = time.Nanosecond }})
+	e.p.add(callTool("write", `{"text":"x"}`), say("done"))
+	r, _ := e.send(t, "local:ana", "go")
+	if ev := r.wait(t); ev.Text != "done" {
+		t.Fatalf("final %q", ev.Text)
+	}
+	if tl.runs.Load() != 0 {
+		t.Error("tool ran without approval")
+	}
+	if got := toolResults(e.p); len(got) != 1 || !strings.Contains(got[0], "in time") {
+		t.Errorf("tool results %q, want a timeout denial", got)
+	}
+}
+
+func TestApprovalFullRunsWithoutAsking(t *testing.T) {
+	tl := &echoTool{name: "write", approval: true}
+	e := newEnv(t, envOpts{tools: []beamclaw.Tool{tl}, session: func(o *Options) {
+		o.Autonomy = func(string) beamclaw.Autonomy { return beamclaw.Full }
+	}})
+	e.p.add(callTool("write", `{"text":"x"}`), say("done"))
+	r, _ := e.send(t, "local:ana", "go")
+	if ev := r.wait(t); ev.Text != "done" || tl.runs.Load() != 1 {
+		t.Fatalf("final %q after %d runs", ev.Text, tl.runs.Load())
+	}
+	// The channel ceiling lowers the agent's full autonomy.
+	e.p.add(callTool("write", `{"text":"z"}`), say("capped"))
+	r2, _ := e.send(t, "local:ana", "go", func(in *beamclaw.Inbound) { in.Autonomy = beamclaw.ReadOnly })
+	if ev := r2.wait(t); ev.Text != "capped" || tl.runs.Load() != 1 {
+		t.Fatalf("final %q after %d runs", ev.Text, tl.runs.Load())
+	}
+}
+
+func TestDecideUnknown(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	err := e.m.Decide(e.sid("local:nobody"), "appr-x", beamclaw.Allow)
+	if beamclaw.KindOf(err) != beamclaw.KindNotFound {
+		t.Errorf("Decide on nothing: %v, want not found", err)
+	}
+}

@@ -1,0 +1,123 @@
+package session
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+// record is a session's stored metadata (the sessions bucket value).
+type record struct {
+	UserID      string    `json:"user_id"`
+	AgentID     string    `json:"agent_id"`
+	Channel     string    `json:"channel,omitempty"`
+	Created     time.Time `json:"created"`
+	Updated     time.Time `json:"updated"`
+	NextSeq     uint64    `json:"next_seq"`     // key of the next history message
+	NextPending uint64    `json:"next_pending"` // key of the next pending message
+	Messages    int       `json:"messages"`
+}
+
+// change is one atomic write to a session's stored state.
+type change struct {
+	rec     record             // the metadata after the change
+	reset   bool               // delete the whole history first
+	from    uint64             // key of msgs[0]
+	msgs    []beamclaw.Message // appended to history
+	pend    *beamclaw.Message  // stored as pending at key pendSeq
+	pendSeq uint64
+	unpend  []uint64 // pending keys to delete
+	created bool     // the record did not exist before
+}
+
+// stored is what a backend returns for a session.
+type stored struct {
+	rec     record
+	history []beamclaw.Message
+	pending []beamclaw.Message
+	seqs    []uint64 // keys of pending
+}
+
+// backend keeps sessions: bbolt, or memory when persistence is off.
+type backend interface {
+	load(id string) (stored, bool, error)
+	apply(id string, c change) error
+	remove(ids []string) error
+	expired(before time.Time) ([]string, error)
+	count() int
+}
+
+// memBackend keeps sessions in memory only (core.session_persistence: false).
+type memBackend struct {
+	mu       sync.Mutex
+	sessions map[string]*stored
+}
+
+func newMemBackend() *memBackend { return &memBackend{sessions: make(map[string]*stored)} }
+
+func (b *memBackend) load(id string) (stored, bool, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s, ok := b.sessions[id]
+	if !ok {
+		return stored{}, false, nil
+	}
+	return stored{rec: s.rec, history: slices.Clone(s.history), pending: slices.Clone(s.pending),
+		seqs: slices.Clone(s.seqs)}, true, nil
+}
+
+func (b *memBackend) apply(id string, c change) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s, ok := b.sessions[id]
+	if !ok {
+		s = &stored{}
+		b.sessions[id] = s
+	}
+	s.rec = c.rec
+	if c.reset {
+		s.history = nil
+	}
+	s.history = append(s.history, c.msgs...)
+	for _, seq := range c.unpend {
+		if i := slices.Index(s.seqs, seq); i >= 0 {
+			s.seqs = slices.Delete(s.seqs, i, i+1)
+			s.pending = slices.Delete(s.pending, i, i+1)
+		}
+	}
+	if c.pend != nil {
+		s.pending = append(s.pending, *c.pend)
+		s.seqs = append(s.seqs, c.pendSeq)
+	}
+	return nil
+}
+
+func (b *memBackend) remove(ids []string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, id := range ids {
+		delete(b.sessions, id)
+	}
+	return nil
+}
+
+func (b *memBackend) expired(before time.Time) ([]string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var ids []string
+	for id, s := range b.sessions {
+		if s.rec.Updated.Before(before) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+func (b *memBackend) count() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.sessions)
+}

@@ -1,0 +1,211 @@
+package session
+
+import (
+	"bytes"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/store"
+)
+
+// Buckets: session records by id (store.BucketSessions), history messages
+// by id + 8-byte big-endian sequence (store.BucketHistory), and messages
+// acknowledged while a run was busy, waiting for their turn (bucketPending).
+var (
+	bucketSessions = store.BucketSessions
+	bucketHistory  = store.BucketHistory
+	bucketPending  = []byte("session_pending")
+)
+
+// boltBackend stores sessions in bbolt.
+type boltBackend struct {
+	db  *bolt.DB
+	gc  *committer
+	num atomic.Int64 // stored sessions
+}
+
+func newBoltBackend(db *bolt.DB) (*boltBackend, error) {
+	b := &boltBackend{db: db, gc: newCommitter(db)}
+	err := db.Update(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{bucketSessions, bucketHistory, bucketPending} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return fmt.Errorf("bucket %s: %w", name, err)
+			}
+		}
+		b.num.Store(int64(tx.Bucket(bucketSessions).Stats().KeyN))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("session store: %w", err)
+	}
+	return b, nil
+}
+
+func key(id string, seq uint64) []byte {
+	k := make([]byte, 0, len(id)+8)
+	return append(append(k, id...), store.Seq(seq)...)
+}
+
+func (b *boltBackend) load(id string) (stored, bool, error) {
+	var s stored
+	if len(id) != idLen {
+		return s, false, nil // not an id of ours; never prefix-scan it
+	}
+	found := false
+	err := b.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketSessions).Get([]byte(id))
+		if v == nil {
+			return nil
+		}
+		found = true
+		if err := store.Decode(v, &s.rec); err != nil {
+			return fmt.Errorf("record: %w", err)
+		}
+		s.history = make([]beamclaw.Message, 0, s.rec.Messages)
+		if _, err := scan(tx.Bucket(bucketHistory), id, func(_ uint64, m beamclaw.Message) {
+			s.history = append(s.history, m)
+		}); err != nil {
+			return err
+		}
+		_, err := scan(tx.Bucket(bucketPending), id, func(seq uint64, m beamclaw.Message) {
+			s.pending = append(s.pending, m)
+			s.seqs = append(s.seqs, seq)
+		})
+		return err
+	})
+	if err != nil {
+		return stored{}, false, fmt.Errorf("load session %s: %w", id, err)
+	}
+	return s, found, nil
+}
+
+// scan walks the messages of one session in key order.
+func scan(bk *bolt.Bucket, id string, fn func(seq uint64, m beamclaw.Message)) (int, error) {
+	prefix := []byte(id)
+	c := bk.Cursor()
+	n := 0
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		var m beamclaw.Message
+		if err := store.Decode(v, &m); err != nil {
+			return n, fmt.Errorf("message %x: %w", k, err)
+		}
+		fn(store.SeqOf(k[len(prefix):]), m)
+		n++
+	}
+	return n, nil
+}
+
+func (b *boltBackend) apply(id string, c change) error {
+	rec, err := store.Encode(c.rec)
+	if err != nil {
+		return err
+	}
+	vals := make([][]byte, len(c.msgs))
+	for i := range c.msgs {
+		if vals[i], err = store.Encode(&c.msgs[i]); err != nil {
+			return err
+		}
+	}
+	var pend []byte
+	if c.pend != nil {
+		if pend, err = store.Encode(c.pend); err != nil {
+			return err
+		}
+	}
+	err = b.gc.do(func(tx *bolt.Tx) error {
+		hist := tx.Bucket(bucketHistory)
+		if c.reset {
+			if err := deletePrefix(hist, id); err != nil {
+				return err
+			}
+		}
+		for i, v := range vals {
+			if err := hist.Put(key(id, c.from+uint64(i)), v); err != nil {
+				return err
+			}
+		}
+		pb := tx.Bucket(bucketPending)
+		for _, seq := range c.unpend {
+			if err := pb.Delete(key(id, seq)); err != nil {
+				return err
+			}
+		}
+		if pend != nil {
+			if err := pb.Put(key(id, c.pendSeq), pend); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bucketSessions).Put([]byte(id), rec)
+	})
+	if err != nil {
+		return fmt.Errorf("save session %s: %w", id, err)
+	}
+	if c.created {
+		b.num.Add(1)
+	}
+	return nil
+}
+
+func deletePrefix(bk *bolt.Bucket, id string) error {
+	prefix := []byte(id)
+	c := bk.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
+		if err := c.Delete(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *boltBackend) remove(ids []string) error {
+	var n int64
+	err := b.gc.do(func(tx *bolt.Tx) error {
+		n = 0
+		sb := tx.Bucket(bucketSessions)
+		for _, id := range ids {
+			if sb.Get([]byte(id)) != nil {
+				n++
+			}
+			for _, bk := range []*bolt.Bucket{tx.Bucket(bucketHistory), tx.Bucket(bucketPending)} {
+				if err := deletePrefix(bk, id); err != nil {
+					return err
+				}
+			}
+			if err := sb.Delete([]byte(id)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("delete sessions: %w", err)
+	}
+	b.num.Add(-n)
+	return nil
+}
+
+func (b *boltBackend) expired(before time.Time) ([]string, error) {
+	var ids []string
+	err := b.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketSessions).ForEach(func(k, v []byte) error {
+			var rec record
+			if err := store.Decode(v, &rec); err != nil {
+				return fmt.Errorf("record %s: %w", k, err)
+			}
+			if rec.Updated.Before(before) {
+				ids = append(ids, string(k))
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scan expired sessions: %w", err)
+	}
+	return ids, nil
+}
+
+func (b *boltBackend) count() int { return int(b.num.Load()) }

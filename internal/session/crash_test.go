@@ -1,0 +1,127 @@
+package session
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+// panicOnText streams a chunk, then panics inside onText once release is
+// closed, simulating a loop crash mid-stream.
+func panicOnText(release <-chan struct{}) step {
+	return func(ctx context.Context, _ beamclaw.ChatRequest, onText func(string)) (beamclaw.ChatResponse, error) {
+		<-release
+		onText("partial answer that will never finish ")
+		(func(string))(nil)("boom") // nil func call: a runtime panic inside the stream
+		return beamclaw.ChatResponse{}, nil
+	}
+}
+
+func TestCrashMidStreamRetriesAndServesQueueInOrder(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	release := make(chan struct{})
+	e.p.add(panicOnText(release))
+	r1, _ := e.send(t, "local:ana", "one")
+	r2, _ := e.send(t, "local:ana", "two")
+	r3, _ := e.send(t, "local:ana", "three")
+	close(release)
+	for i, r := range []*recorder{r1, r2, r3} {
+		ev := r.wait(t)
+		want := "echo: " + []string{"one", "two", "three"}[i]
+		if ev.Type != beamclaw.EvFinal || ev.Text != want {
+			t.Errorf("run %d ended with %s %q, want final %q", i+1, ev.Type, ev.Text, want)
+		}
+		if n := len(r.terminals()); n != 1 {
+			t.Errorf("run %d got %d terminal events, want 1", i+1, n)
+		}
+	}
+	h, err := e.m.History(e.sid("local:ana"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"user:one", "assistant:echo: one", "user:two", "assistant:echo: two",
+		"user:three", "assistant:echo: three"}
+	if diff := cmp.Diff(want, roles(h)); diff != "" {
+		t.Errorf("history (-want +got):\n%s", diff)
+	}
+}
+
+func TestCrashTwiceAnswersOneError(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	release := make(chan struct{})
+	close(release)
+	e.p.add(panicOnText(release), panicOnText(release))
+	r1, _ := e.send(t, "local:ana", "one")
+	ev := r1.wait(t)
+	if ev.Type != beamclaw.EvError || ev.Text != msgCrashed {
+		t.Fatalf("got %s %q, want error %q", ev.Type, ev.Text, msgCrashed)
+	}
+	r2, _ := e.send(t, "local:ana", "two")
+	if ev := r2.wait(t); ev.Text != "echo: two" {
+		t.Errorf("next run got %q", ev.Text)
+	}
+	if n := len(r1.terminals()); n != 1 {
+		t.Errorf("crashed run got %d terminal events, want 1", n)
+	}
+	h, _ := e.m.History(e.sid("local:ana"))
+	want := []string{"user:one", "user:two", "assistant:echo: two"}
+	if diff := cmp.Diff(want, roles(h)); diff != "" {
+		t.Errorf("history (-want +got):\n%s", diff)
+	}
+}
+
+func TestRestartRestoresHistory(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	for _, s := range []string{"one", "two"} {
+		r, _ := e.send(t, "local:ana", s)
+		r.wait(t)
+	}
+	path := e.path
+	e.stop()
+
+	e2 := newEnv(t, envOpts{path: path})
+	r, _ := e2.send(t, "local:ana", "three")
+	if ev := r.wait(t); ev.Text != "echo: three" {
+		t.Fatalf("got %q", ev.Text)
+	}
+	reqs := e2.p.requests()
+	want := []string{"user:one", "assistant:echo: one", "user:two", "assistant:echo: two", "user:three"}
+	if diff := cmp.Diff(want, roles(reqs[0].Messages)); diff != "" {
+		t.Errorf("provider saw (-want +got):\n%s", diff)
+	}
+	restored := e2.ev.named("session_restored")
+	if len(restored) != 1 || attrInt(restored[0], "message_count") != 4 {
+		t.Errorf("session_restored events %+v, want one with message_count 4", restored)
+	}
+}
+
+func TestPendingMessagesSurviveStop(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	block := make(chan struct{})
+	e.p.add(func(ctx context.Context, _ beamclaw.ChatRequest, _ func(string)) (beamclaw.ChatResponse, error) {
+		close(block)
+		<-ctx.Done()
+		return beamclaw.ChatResponse{}, ctx.Err()
+	})
+	r1, _ := e.send(t, "local:ana", "one")
+	<-block
+	r2, _ := e.send(t, "local:ana", "two")
+	path := e.path
+	e.stop()
+	for _, r := range []*recorder{r1, r2} {
+		if ev := r.wait(t); ev.Type != beamclaw.EvError || ev.Text != msgStopped {
+			t.Errorf("got %s %q, want error %q", ev.Type, ev.Text, msgStopped)
+		}
+	}
+	e2 := newEnv(t, envOpts{path: path})
+	h, err := e2.m.History(e2.sid("local:ana"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"user:one", "user:two"}, roles(h)); diff != "" {
+		t.Errorf("history (-want +got):\n%s", diff)
+	}
+}

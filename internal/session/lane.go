@@ -1,0 +1,294 @@
+package session
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/loop"
+)
+
+// maxAttempts: a run whose loop crashed is retried once, then failed.
+const maxAttempts = 2
+
+// Texts delivered when a run cannot be answered.
+const (
+	msgCrashed = "the agent crashed while answering; please retry"
+	msgStopped = "the session stopped before answering; please retry"
+)
+
+// run is one queued or running request of a session.
+type run struct {
+	id       string
+	channel  string
+	autonomy beamclaw.Autonomy
+	route    *onceRoute
+	msg      beamclaw.Message // the user message
+	pending  uint64           // its pending key while not yet in history
+	attempts int
+	start    int // index of msg in history once dispatched
+	epoch    int // the lane's epoch when dispatched (a reset bumps it)
+}
+
+// lane is a session's serialization point: history, metadata, the FIFO of
+// pending runs, approvals and the "always" allowlist. Its state survives
+// loop restarts; its durable part is in the backend.
+type lane struct {
+	m  *Manager
+	id string
+
+	ready   chan struct{} // closed once restored
+	loadErr error
+	quit    chan struct{} // closed when the lane is closed (hibernated, expired)
+	wake    chan struct{} // one-slot: a run was queued
+
+	wmu sync.Mutex // serialises writes to the backend, in order
+
+	mu        sync.Mutex
+	rec       record
+	stored    bool // rec exists in the backend
+	history   []beamclaw.Message
+	queue     []*run
+	inflight  *run
+	approvals []*approval
+	allow     map[string]struct{}
+	sends     int  // Send calls between acquire and release
+	closed    bool // no longer in the registry; a new lane takes over
+	last      time.Time
+	epoch     int
+	recent    [dedupSize]dedup
+	recentAt  int
+}
+
+type approval struct {
+	id  string
+	key string
+	ch  chan beamclaw.Decision
+	req beamclaw.ApprovalRequest
+}
+
+const dedupSize = 8
+
+type dedup struct{ msgID, runID string }
+
+func newLane(m *Manager, id string) *lane {
+	return &lane{m: m, id: id, ready: make(chan struct{}), quit: make(chan struct{}),
+		wake: make(chan struct{}, 1)}
+}
+
+// seen returns the run of a channel message id already submitted.
+func (l *lane) seen(msgID string) (string, bool) {
+	if msgID == "" {
+		return "", false
+	}
+	for _, d := range l.recent {
+		if d.msgID == msgID {
+			return d.runID, true
+		}
+	}
+	return "", false
+}
+
+func (l *lane) remember(msgID, runID string) {
+	if msgID == "" {
+		return
+	}
+	l.recent[l.recentAt] = dedup{msgID, runID}
+	l.recentAt = (l.recentAt + 1) % dedupSize
+}
+
+// submit persists the user message of r and queues r. The message goes
+// straight into history when the lane is idle, and into the pending area
+// otherwise (it joins history when its run starts, so history stays in
+// conversation order).
+func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
+	now := l.m.clock.Now()
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	l.mu.Lock()
+	if prev, ok := l.seen(msgID); ok {
+		l.mu.Unlock()
+		return prev, nil
+	}
+	idle := l.inflight == nil && len(l.queue) == 0
+	rec := l.rec
+	rec.Updated = now
+	c := change{created: !l.stored}
+	if idle {
+		c.from, c.msgs = rec.NextSeq, []beamclaw.Message{r.msg}
+		rec.NextSeq++
+		rec.Messages++
+	} else {
+		rec.NextPending++
+		c.pend, c.pendSeq = &r.msg, rec.NextPending
+	}
+	c.rec = rec
+	l.mu.Unlock()
+	if err := l.m.store.apply(l.id, c); err != nil {
+		return "", err
+	}
+	l.mu.Lock()
+	l.rec, l.stored, l.last = rec, true, now
+	if idle {
+		l.history = append(l.history, r.msg)
+		r.start, r.epoch = len(l.history)-1, l.epoch
+	} else {
+		r.pending = c.pendSeq
+	}
+	l.queue = append(l.queue, r)
+	l.remember(msgID, r.id)
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+	return "", nil
+}
+
+// next blocks until there is a run to serve. A run still in flight means
+// the previous loop ended without finishing it (a crash): it is retried
+// once, or answered from history when the answer was already stored, or
+// failed with msgCrashed.
+func (l *lane) next(ctx context.Context) (*run, loop.Run, error) {
+	for {
+		r := l.pick()
+		if r != nil {
+			if err := l.promote(r); err != nil {
+				return nil, loop.Run{}, err
+			}
+			l.mu.Lock()
+			lr := l.loopRun(r)
+			l.mu.Unlock()
+			return r, lr, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, loop.Run{}, ctx.Err()
+		case <-l.wake:
+		}
+	}
+}
+
+// pick returns the run to serve now, if any.
+func (l *lane) pick() *run {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for l.inflight != nil {
+		r := l.inflight
+		if r.route.ended() {
+			l.inflight = nil
+			break
+		}
+		if text, ok := l.answered(r); ok {
+			l.inflight = nil
+			r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, RunID: r.id, SessionID: l.id, Text: text})
+			break
+		}
+		if r.attempts >= maxAttempts {
+			l.inflight = nil
+			r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: r.id, SessionID: l.id, Text: msgCrashed})
+			break
+		}
+		r.attempts++
+		return r
+	}
+	if len(l.queue) == 0 {
+		return nil
+	}
+	r := l.queue[0]
+	l.queue[0] = nil
+	l.queue = l.queue[1:]
+	if len(l.queue) == 0 {
+		l.queue = nil
+	}
+	r.attempts = 1
+	l.inflight = r
+	return r
+}
+
+// answered finds the final answer of r when it was stored before a crash.
+func (l *lane) answered(r *run) (string, bool) {
+	if r.pending != 0 || r.epoch != l.epoch {
+		return "", false
+	}
+	for i := r.start + 1; i < len(l.history); i++ {
+		if m := l.history[i]; m.Role == beamclaw.RoleAssistant && len(m.ToolCalls) == 0 {
+			return m.Content, true
+		}
+	}
+	return "", false
+}
+
+// promote moves r's user message from the pending area into history.
+func (l *lane) promote(r *run) error {
+	if r.pending == 0 {
+		return nil
+	}
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	l.mu.Lock()
+	rec := l.rec
+	rec.Updated = l.m.clock.Now()
+	c := change{from: rec.NextSeq, msgs: []beamclaw.Message{r.msg}, unpend: []uint64{r.pending}}
+	rec.NextSeq++
+	rec.Messages++
+	c.rec = rec
+	l.mu.Unlock()
+	if err := l.m.store.apply(l.id, c); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.rec = rec
+	l.history = append(l.history, r.msg)
+	r.start, r.epoch, r.pending = len(l.history)-1, l.epoch, 0
+	l.mu.Unlock()
+	return nil
+}
+
+func (l *lane) loopRun(r *run) loop.Run {
+	n := len(l.history)
+	return loop.Run{ID: r.id, SessionID: l.id, UserID: l.rec.UserID, AgentID: l.rec.AgentID,
+		Channel: r.channel, Autonomy: r.autonomy, History: l.history[:n:n], Route: r.route,
+		Lane: &runLane{l: l, r: r}}
+}
+
+// finish records that the loop completed r.
+func (l *lane) finish(r *run) {
+	if !r.route.ended() {
+		r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: r.id, SessionID: l.id, Text: msgCrashed})
+	}
+	l.mu.Lock()
+	if l.inflight == r {
+		l.inflight = nil
+	}
+	l.mu.Unlock()
+}
+
+// stop fails every run still waiting; the lane is gone.
+func (l *lane) stop() {
+	l.mu.Lock()
+	l.closed = true
+	runs := l.queue
+	if l.inflight != nil {
+		runs = append([]*run{l.inflight}, runs...)
+	}
+	l.inflight, l.queue = nil, nil
+	l.mu.Unlock()
+	for _, r := range runs {
+		r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: r.id, SessionID: l.id, Text: msgStopped})
+	}
+}
+
+// idle reports whether the lane has nothing to do and nobody using it.
+func (l *lane) idle() bool {
+	return l.sends == 0 && l.inflight == nil && len(l.queue) == 0 && len(l.approvals) == 0
+}
+
+// snapshot copies the history.
+func (l *lane) snapshot() []beamclaw.Message {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.history)
+}

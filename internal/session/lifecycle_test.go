@@ -1,0 +1,188 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+func TestID(t *testing.T) {
+	cases := []struct {
+		name       string
+		a, b       [3]string
+		perChannel bool
+		same       bool
+	}{
+		{"shared across channels", [3]string{"local:ana", "default", "tui"}, [3]string{"local:ana", "default", "telegram"}, false, true},
+		{"per channel splits", [3]string{"local:ana", "default", "tui"}, [3]string{"local:ana", "default", "telegram"}, true, false},
+		{"other agent", [3]string{"local:ana", "default", "tui"}, [3]string{"local:ana", "coder", "tui"}, false, false},
+		{"no separator ambiguity", [3]string{"ab", "c", ""}, [3]string{"a", "bc", ""}, false, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := ID(tc.a[0], tc.a[1], tc.a[2], tc.perChannel)
+			b := ID(tc.b[0], tc.b[1], tc.b[2], tc.perChannel)
+			if (a == b) != tc.same {
+				t.Errorf("ids %s and %s: same=%v, want %v", a, b, a == b, tc.same)
+			}
+			if !strings.HasPrefix(a, "session-") || len(a) != idLen {
+				t.Errorf("id %q malformed", a)
+			}
+		})
+	}
+}
+
+func TestUserID(t *testing.T) {
+	cases := []struct{ prefix, id, canonical, want string }{
+		{"tg", "123", "", "tg:123"},
+		{"api:", "bob", "", "api:bob"},
+		{"ws", "x", "ana", "ana"},
+	}
+	for _, tc := range cases {
+		if got := UserID(tc.prefix, tc.id, tc.canonical); got != tc.want {
+			t.Errorf("UserID(%q, %q, %q) = %q, want %q", tc.prefix, tc.id, tc.canonical, got, tc.want)
+		}
+	}
+}
+
+func TestSharedSessionRoutesPerRun(t *testing.T) {
+	for _, perChannel := range []bool{false, true} {
+		t.Run(fmt.Sprint("per_channel=", perChannel), func(t *testing.T) {
+			e := newEnv(t, envOpts{session: func(o *Options) { o.PerChannel = perChannel }})
+			tui, _ := e.send(t, "ana", "from tui")
+			tui.wait(t)
+			tg, _ := e.send(t, "ana", "from telegram", func(in *beamclaw.Inbound) { in.Channel = "telegram" })
+			if ev := tg.wait(t); ev.Text != "echo: from telegram" {
+				t.Errorf("telegram route got %q", ev.Text)
+			}
+			if n := len(tui.terminals()); n != 1 {
+				t.Errorf("tui route got %d terminal events, want 1", n)
+			}
+			want := 1
+			if perChannel {
+				want = 2
+			}
+			if got := e.m.Stats().Stored; got != want {
+				t.Errorf("%d sessions stored, want %d", got, want)
+			}
+		})
+	}
+}
+
+func TestHibernateAndRevive(t *testing.T) {
+	e := newEnv(t, envOpts{session: func(o *Options) { o.IdleHibernate = time.Millisecond }})
+	r, _ := e.send(t, "local:ana", "one")
+	r.wait(t)
+	waitUntil(t, "hibernation", func() bool { return e.m.Stats().Live == 0 })
+	if s := e.m.Stats(); s.Hibernated != 1 {
+		t.Errorf("stats %+v, want 1 hibernated", s)
+	}
+	if n := len(e.ev.named("session_hibernated")); n != 1 {
+		t.Errorf("%d session_hibernated events", n)
+	}
+	info, err := e.m.Info(e.sid("local:ana"))
+	if err != nil || info.Live || info.Messages != 2 || info.Window != 128000 {
+		t.Errorf("Info = %+v, %v", info, err)
+	}
+	r2, _ := e.send(t, "local:ana", "two")
+	r2.wait(t)
+	reqs := e.p.requests()
+	want := []string{"user:one", "assistant:echo: one", "user:two"}
+	if diff := cmp.Diff(want, roles(reqs[len(reqs)-1].Messages)); diff != "" {
+		t.Errorf("revived session sent (-want +got):\n%s", diff)
+	}
+	if n := len(e.ev.named("session_restored")); n != 1 {
+		t.Errorf("%d session_restored events, want 1", n)
+	}
+}
+
+func TestCleanerDeletesExpired(t *testing.T) {
+	clock := newFakeClock()
+	e := newEnv(t, envOpts{session: func(o *Options) {
+		o.Clock, o.TTL, o.CleanupInterval = clock, time.Hour, time.Minute
+	}})
+	r, _ := e.send(t, "local:old", "one")
+	r.wait(t)
+	clock.Advance(30 * time.Minute)
+	r, _ = e.send(t, "local:new", "two")
+	r.wait(t)
+	waitUntil(t, "cleaner timer", func() bool { return clock.pending() == 1 })
+	clock.Advance(31 * time.Minute) // old: 61 min idle, new: 31 min
+	waitUntil(t, "cleanup", func() bool { return e.m.Stats().Stored == 1 })
+	if _, err := e.m.History(e.sid("local:old")); beamclaw.KindOf(err) != beamclaw.KindNotFound {
+		t.Errorf("expired session History: %v, want not found", err)
+	}
+	if h, err := e.m.History(e.sid("local:new")); err != nil || len(h) != 2 {
+		t.Errorf("fresh session History: %d messages, %v", len(h), err)
+	}
+	if s := e.m.Stats(); s.Live != 1 {
+		t.Errorf("stats %+v, want the fresh session live", s)
+	}
+}
+
+func TestResetAndDedup(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	r, runID := e.send(t, "local:ana", "one", func(in *beamclaw.Inbound) { in.MessageID = "m1" })
+	r.wait(t)
+	prev, err := e.m.Send(context.Background(), beamclaw.Inbound{Channel: "tui", UserID: "local:ana",
+		AgentID: "default", MessageID: "m1", Content: "one", Route: newRecorder()})
+	if beamclaw.KindOf(err) != beamclaw.KindConflict || prev != runID {
+		t.Errorf("duplicate Send = %q, %v; want %q and a conflict", prev, err, runID)
+	}
+	sid := e.sid("local:ana")
+	if err := e.m.Reset(context.Background(), sid); err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := e.m.History(sid); len(h) != 0 {
+		t.Errorf("history after reset: %v", roles(h))
+	}
+	if n := len(e.ev.named("session_reset")); n != 1 {
+		t.Errorf("%d session_reset events", n)
+	}
+	if err := e.m.Reset(context.Background(), e.sid("local:nobody")); beamclaw.KindOf(err) != beamclaw.KindNotFound {
+		t.Errorf("Reset unknown: %v", err)
+	}
+}
+
+func TestMemoryOnly(t *testing.T) {
+	e := newEnv(t, envOpts{session: func(o *Options) {
+		o.Persist, o.DB, o.IdleHibernate = false, nil, time.Millisecond
+	}})
+	r, _ := e.send(t, "local:ana", "one")
+	r.wait(t)
+	waitUntil(t, "hibernation", func() bool { return e.m.Stats().Live == 0 })
+	r, _ = e.send(t, "local:ana", "two")
+	r.wait(t)
+	h, _ := e.m.History(e.sid("local:ana"))
+	if len(h) != 4 {
+		t.Errorf("history %v", roles(h))
+	}
+}
+
+func TestThousandSessionsHibernateWithoutLeaks(t *testing.T) {
+	base := runtime.NumGoroutine()
+	e := newEnv(t, envOpts{session: func(o *Options) { o.IdleHibernate = time.Millisecond }})
+	const n = 1000
+	recs := make([]*recorder, n)
+	for i := range n {
+		recs[i], _ = e.send(t, fmt.Sprintf("local:u%d", i), "hi")
+	}
+	for _, r := range recs {
+		if ev := r.wait(t); ev.Type != beamclaw.EvFinal {
+			t.Fatalf("got %s %q", ev.Type, ev.Text)
+		}
+	}
+	waitUntil(t, "all hibernated", func() bool { return e.m.Stats().Live == 0 })
+	if s := e.m.Stats(); s.Hibernated != n {
+		t.Errorf("stats %+v", s)
+	}
+	waitUntil(t, "goroutines to exit", func() bool { return runtime.NumGoroutine() <= base+4 })
+	e.stop()
+}

@@ -1,0 +1,203 @@
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/thejerf/suture/v4"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/supervise"
+)
+
+// Manager is the session registry: it finds or revives sessions, owns the
+// supervisor of the per-session supervisors, and runs the hibernation and
+// cleanup of idle sessions. Add it to the daemon's tree (it is a suture
+// Service); Send and the other methods are safe for concurrent use.
+type Manager struct {
+	opts  Options
+	store backend
+	clock Clock
+	log   *slog.Logger
+	sup   *suture.Supervisor
+
+	mu      sync.Mutex
+	live    map[string]*lane
+	stopped bool
+
+	prefix string
+	seq    atomic.Uint64
+}
+
+// Stats counts sessions.
+type Stats struct {
+	Live       int // with goroutines and history in memory
+	Hibernated int // stored only
+	Stored     int // in the backend (live ones included once written)
+}
+
+// New returns a Manager; it serves nothing until Serve runs.
+func New(opts Options) (*Manager, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	m := &Manager{opts: o, clock: o.Clock, log: o.Logger, live: make(map[string]*lane)}
+	if o.Persist {
+		b, err := newBoltBackend(o.DB.Bolt())
+		if err != nil {
+			return nil, err
+		}
+		m.store = b
+	} else {
+		m.store = newMemBackend()
+	}
+	var p [4]byte
+	_, _ = rand.Read(p[:])
+	m.prefix = hex.EncodeToString(p[:])
+	m.sup = supervise.New("sessions", supervise.Options{Logger: o.Logger})
+	if o.TTL > 0 {
+		m.sup.Add(supervise.Func("session_cleaner", m.clean))
+	}
+	return m, nil
+}
+
+// Serve runs the sessions until ctx ends; runs still waiting then get an
+// EvError.
+func (m *Manager) Serve(ctx context.Context) error {
+	err := m.sup.Serve(ctx)
+	m.mu.Lock()
+	m.stopped = true
+	lanes := make([]*lane, 0, len(m.live))
+	for _, l := range m.live {
+		lanes = append(lanes, l)
+	}
+	clear(m.live)
+	m.mu.Unlock()
+	for _, l := range lanes {
+		l.stop()
+	}
+	return err
+}
+
+func (m *Manager) String() string { return "sessions" }
+
+// SessionID is the id of the session an inbound message belongs to.
+func (m *Manager) SessionID(in beamclaw.Inbound) string {
+	return ID(in.UserID, in.AgentID, in.Channel, m.opts.PerChannel)
+}
+
+// Send hands a message to its session and returns the id of the run that
+// will answer it on in.Route: exactly one terminal event (EvFinal or
+// EvError) follows. It returns once the message is durable. A "/yes",
+// "/no" or "/always" while an approval waits answers that approval; its
+// own run then ends at once with an EvFinal confirming the decision.
+func (m *Manager) Send(ctx context.Context, in beamclaw.Inbound) (string, error) {
+	const op = "session.Send"
+	if in.UserID == "" || in.AgentID == "" {
+		return "", beamclaw.E(op, beamclaw.KindInvalid, "a message needs a user and an agent", nil)
+	}
+	id := m.SessionID(in)
+	seed := &record{UserID: in.UserID, AgentID: in.AgentID, Channel: in.Channel}
+	l, err := m.acquire(ctx, id, seed)
+	if err != nil {
+		return "", err
+	}
+	defer m.release(l)
+	runID := m.newID("run")
+	route := newOnceRoute(in.Route)
+	if d, ok := slashDecision(in.Content); ok {
+		if req, ok := l.decide("", d); ok {
+			route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, RunID: runID, SessionID: id,
+				Text: decisionText(req, d)})
+			return runID, nil
+		}
+	}
+	r := &run{id: runID, channel: in.Channel, autonomy: m.autonomy(in), route: route,
+		msg: beamclaw.Message{ID: runID, Role: beamclaw.RoleUser, Content: in.Content,
+			Attachments: in.Attachments, Time: m.clock.Now()}}
+	prev, err := l.submit(r, in.MessageID)
+	switch {
+	case err != nil:
+		return "", beamclaw.E(op, beamclaw.KindUnavailable, "could not store the message", err)
+	case prev != "":
+		return prev, beamclaw.E(op, beamclaw.KindConflict, "duplicate message", nil)
+	}
+	return runID, nil
+}
+
+func (m *Manager) autonomy(in beamclaw.Inbound) beamclaw.Autonomy {
+	a := m.opts.Autonomy(in.AgentID)
+	if in.Autonomy != "" {
+		a = a.Min(in.Autonomy)
+	}
+	return a
+}
+
+func slashDecision(content string) (beamclaw.Decision, bool) {
+	s := strings.ToLower(strings.TrimSpace(content))
+	if !strings.HasPrefix(s, "/") {
+		return "", false
+	}
+	return beamclaw.ParseDecision(s)
+}
+
+func decisionText(req beamclaw.ApprovalRequest, d beamclaw.Decision) string {
+	switch d {
+	case beamclaw.Allow:
+		return "Approved " + req.ToolName + " once."
+	case beamclaw.Always:
+		return "Approved " + req.ToolName + " with these arguments for the rest of the session."
+	}
+	return "Denied " + req.ToolName + "."
+}
+
+// Decide answers a pending approval of a session.
+func (m *Manager) Decide(sessionID, approvalID string, d beamclaw.Decision) error {
+	const op = "session.Decide"
+	m.mu.Lock()
+	l := m.live[sessionID]
+	m.mu.Unlock()
+	if l == nil {
+		return beamclaw.E(op, beamclaw.KindNotFound, "no such approval", nil)
+	}
+	if _, ok := l.decide(approvalID, d); !ok {
+		return beamclaw.E(op, beamclaw.KindNotFound, "no such approval", nil)
+	}
+	return nil
+}
+
+// Reset empties a session's history (session_reset).
+func (m *Manager) Reset(ctx context.Context, sessionID string) error {
+	l, err := m.acquire(ctx, sessionID, nil)
+	if err != nil {
+		return err
+	}
+	defer m.release(l)
+	if err := l.reset(ctx); err != nil {
+		return beamclaw.E("session.Reset", beamclaw.KindUnavailable, "could not reset the session", err)
+	}
+	return nil
+}
+
+func (m *Manager) newID(kind string) string {
+	return kind + "-" + m.prefix + "-" + strconv.FormatUint(m.seq.Add(1), 36)
+}
+
+func (m *Manager) emit(ctx context.Context, name, sessionID string, attrs ...slog.Attr) {
+	if m.opts.Emitter == nil {
+		return
+	}
+	m.opts.Emitter.Emit(ctx, beamclaw.Event{Name: name, SessionID: sessionID, Time: m.clock.Now(), Attrs: attrs})
+}
+
+func notFound(op, id string) error {
+	return beamclaw.E(op, beamclaw.KindNotFound, "no such session", fmt.Errorf("session %q", id))
+}

@@ -1,0 +1,96 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/loop"
+	"github.com/beamclaw/beamclaw-go/internal/store"
+	"github.com/beamclaw/beamclaw-go/internal/supervise"
+)
+
+// Defaults of Options (spec: core.*).
+const (
+	DefaultIdleHibernate   = 10 * time.Minute // core.session_idle_hibernate_seconds
+	DefaultTTL             = time.Hour        // core.session_ttl_seconds
+	DefaultCleanupInterval = 5 * time.Minute  // core.session_cleanup_interval_ms
+	DefaultApprovalTimeout = 5 * time.Minute  // core.approval_timeout_seconds
+)
+
+// Emitter receives observability events; Emit must not block (obs.Bus).
+type Emitter interface {
+	Emit(ctx context.Context, ev beamclaw.Event)
+}
+
+// Clock is the time source; tests inject a fake one.
+type Clock interface {
+	Now() time.Time
+	After(d time.Duration) <-chan time.Time
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time                         { return time.Now() }
+func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// Options configure a Manager. Zero durations take the defaults; a
+// negative IdleHibernate or TTL disables hibernation or expiry.
+type Options struct {
+	// Engine runs the agentic loop. Required.
+	Engine *loop.Engine
+	// Persist stores sessions in DB (core.session_persistence, which
+	// defaults to true in config); false keeps them in memory only.
+	Persist bool
+	DB      *store.DB
+	// PerChannel derives session ids per channel (core.session_sharing:
+	// per_channel) instead of sharing them across channels.
+	PerChannel bool
+	// Autonomy is an agent's autonomy (agents.<name>.autonomy, falling
+	// back to core.autonomy_level); Supervised when nil. A run's autonomy
+	// is the lower of this and the channel's ceiling (Inbound.Autonomy).
+	Autonomy func(agentID string) beamclaw.Autonomy
+
+	IdleHibernate   time.Duration
+	TTL             time.Duration
+	CleanupInterval time.Duration
+	ApprovalTimeout time.Duration
+	// LoopBudget bounds loop restarts per session (default 5 in 30 s);
+	// past it the session stops and the next message revives it.
+	LoopBudget supervise.Budget
+
+	Emitter Emitter
+	Logger  *slog.Logger
+	Clock   Clock
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Engine == nil {
+		return o, errors.New("session: Options.Engine is required")
+	}
+	if o.Persist && o.DB == nil {
+		return o, errors.New("session: Options.DB is required when Persist is set")
+	}
+	if o.Autonomy == nil {
+		o.Autonomy = func(string) beamclaw.Autonomy { return beamclaw.Supervised }
+	}
+	setDuration(&o.IdleHibernate, DefaultIdleHibernate)
+	setDuration(&o.TTL, DefaultTTL)
+	setDuration(&o.CleanupInterval, DefaultCleanupInterval)
+	setDuration(&o.ApprovalTimeout, DefaultApprovalTimeout)
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Clock == nil {
+		o.Clock = realClock{}
+	}
+	return o, nil
+}
+
+func setDuration(d *time.Duration, def time.Duration) {
+	if *d == 0 {
+		*d = def
+	}
+}

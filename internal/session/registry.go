@@ -1,0 +1,156 @@
+package session
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/supervise"
+)
+
+// acquire finds the live lane of id or revives it from the backend (a new
+// session when seed is set and nothing is stored). The caller must
+// release the lane; until then it is not hibernated.
+func (m *Manager) acquire(ctx context.Context, id string, seed *record) (*lane, error) {
+	for {
+		m.mu.Lock()
+		if m.stopped {
+			m.mu.Unlock()
+			return nil, beamclaw.E("session", beamclaw.KindUnavailable, "the daemon is stopping", nil)
+		}
+		l := m.live[id]
+		if l == nil {
+			l = newLane(m, id)
+			l.sends = 1
+			m.live[id] = l
+			m.mu.Unlock()
+			if err := m.revive(ctx, l, seed); err != nil {
+				m.mu.Lock()
+				delete(m.live, id)
+				m.mu.Unlock()
+				l.loadErr = err
+				close(l.ready)
+				return nil, err
+			}
+			close(l.ready)
+			return l, nil
+		}
+		m.mu.Unlock()
+		select {
+		case <-l.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if l.loadErr != nil {
+			continue
+		}
+		l.mu.Lock()
+		if !l.closed {
+			l.sends++
+			l.mu.Unlock()
+			return l, nil
+		}
+		l.mu.Unlock()
+	}
+}
+
+func (m *Manager) release(l *lane) {
+	l.mu.Lock()
+	l.sends--
+	l.last = m.clock.Now()
+	l.mu.Unlock()
+}
+
+// revive loads l's state and starts its supervisor.
+func (m *Manager) revive(ctx context.Context, l *lane, seed *record) error {
+	st, found, err := m.store.load(l.id)
+	if err != nil {
+		return beamclaw.E("session", beamclaw.KindUnavailable, "could not load the session", err)
+	}
+	now := m.clock.Now()
+	switch {
+	case found:
+		l.rec, l.stored, l.history = st.rec, true, st.history
+		if len(st.pending) > 0 {
+			if err := l.adoptPending(st); err != nil {
+				return beamclaw.E("session", beamclaw.KindUnavailable, "could not load the session", err)
+			}
+		}
+		m.emit(ctx, "session_restored", l.id, slog.String("session_id", l.id),
+			slog.Int("message_count", len(l.history)))
+	case seed == nil:
+		return notFound("session", l.id)
+	default:
+		l.rec = *seed
+		l.rec.Created, l.rec.Updated = now, now
+		m.emit(ctx, "session_start", l.id, slog.String("session_id", l.id), slog.String("user_id", seed.UserID),
+			slog.String("agent_id", seed.AgentID), slog.String("channel", seed.Channel))
+	}
+	l.last = now
+	sup := supervise.New(l.id, supervise.Options{Logger: m.log, Contain: true})
+	sup.Add(&laneService{l: l})
+	sup.Add(supervise.Guard(&loopService{l: l}, supervise.GuardOptions{Budget: m.opts.LoopBudget, Now: m.clock.Now}))
+	m.sup.Add(&sessionService{l: l, sup: sup})
+	return nil
+}
+
+// adoptPending moves messages acknowledged before a stop, whose runs never
+// started, into history: they are part of the conversation.
+func (l *lane) adoptPending(st stored) error {
+	rec := l.rec
+	rec.Updated = l.m.clock.Now()
+	c := change{from: rec.NextSeq, msgs: st.pending, unpend: st.seqs}
+	rec.NextSeq += uint64(len(st.pending))
+	rec.Messages += len(st.pending)
+	c.rec = rec
+	if err := l.m.store.apply(l.id, c); err != nil {
+		return err
+	}
+	l.rec = rec
+	l.history = append(l.history, st.pending...)
+	return nil
+}
+
+// closeIdle takes l out of the registry when it is idle and was last
+// active before cutoff. The caller holds m.mu.
+func (m *Manager) closeIdle(l *lane, cutoff int64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed || !l.idle() || l.last.UnixNano() > cutoff {
+		return false
+	}
+	l.closed = true
+	close(l.quit)
+	if m.live[l.id] == l {
+		delete(m.live, l.id)
+	}
+	return true
+}
+
+// hibernate closes l when it has been idle for IdleHibernate.
+func (m *Manager) hibernate(ctx context.Context, l *lane) bool {
+	cutoff := m.clock.Now().Add(-m.opts.IdleHibernate).UnixNano()
+	m.mu.Lock()
+	ok := m.closeIdle(l, cutoff)
+	m.mu.Unlock()
+	if ok {
+		m.emit(ctx, "session_hibernated", l.id, slog.String("session_id", l.id))
+	}
+	return ok
+}
+
+// forget drops l from the registry after its supervisor ended.
+func (m *Manager) forget(ctx context.Context, l *lane) {
+	m.mu.Lock()
+	if m.live[l.id] == l {
+		delete(m.live, l.id)
+	}
+	m.mu.Unlock()
+	l.mu.Lock()
+	closed := l.closed
+	l.mu.Unlock()
+	l.stop()
+	if !closed {
+		m.emit(ctx, "session_end", l.id, slog.String("session_id", l.id), slog.String("reason", "stopped"))
+	}
+}

@@ -1,0 +1,39 @@
+package session
+
+import (
+	"sync"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+// onceRoute wraps a run's reply route: events after the terminal one are
+// dropped, so a run is never answered twice, even when a crashed loop's
+// run is retried or failed by the lane.
+type onceRoute struct {
+	mu   sync.Mutex
+	r    beamclaw.Route
+	done bool
+}
+
+func newOnceRoute(r beamclaw.Route) *onceRoute { return &onceRoute{r: r} }
+
+// Deliver forwards ev unless the run already ended. Routes do not block,
+// so delivering under the lock keeps events in order.
+func (o *onceRoute) Deliver(ev beamclaw.RunEvent) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.done {
+		return
+	}
+	o.done = ev.Terminal()
+	if o.r != nil {
+		o.r.Deliver(ev)
+	}
+}
+
+// ended reports whether the terminal event was delivered.
+func (o *onceRoute) ended() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.done
+}

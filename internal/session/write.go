@@ -1,0 +1,158 @@
+package session
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/loop"
+)
+
+// runLane is the loop.Lane of one run.
+type runLane struct {
+	l *lane
+	r *run
+}
+
+var _ loop.Lane = (*runLane)(nil)
+
+// Commit appends the run's messages to history and persists them. After
+// a reset, messages of a run that started before it are dropped.
+func (rl *runLane) Commit(_ context.Context, msgs []beamclaw.Message) error {
+	l := rl.l
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	l.mu.Lock()
+	if rl.r.epoch != l.epoch {
+		l.mu.Unlock()
+		return nil
+	}
+	rec := l.rec
+	rec.Updated = l.m.clock.Now()
+	c := change{from: rec.NextSeq, msgs: msgs}
+	rec.NextSeq += uint64(len(msgs))
+	rec.Messages += len(msgs)
+	c.rec = rec
+	l.mu.Unlock()
+	if err := l.m.store.apply(l.id, c); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.rec = rec
+	l.history = append(l.history, msgs...)
+	l.last = rec.Updated
+	l.mu.Unlock()
+	return nil
+}
+
+// Replace swaps the history for a compacted one that keeps the run's
+// input and everything after it.
+func (rl *runLane) Replace(_ context.Context, history []beamclaw.Message) error {
+	l := rl.l
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	l.mu.Lock()
+	if rl.r.epoch != l.epoch {
+		l.mu.Unlock()
+		return nil
+	}
+	rec := l.rec
+	rec.Updated = l.m.clock.Now()
+	c := change{reset: true, from: rec.NextSeq, msgs: history}
+	rec.NextSeq += uint64(len(history))
+	rec.Messages = len(history)
+	c.rec = rec
+	l.mu.Unlock()
+	if err := l.m.store.apply(l.id, c); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	tail := len(l.history) - rl.r.start
+	l.rec = rec
+	l.history = slices.Clip(history)
+	rl.r.start = max(0, len(history)-tail)
+	l.mu.Unlock()
+	return nil
+}
+
+// Allowed reports whether an "always" approval covers key.
+func (rl *runLane) Allowed(key string) bool {
+	rl.l.mu.Lock()
+	defer rl.l.mu.Unlock()
+	_, ok := rl.l.allow[key]
+	return ok
+}
+
+// Await waits for a decision on req: from Manager.Decide, a "/yes" "/no"
+// "/always" message, or the approval timeout (Deny).
+func (rl *runLane) Await(ctx context.Context, req beamclaw.ApprovalRequest, key string) (beamclaw.Decision, error) {
+	l := rl.l
+	a := &approval{id: req.ID, key: key, ch: make(chan beamclaw.Decision, 1), req: req}
+	l.mu.Lock()
+	l.approvals = append(l.approvals, a)
+	l.mu.Unlock()
+	defer l.dropApproval(a)
+	select {
+	case d := <-a.ch:
+		return d, nil
+	case <-l.m.clock.After(l.m.opts.ApprovalTimeout):
+		return beamclaw.Deny, loop.ErrApprovalTimeout
+	case <-ctx.Done():
+		return beamclaw.Deny, ctx.Err()
+	}
+}
+
+func (l *lane) dropApproval(a *approval) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if i := slices.Index(l.approvals, a); i >= 0 {
+		l.approvals = slices.Delete(l.approvals, i, i+1)
+	}
+}
+
+// decide answers the approval id ("" = the oldest pending one). It
+// reports false when there is no such approval.
+func (l *lane) decide(id string, d beamclaw.Decision) (beamclaw.ApprovalRequest, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, a := range l.approvals {
+		if id != "" && a.id != id {
+			continue
+		}
+		l.approvals = slices.Delete(l.approvals, i, i+1)
+		if d == beamclaw.Always {
+			if l.allow == nil {
+				l.allow = make(map[string]struct{})
+			}
+			l.allow[a.key] = struct{}{}
+		}
+		a.ch <- d
+		return a.req, true
+	}
+	return beamclaw.ApprovalRequest{}, false
+}
+
+// reset empties the history (session_reset). Runs queued stay queued; a
+// run in flight keeps answering but its messages are not stored.
+func (l *lane) reset(ctx context.Context) error {
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	l.mu.Lock()
+	rec := l.rec
+	rec.Updated = l.m.clock.Now()
+	rec.Messages = 0
+	c := change{reset: true, rec: rec, created: !l.stored}
+	l.mu.Unlock()
+	if err := l.m.store.apply(l.id, c); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.rec, l.stored = rec, true
+	l.history = nil
+	l.allow = nil
+	l.epoch++
+	l.mu.Unlock()
+	l.m.emit(ctx, "session_reset", l.id, slog.String("session_id", l.id))
+	return nil
+}

@@ -1,0 +1,66 @@
+// Command fakellm runs the scripted fake OpenAI API of package fakellm as
+// a standalone server, for demos and for end-to-end tests that drive the
+// real beamclaw binary. Unscripted chat requests follow fakellm.Rules
+// (echo; "call tool NAME {json}"; "fail 429"). Out-of-process tests queue
+// replies with POST /__script and read what was received at GET /__requests.
+//
+// Usage:
+//
+//	fakellm [-addr 127.0.0.1:8089] [-script replies.json] [-echo]
+//
+// On start it prints one line, "fakellm listening on http://HOST:PORT/v1".
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/beamclaw/beamclaw-go/test/fakellm"
+)
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "fakellm:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("fakellm", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:8089", "address to listen on (port 0 picks a free one)")
+	script := fs.String("script", "", "JSON file with a list of replies to serve first")
+	echo := fs.Bool("echo", false, "answer unscripted requests with a plain echo instead of the rules")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var replies []fakellm.Reply
+	if *script != "" {
+		b, err := os.ReadFile(*script)
+		if err != nil {
+			return fmt.Errorf("read script: %w", err)
+		}
+		if err := json.Unmarshal(b, &replies); err != nil {
+			return fmt.Errorf("parse script %s: %w", *script, err)
+		}
+	}
+	srv, err := fakellm.Listen(*addr)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	if !*echo {
+		srv.SetDefault(fakellm.Rules)
+	}
+	srv.Script(replies...)
+	fmt.Fprintf(stdout, "fakellm listening on %s\n", srv.URL())
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	<-ctx.Done()
+	return nil
+}
