@@ -79,3 +79,68 @@ func (b backend) ConfigShow(configFlag string) ([]byte, error) {
 func (b backend) Doctor(ctx context.Context, configFlag string) []protocol.Check {
 	return daemon.Doctor(ctx, b.env(configFlag))
 }
+
+func (b backend) AgentCreate(configFlag, name string) (protocol.Agent, error) {
+	return daemon.AgentCreate(b.env(configFlag), name)
+}
+
+func (b backend) AgentList(configFlag string) ([]protocol.Agent, error) {
+	return daemon.AgentList(b.env(configFlag))
+}
+
+func (b backend) AgentShow(configFlag, name string) (protocol.Agent, error) {
+	return daemon.AgentShow(b.env(configFlag), name)
+}
+
+func (b backend) AgentPrompt(configFlag, name string) (string, error) {
+	return daemon.AgentPrompt(b.env(configFlag), name)
+}
+
+func (b backend) AgentDelete(configFlag, name string) error {
+	return daemon.AgentDelete(b.env(configFlag), name)
+}
+
+func (b backend) AgentRehatch(configFlag, name string, all bool) (protocol.Agent, error) {
+	return daemon.AgentRehatch(b.env(configFlag), name, all)
+}
+
+func (b backend) SkillsList(configFlag, agent string) (protocol.SkillCatalog, error) {
+	return daemon.SkillsList(b.env(configFlag), agent)
+}
+
+func (b backend) SkillShow(configFlag, agent, name string) (protocol.Skill, string, error) {
+	return daemon.SkillShow(b.env(configFlag), agent, name)
+}
+
+func (b backend) SkillInstall(ctx context.Context, configFlag, agent, name string,
+	confirm func(protocol.InstallPlan) bool, out, errOut io.Writer) (protocol.InstallPlan, error) {
+	return daemon.SkillInstall(ctx, b.env(configFlag), agent, name, confirm, out, errOut)
+}
+
+func (b backend) MCPList(ctx context.Context, configFlag string) (protocol.MCPList, error) {
+	return daemon.MCPList(ctx, b.env(configFlag))
+}
+
+func (b backend) MCPTools(ctx context.Context, configFlag, server string) ([]protocol.MCPTool, error) {
+	return daemon.MCPTools(ctx, b.env(configFlag), server)
+}
+
+func (b backend) MCPTest(ctx context.Context, configFlag, name string) ([]protocol.MCPTool, error) {
+	return daemon.MCPTest(ctx, b.env(configFlag), name)
+}
+
+func (b backend) MCPImport(configFlag, file string, write bool) (protocol.MCPImport, error) {
+	return daemon.MCPImport(b.env(configFlag), file, write)
+}
+
+func (b backend) PairList(ctx context.Context, configFlag, channel string) (protocol.PairingList, error) {
+	return daemon.PairList(ctx, b.env(configFlag), channel)
+}
+
+func (b backend) PairApprove(ctx context.Context, configFlag string, req protocol.PairApproveRequest) (protocol.Peer, error) {
+	return daemon.PairApprove(ctx, b.env(configFlag), req)
+}
+
+func (b backend) PairRevoke(ctx context.Context, configFlag string, req protocol.PairRevokeRequest) error {
+	return daemon.PairRevoke(ctx, b.env(configFlag), req)
+}

@@ -83,5 +83,9 @@ type Inbound struct {
 	Content     string
 	Attachments []Attachment
 	Autonomy    Autonomy // the channel's ceiling; "" = agent default
-	Route       Route
+	// NoApproval: nobody can answer an approval request on this route
+	// (the OpenAI-compatible API); calls that would ask are denied at once,
+	// and the answer says why.
+	NoApproval bool
+	Route      Route
 }

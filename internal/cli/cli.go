@@ -38,6 +38,10 @@ type Backend interface {
 	ConfigCheck(configFlag string) (summary string, err error)
 	ConfigShow(configFlag string) ([]byte, error)
 	Doctor(ctx context.Context, configFlag string) []protocol.Check
+	AgentBackend
+	SkillsBackend
+	MCPBackend
+	PairingBackend
 }
 
 // app carries what every command shares.
@@ -91,7 +95,8 @@ func (a *app) newRootCmd() *cobra.Command {
 	root.PersistentFlags().StringVar(&a.configFlag, "config", "", "config file (default $BEAMCLAW_HOME/config.yaml)")
 	root.AddCommand(
 		a.newStartCmd(), a.newStopCmd(), a.newRestartCmd(), a.newStatusCmd(),
-		a.newVersionCmd(), a.newDoctorCmd(), a.newConfigCmd(),
+		a.newVersionCmd(), a.newDoctorCmd(), a.newConfigCmd(), a.newTUICmd(),
+		a.newAgentCmd(), a.newSkillsCmd(), a.newMCPCmd(), a.newPairCmd(),
 	)
 	return root
 }

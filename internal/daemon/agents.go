@@ -24,6 +24,7 @@ type agents struct {
 	memOpts  memory.Options
 	embedder beamclaw.Embedder
 	log      *slog.Logger
+	autoCtx  int // core.agentic_loop.auto_context_limit when auto_context is on, else 0
 
 	mu      sync.Mutex
 	indexes map[string]*memory.Workspace
@@ -41,6 +42,9 @@ func newAgents(cfg *config.Config, paths config.Paths, emb beamclaw.Embedder, lo
 	mo.CacheTTL = time.Duration(cfg.Memory.Embedding.CacheTTLSeconds) * time.Second
 	a := &agents{ws: workspace.New(paths.AgentsDir, nil), paths: paths, memOpts: mo, embedder: emb,
 		log: log, indexes: map[string]*memory.Workspace{}}
+	if cfg.Core.AgenticLoop.AutoContext {
+		a.autoCtx = cfg.Core.AgenticLoop.AutoContextLimit
+	}
 	return a
 }
 
@@ -64,8 +68,8 @@ func (a *agents) list() []string {
 }
 
 // prompt is the loop's PromptFunc: workspace files, eligible skills, and
-// (with auto_context) memory recalled for the agent.
-func (a *agents) prompt(ctx context.Context, agentID string) (string, error) {
+// (with auto_context) the memory that best matches the run's input.
+func (a *agents) prompt(ctx context.Context, agentID, input string) (string, error) {
 	cat, err := skill.Discover(skill.Options{
 		Bundled:   skills.FS,
 		GlobalDir: a.paths.SkillsDir,
@@ -74,7 +78,23 @@ func (a *agents) prompt(ctx context.Context, agentID string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("skills: %w", err)
 	}
-	return a.ws.SystemPrompt(agentID, workspace.PromptExtras{Skills: skill.PromptSection(cat.Skills)})
+	extras := workspace.PromptExtras{Skills: skill.PromptSection(cat.Skills)}
+	if a.autoCtx > 0 && input != "" {
+		hits, err := a.Search(ctx, agentID, input, a.autoCtx)
+		if err != nil {
+			a.log.Warn("auto context", "agent", agentID, "err", err)
+		}
+		for _, h := range hits {
+			extras.Memory = append(extras.Memory, workspace.Snippet{Source: h.Source, Text: h.Text})
+		}
+	}
+	return a.ws.SystemPrompt(agentID, extras)
+}
+
+// flush is the loop's MemoryFlush: notes from the hidden pre-compaction
+// turn go to today's daily log, where memory search finds them.
+func (a *agents) flush(_ context.Context, agentID, notes string) error {
+	return a.ws.AppendDaily(agentID, "", "Saved before the conversation was compacted:\n"+notes)
 }
 
 // index returns the agent's memory index, refreshed from its files.
@@ -119,7 +139,9 @@ func (a *agents) Search(ctx context.Context, agentID, query string, limit int) (
 // workspaceFiles adapts the workspace store to builtin.Workspace.
 type workspaceFiles struct{ ws *workspace.Store }
 
-func (w workspaceFiles) ReadFile(agent, file string) (string, error) { return w.ws.ReadFile(agent, file) }
+func (w workspaceFiles) ReadFile(agent, file string) (string, error) {
+	return w.ws.ReadFile(agent, file)
+}
 func (w workspaceFiles) WriteFile(agent, file, content string) error {
 	return w.ws.WriteFile(agent, file, content)
 }

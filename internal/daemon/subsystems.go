@@ -18,7 +18,6 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/supervise"
 	"github.com/beamclaw/beamclaw-go/internal/tool"
 	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
-	"github.com/beamclaw/beamclaw-go/internal/workspace"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
@@ -29,32 +28,33 @@ type agentRuntime struct {
 	tools    *tool.Registry
 	mcp      *mcp.Manager
 	sessions *session.Manager
+	api      *sessionsAPI
 }
 
 // subsystemsInto builds the agent runtime under root and returns the
 // routes it serves publicly and on the control socket.
-func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options) (routes, control []gateway.Mount, err error) {
+func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options) (routes, control []gateway.Mount, services []suture.Service, err error) {
 	rt := &agentRuntime{scrubber: scrub.New()}
 	for _, v := range d.cfg.SecretValues(d.env.getenv) {
 		rt.scrubber.Add(v)
 	}
 	provs, err := newProviders(d.cfg, d.env.getenv, d.log)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := provs.warm(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	emb, embSvc, err := d.embedder()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	rt.agents = newAgents(d.cfg, d.paths, emb, d.log)
 	if err := rt.agents.ws.Ensure(d.cfg.Core.DefaultAgent); err != nil {
-		return nil, nil, fmt.Errorf("default agent: %w", err)
+		return nil, nil, nil, fmt.Errorf("default agent: %w", err)
 	}
 	if rt.tools, err = d.toolRegistry(rt.agents); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	memSup := supervise.New("memory", opts)
 	if embSvc != nil {
@@ -64,10 +64,10 @@ func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options)
 	root.Add(memSup)
 
 	if err := d.mcpInto(root, opts, rt); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if rt.sessions, err = d.sessions(rt, provs); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	sessSup := supervise.New("sessions", opts)
 	sessSup.Add(d.guard(rt.sessions))
@@ -132,7 +132,7 @@ func (d *daemon) toolRegistry(ag *agents) (*tool.Registry, error) {
 func (d *daemon) mcpInto(root *suture.Supervisor, opts supervise.Options, rt *agentRuntime) error {
 	servers, err := mcpServers(d.cfg, d.env.getenv)
 	if err != nil {
-		return err
+		d.log.Warn("MCP servers disabled until their variables are set", "err", err)
 	}
 	m, err := mcp.New(mcp.Options{
 		Servers: servers, ProtocolVersion: d.cfg.MCP.ProtocolVersion, MaxInlineTools: d.cfg.MCP.MaxInlineTools,
@@ -193,6 +193,7 @@ func (d *daemon) sessions(rt *agentRuntime, provs *providers) (*session.Manager,
 		Emitter:                d.bus,
 		Logger:                 d.log,
 		Workspace:              func(agentID string) string { return d.paths.AgentDir(agentID) },
+		MemoryFlush:            memoryFlush(al.MemoryFlush, rt.agents),
 		CompactionProvider:     compaction,
 		CompactionModel:        al.CompactionModel,
 		MaxToolIterations:      al.MaxToolIterations,
@@ -220,8 +221,9 @@ func (d *daemon) sessions(rt *agentRuntime, provs *providers) (*session.Manager,
 	})
 }
 
-// edges builds the gateway routes over the runtime.
-func (d *daemon) edges(rt *agentRuntime) (routes, control []gateway.Mount, err error) {
-	_ = workspace.DefaultAgent
-	return nil, nil, nil
+func memoryFlush(on bool, ag *agents) func(context.Context, string, string) error {
+	if !on {
+		return nil
+	}
+	return ag.flush
 }

@@ -32,7 +32,7 @@ func (d *daemon) tree() (*suture.Supervisor, error) {
 		return protocol.Subsystem{Ready: true, Detail: d.db.Path()}
 	})
 
-	routes, control, err := d.subsystemsInto(root, opts)
+	routes, control, services, err := d.subsystemsInto(root, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -42,6 +42,9 @@ func (d *daemon) tree() (*suture.Supervisor, error) {
 	}
 	gwSup := supervise.New("gateway", opts)
 	gwSup.Add(d.guard(supervise.Func("gateway.ratelimit", gw.PruneService())))
+	for _, svc := range services {
+		gwSup.Add(d.guard(svc))
+	}
 	gwSup.Add(d.guard(gw.Service("gateway.http", d.public, gw.PublicHandler())))
 	gwSup.Add(d.guard(gw.Service("gateway.control", d.control, gw.ControlHandler())))
 	root.Add(gwSup)

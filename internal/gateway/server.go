@@ -27,6 +27,9 @@ type Mount struct {
 	Method  string // "" mounts a whole subtree at Pattern
 	Pattern string
 	Handler http.Handler
+	// PublicOnly keeps the route off the control socket, which serves its
+	// own variant (the local WebSocket of the terminal UI, say).
+	PublicOnly bool
 }
 
 // RateLimit configures the limiter; Requests <= 0 disables it.
@@ -117,7 +120,13 @@ func (s *Server) ControlHandler() http.Handler {
 		w.WriteHeader(http.StatusAccepted)
 		s.opts.Stop()
 	})
-	s.routes(r, append(append([]Mount{}, s.opts.Routes...), s.opts.Control...))
+	mounts := make([]Mount, 0, len(s.opts.Routes)+len(s.opts.Control))
+	for _, m := range s.opts.Routes {
+		if !m.PublicOnly {
+			mounts = append(mounts, m)
+		}
+	}
+	s.routes(r, append(mounts, s.opts.Control...))
 	return r
 }
 

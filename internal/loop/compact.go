@@ -51,15 +51,18 @@ func (rs *runState) maybeCompact(ctx context.Context) error {
 		return nil
 	}
 	rs.setState(ctx, StateCompacting)
-	if opts.BeforeCompact != nil {
-		if err := opts.BeforeCompact(ctx, rs.history); err != nil {
-			opts.Logger.LogAttrs(ctx, slog.LevelWarn, "memory flush before compaction failed",
-				slog.String("session_id", rs.r.SessionID), slog.String("err", opts.Scrub.String(err.Error())))
-		}
-	}
 	cut := splitPoint(rs.history, window*opts.CompactionTargetPct/100)
 	if cut == 0 {
 		return nil
+	}
+	if opts.MemoryFlush != nil {
+		if err := rs.flushMemory(ctx, rs.history[:cut]); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			opts.Logger.LogAttrs(ctx, slog.LevelWarn, "memory flush before compaction failed",
+				slog.String("session_id", rs.r.SessionID), slog.String("err", opts.Scrub.String(err.Error())))
+		}
 	}
 	old, kept := rs.history[:cut], rs.history[cut:]
 	next := make([]beamclaw.Message, 0, len(kept)+1)
@@ -109,6 +112,51 @@ func splitPoint(h []beamclaw.Message, budget int) int {
 	return cut
 }
 
+// flushInstruction is the hidden pre-compaction turn's system prompt.
+const flushInstruction = "The conversation below is about to be compacted and its details " +
+	"will be lost. Write down, as short markdown bullet points, the durable facts worth " +
+	"remembering for later conversations: the user's preferences, decisions, names, " +
+	"commitments and open tasks. Write only the bullets. If nothing is worth keeping, " +
+	"answer exactly " + flushNothing + "."
+
+// flushNothing is the hidden turn's answer when nothing is worth saving.
+const flushNothing = "NOTHING"
+
+// flushMemory runs the hidden memory-flush turn over the messages about to
+// be compacted and hands the notes to Options.MemoryFlush. Nothing of it
+// reaches the route or the history.
+func (rs *runState) flushMemory(ctx context.Context, old []beamclaw.Message) error {
+	req := beamclaw.ChatRequest{Model: rs.model, Messages: []beamclaw.Message{
+		{Role: beamclaw.RoleSystem, Content: flushInstruction},
+		{Role: beamclaw.RoleUser, Content: transcript(old)},
+	}}
+	resp, err := rs.provider.Chat(ctx, req, func(string) {})
+	if err != nil {
+		return fmt.Errorf("memory flush turn: %w", err)
+	}
+	notes := strings.TrimSpace(rs.e.opts.Scrub.String(resp.Message.Content))
+	saved := notes != "" && !strings.EqualFold(notes, flushNothing)
+	if saved {
+		if err := rs.e.opts.MemoryFlush(ctx, rs.r.AgentID, notes); err != nil {
+			return fmt.Errorf("save flushed memory: %w", err)
+		}
+	}
+	rs.emit(ctx, "memory_flush", slog.Bool("saved", saved), slog.Int("bytes", len(notes)))
+	return nil
+}
+
+// transcript renders messages as plain text for a hidden turn.
+func transcript(msgs []beamclaw.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		fmt.Fprintf(&b, "%s: %s\n", m.Role, m.Content)
+		for _, c := range m.ToolCalls {
+			fmt.Fprintf(&b, "%s called %s %s\n", m.Role, c.Name, c.Args)
+		}
+	}
+	return b.String()
+}
+
 // summarise asks the compaction provider for a summary of old.
 func (rs *runState) summarise(ctx context.Context, old []beamclaw.Message) (string, error) {
 	p, model := rs.provider, rs.model
@@ -118,16 +166,9 @@ func (rs *runState) summarise(ctx context.Context, old []beamclaw.Message) (stri
 	if rs.e.opts.CompactionModel != "" {
 		model = rs.e.opts.CompactionModel
 	}
-	var b strings.Builder
-	for _, m := range old {
-		fmt.Fprintf(&b, "%s: %s\n", m.Role, m.Content)
-		for _, c := range m.ToolCalls {
-			fmt.Fprintf(&b, "%s called %s %s\n", m.Role, c.Name, c.Args)
-		}
-	}
 	req := beamclaw.ChatRequest{Model: model, Messages: []beamclaw.Message{
 		{Role: beamclaw.RoleSystem, Content: summaryInstruction},
-		{Role: beamclaw.RoleUser, Content: b.String()},
+		{Role: beamclaw.RoleUser, Content: transcript(old)},
 	}}
 	resp, err := p.Chat(ctx, req, func(string) {})
 	if err != nil {

@@ -93,12 +93,22 @@ func (e *Engine) Run(ctx context.Context, r Run) error {
 		return err
 	}
 	if e.opts.Prompt != nil {
-		if rs.system, err = e.opts.Prompt(ctx, r.AgentID); err != nil {
+		if rs.system, err = e.opts.Prompt(ctx, r.AgentID, lastUserText(rs.history)); err != nil {
 			return rs.fail(ctx, fmt.Errorf("system prompt of agent %s: %w", r.AgentID, err))
 		}
 	}
 	rs.defs = e.toolDefs(r.AgentID)
 	return rs.iterate(ctx)
+}
+
+// lastUserText is the content of the last user message in h.
+func lastUserText(h []beamclaw.Message) string {
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].Role == beamclaw.RoleUser {
+			return h[i].Content
+		}
+	}
+	return ""
 }
 
 func (e *Engine) toolDefs(agentID string) []beamclaw.ToolDef {

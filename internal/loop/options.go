@@ -46,7 +46,9 @@ type Scrubber interface {
 type ProviderFunc func(agentID string) (p beamclaw.Provider, model string, err error)
 
 // PromptFunc builds the system prompt of an agent (workspace + skills).
-type PromptFunc func(ctx context.Context, agentID string) (string, error)
+// input is the run's user message, for recalling related memory
+// (core.agentic_loop.auto_context).
+type PromptFunc func(ctx context.Context, agentID, input string) (string, error)
 
 // WindowFunc returns the context window, in tokens, of a model.
 type WindowFunc func(model string) int
@@ -88,9 +90,13 @@ type Options struct {
 	Logger *slog.Logger
 	// Workspace gives an agent's workspace directory for Invocation.
 	Workspace func(agentID string) string
-	// BeforeCompact runs before a compaction (the memory-flush hidden
-	// turn); its error is logged and compaction goes on.
-	BeforeCompact func(ctx context.Context, history []beamclaw.Message) error
+	// MemoryFlush, when set (core.agentic_loop.memory_flush), saves what
+	// the hidden pre-compaction turn wrote down: before history is
+	// summarised, the model is asked, out of sight of the user, for the
+	// durable facts worth keeping, and MemoryFlush stores them (the daemon
+	// appends them to the agent's daily log). Its failure is logged and
+	// compaction goes on.
+	MemoryFlush func(ctx context.Context, agentID, notes string) error
 	// CompactionProvider and CompactionModel summarise old history
 	// (default: the agent's provider and model).
 	CompactionProvider beamclaw.Provider

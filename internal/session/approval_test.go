@@ -146,3 +146,24 @@ func TestDecideUnknown(t *testing.T) {
 		t.Errorf("Decide on nothing: %v, want not found", err)
 	}
 }
+
+func TestApprovalImpossibleOnRouteDeniesAtOnce(t *testing.T) {
+	tl := &echoTool{name: "write", approval: true}
+	// A long approval timeout: the run must not wait for it.
+	e := newEnv(t, envOpts{tools: []beamclaw.Tool{tl}, session: func(o *Options) { o.ApprovalTimeout = time.Hour }})
+	e.p.add(callTool("write", `{"text":"x"}`), say("done"))
+	r, _ := e.send(t, "api:ana", "go", func(in *beamclaw.Inbound) { in.Channel = "http"; in.NoApproval = true })
+	if ev := r.wait(t); ev.Text != "done" {
+		t.Fatalf("final %q", ev.Text)
+	}
+	if tl.runs.Load() != 0 {
+		t.Error("a tool needing approval ran without one")
+	}
+	if n := len(r.of(beamclaw.EvApprovalRequest)); n != 0 {
+		t.Errorf("%d approval requests on a route that cannot answer, want 0", n)
+	}
+	res := toolResults(e.p)
+	if len(res) != 1 || !strings.Contains(res[0], "cannot be asked for on this channel") {
+		t.Errorf("tool results %q, want the reason", res)
+	}
+}

@@ -30,6 +30,7 @@ type scripted struct {
 	steps    []step
 	reqs     []beamclaw.ChatRequest
 	summary  step
+	flush    step // the hidden memory-flush turn
 	noRecord bool // benchmarks: keep no requests
 }
 
@@ -45,6 +46,8 @@ func (p *scripted) Chat(ctx context.Context, req beamclaw.ChatRequest, onText fu
 	switch {
 	case len(req.Messages) > 0 && strings.HasPrefix(req.Messages[0].Content, "You compact conversations"):
 		s = p.summary
+	case len(req.Messages) > 0 && strings.HasPrefix(req.Messages[0].Content, "The conversation below is about to be compacted"):
+		s = p.flush
 	case len(p.steps) > 0:
 		s, p.steps = p.steps[0], p.steps[1:]
 	}

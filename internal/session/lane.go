@@ -24,6 +24,7 @@ type run struct {
 	id       string
 	channel  string
 	autonomy beamclaw.Autonomy
+	noAsk    bool // nobody can answer approvals on this run's route
 	route    *onceRoute
 	msg      beamclaw.Message // the user message
 	pending  uint64           // its pending key while not yet in history
@@ -251,7 +252,7 @@ func (l *lane) loopRun(r *run) loop.Run {
 	n := len(l.history)
 	return loop.Run{ID: r.id, SessionID: l.id, UserID: l.rec.UserID, AgentID: l.rec.AgentID,
 		Channel: r.channel, Autonomy: r.autonomy, History: l.history[:n:n], Route: r.route,
-		Lane: &runLane{l: l, r: r}}
+		Lane: &runLane{l: l, r: r}, NoApproval: r.noAsk}
 }
 
 // finish records that the loop completed r.

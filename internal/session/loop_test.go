@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -170,5 +171,83 @@ func TestXMLToolCallIsParsedAndNotStreamed(t *testing.T) {
 		if strings.Contains(ev.Text, "<tool_call") {
 			t.Errorf("tool markup streamed: %q", ev.Text)
 		}
+	}
+}
+
+func TestMemoryFlushBeforeCompaction(t *testing.T) {
+	big := strings.Repeat("y", 400) // 100 tokens
+	cases := []struct {
+		name  string
+		flush step
+		want  []string // notes handed to MemoryFlush
+	}{
+		{"notes saved", say("- the user likes tea"), []string{"- the user likes tea"}},
+		{"nothing to keep", say("NOTHING"), nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var got []string
+			var agents []string
+			e := newEnv(t, envOpts{p: &scripted{summary: say("summary"), flush: tc.flush}, loop: func(o *loop.Options) {
+				o.Window = func(string) int { return 500 }
+				o.MemoryFlush = func(_ context.Context, agentID, notes string) error {
+					mu.Lock()
+					defer mu.Unlock()
+					got = append(got, notes)
+					agents = append(agents, agentID)
+					return nil
+				}
+			}})
+			for range 3 {
+				r, _ := e.send(t, "local:ana", big)
+				if ev := r.wait(t); ev.Type != beamclaw.EvFinal {
+					t.Fatalf("run ended with %s %q", ev.Type, ev.Text)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("flushed notes (-want +got):\n%s", diff)
+			}
+			for _, a := range agents {
+				if a != "default" {
+					t.Errorf("flushed for agent %q", a)
+				}
+			}
+			if n := len(e.ev.named("memory_flush")); n != 1 {
+				t.Errorf("%d memory_flush events, want 1", n)
+			}
+			for _, req := range e.p.requests() {
+				for _, m := range req.Messages {
+					if strings.Contains(m.Content, "about to be compacted") && req.Messages[0].Content != m.Content {
+						t.Error("the hidden flush instruction leaked into a visible request")
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestPromptSeesTheRunInput(t *testing.T) {
+	var mu sync.Mutex
+	var inputs []string
+	e := newEnv(t, envOpts{loop: func(o *loop.Options) {
+		o.Prompt = func(_ context.Context, agentID, input string) (string, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			inputs = append(inputs, input)
+			return "You are " + agentID + ".", nil
+		}
+	}})
+	r, _ := e.send(t, "local:ana", "what did I say about tea?")
+	r.wait(t)
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff([]string{"what did I say about tea?"}, inputs); diff != "" {
+		t.Errorf("prompt inputs (-want +got):\n%s", diff)
+	}
+	if reqs := e.p.requests(); len(reqs) == 0 || reqs[0].Messages[0].Content != "You are default." {
+		t.Errorf("system prompt not sent first: %+v", reqs)
 	}
 }

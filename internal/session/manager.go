@@ -120,7 +120,7 @@ func (m *Manager) Send(ctx context.Context, in beamclaw.Inbound) (string, error)
 			return runID, nil
 		}
 	}
-	r := &run{id: runID, channel: in.Channel, autonomy: m.autonomy(in), route: route,
+	r := &run{id: runID, channel: in.Channel, autonomy: m.autonomy(in), noAsk: in.NoApproval, route: route,
 		msg: beamclaw.Message{ID: runID, Role: beamclaw.RoleUser, Content: in.Content,
 			Attachments: in.Attachments, Time: m.clock.Now()}}
 	prev, err := l.submit(r, in.MessageID)

@@ -1,0 +1,53 @@
+# beamclaw-go — `make help` lists the targets.
+GO        ?= go
+BIN       ?= bin/beamclaw
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT    ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+LDFLAGS   := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+STATICCHECK_VERSION := v0.8.2
+BENCH_PKGS ?= ./...
+
+.PHONY: help build run test e2e lint bench check fmt tidy demo clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
+
+build: ## build the stripped binary into bin/beamclaw
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/beamclaw
+
+run: build ## build and run the daemon in the foreground
+	$(BIN) start --foreground
+
+test: ## every test with the race detector (unit, integration, end-to-end)
+	$(GO) test -race -count=1 -timeout 30m ./...
+
+e2e: ## only the end-to-end suites that drive the real binary
+	$(GO) test -race -count=1 -timeout 20m ./test/...
+
+lint: ## go vet and staticcheck
+	$(GO) vet ./...
+	@command -v staticcheck >/dev/null 2>&1 || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	PATH="$$PATH:$$($(GO) env GOPATH)/bin" staticcheck ./...
+
+bench: ## benchmarks with allocations (compare runs with benchstat)
+	$(GO) test -run '^$$' -bench . -benchmem -count=6 $(BENCH_PKGS)
+
+fmt: ## gofmt every file
+	gofmt -w $$(git ls-files '*.go')
+
+tidy: ## go mod tidy
+	$(GO) mod tidy
+
+check: ## formatting, tidy go.mod, lint, tests (with the import-graph test)
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo 'gofmt needed'; exit 1)
+	@cp go.mod /tmp/beamclaw-go.mod.bak; cp go.sum /tmp/beamclaw-go.sum.bak; $(GO) mod tidy; \
+	  if ! git diff --quiet -- go.mod go.sum; then echo 'go.mod/go.sum not tidy'; git diff --stat -- go.mod go.sum; \
+	  cp /tmp/beamclaw-go.mod.bak go.mod; cp /tmp/beamclaw-go.sum.bak go.sum; exit 1; fi
+	$(MAKE) lint
+	$(MAKE) test
+
+demo: build ## run the daemon against the scripted fake LLM: no API key needed
+	./scripts/demo.sh
+
+clean: ## remove build output
+	rm -rf bin

@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
+)
+
+// MCPBackend reports, tests and imports MCP servers. List and Tools ask
+// the running daemon (List falls back to the config file without one);
+// Test and Import never need a daemon.
+type MCPBackend interface {
+	MCPList(ctx context.Context, configFlag string) (protocol.MCPList, error)
+	MCPTools(ctx context.Context, configFlag, server string) ([]protocol.MCPTool, error)
+	MCPTest(ctx context.Context, configFlag, name string) ([]protocol.MCPTool, error)
+	MCPImport(configFlag, file string, write bool) (protocol.MCPImport, error)
+}
+
+func (a *app) newMCPCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "List, inspect, test or import MCP servers",
+	}
+	cmd.AddCommand(a.newMCPListCmd(), a.newMCPToolsCmd(), a.newMCPTestCmd(), a.newMCPImportCmd())
+	return cmd
+}
+
+func (a *app) newMCPListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List MCP servers with their state, tool count, restarts and last error",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			list, err := a.backend.MCPList(cmd.Context(), a.configFlag)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(list)
+			}
+			if len(list.Servers) == 0 {
+				fmt.Fprintln(a.stdout, "no MCP servers configured (mcp.servers); add some with `beamclaw mcp import FILE`")
+				return nil
+			}
+			if !list.Daemon {
+				fmt.Fprintln(a.stderr, "no daemon is running: showing the configured servers (`beamclaw mcp test NAME` tries one)")
+			}
+			t := newTable(a.stdout, "NAME", "TRANSPORT", "STATE", "TOOLS", "RESTARTS", "LAST ERROR")
+			for _, s := range list.Servers {
+				state := s.State
+				if len(s.Changed) > 0 {
+					state += " (" + strconv.Itoa(len(s.Changed)) + " changed)"
+				}
+				t.row(s.Name, s.Transport, state, strconv.Itoa(s.Tools), strconv.Itoa(s.Restarts), orDash(oneLine(s.LastError, 60)))
+			}
+			return t.flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the servers as JSON")
+	return cmd
+}
+
+func (a *app) newMCPToolsCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "tools [SERVER]",
+		Short: "List the tools of the running daemon's MCP servers (of one server when named)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			server := ""
+			if len(args) == 1 {
+				server = args[0]
+			}
+			tools, err := a.backend.MCPTools(cmd.Context(), a.configFlag, server)
+			if err != nil {
+				return err
+			}
+			return a.printTools(tools, asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the tools as JSON")
+	return cmd
+}
+
+func (a *app) printTools(tools []protocol.MCPTool, asJSON bool) error {
+	if asJSON {
+		if tools == nil {
+			tools = []protocol.MCPTool{}
+		}
+		return a.printJSON(protocol.MCPTools{Tools: tools})
+	}
+	if len(tools) == 0 {
+		fmt.Fprintln(a.stdout, "no tools (no MCP server is ready)")
+		return nil
+	}
+	t := newTable(a.stdout, "TOOL", "SERVER", "FLAGS", "DESCRIPTION")
+	changed := 0
+	for _, tl := range tools {
+		var flags []string
+		if tl.Changed {
+			flags, changed = append(flags, "CHANGED"), changed+1
+		}
+		if tl.Trusted {
+			flags = append(flags, "trusted")
+		}
+		t.row(tl.Name, tl.Server, orDash(strings.Join(flags, ",")), oneLine(tl.Description, 70))
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if changed > 0 {
+		fmt.Fprintf(a.stdout, "\n%d tool definition(s) CHANGED since they were approved: their approvals were dropped; review them before allowing again\n", changed)
+	}
+	return nil
+}
+
+func (a *app) newMCPTestCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "test NAME",
+		Short: "Connect to a configured MCP server without the daemon and list its tools",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fmt.Fprintf(a.stderr, "connecting to %s...\n", args[0])
+			tools, err := a.backend.MCPTest(cmd.Context(), a.configFlag, args[0])
+			if err != nil {
+				return err
+			}
+			if !asJSON {
+				fmt.Fprintf(a.stdout, "%s: ok, %d tools\n", args[0], len(tools))
+			}
+			return a.printTools(tools, asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the tools as JSON")
+	return cmd
+}
+
+func (a *app) newMCPImportCmd() *cobra.Command {
+	var write, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "import FILE",
+		Short: "Convert a Claude Desktop style mcpServers JSON file into mcp.servers config",
+		Long: "import reads {\"mcpServers\": {...}} (Claude Desktop, Cursor, VS Code) and prints the YAML to add\n" +
+			"under mcp.servers. Values that look like credentials become {env: VAR} references, never\n" +
+			"copied: export the variables named in the notes. --write appends the servers to the config\n" +
+			"file (created if missing; the old file is kept as .bak) and refuses names already there.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			res, err := a.backend.MCPImport(a.configFlag, args[0], write)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(res)
+			}
+			if res.Written == "" {
+				fmt.Fprint(a.stdout, res.YAML)
+			} else {
+				fmt.Fprintf(a.stdout, "added %d MCP server(s) to %s: %s\n", len(res.Servers), res.Written, strings.Join(res.Servers, ", "))
+			}
+			for _, n := range res.Notes {
+				fmt.Fprintln(a.stderr, "note:", n)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&write, "write", false, "append the servers to the config file")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}

@@ -1,0 +1,157 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/config"
+	"github.com/beamclaw/beamclaw-go/internal/skill"
+	"github.com/beamclaw/beamclaw-go/internal/workspace"
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
+	"github.com/beamclaw/beamclaw-go/skills"
+)
+
+// The agent commands work on files only, so they run with or without a
+// daemon and do not need a valid config: only BEAMCLAW_HOME.
+
+// homePaths resolves the paths under BEAMCLAW_HOME without loading the
+// config.
+func (e Env) homePaths() (config.Paths, error) {
+	home, err := config.HomeDir(e.getenv)
+	if err != nil {
+		return config.Paths{}, err
+	}
+	return config.NewPaths(home), nil
+}
+
+func (e Env) workspaces() (*workspace.Store, config.Paths, error) {
+	p, err := e.homePaths()
+	if err != nil {
+		return nil, p, err
+	}
+	return workspace.New(p.AgentsDir, nil), p, nil
+}
+
+// userError shows a user-facing message while keeping the cause for
+// errors.Is and errors.As.
+type userError struct {
+	msg string
+	err error
+}
+
+func (e *userError) Error() string { return e.msg }
+func (e *userError) Unwrap() error { return e.err }
+
+// plain turns a beamclaw.Error that carries a user message (not found,
+// invalid, conflict...) into that message alone; other errors pass.
+func plain(err error) error {
+	var be *beamclaw.Error
+	if err == nil || !errors.As(err, &be) || be.Kind == beamclaw.KindInternal {
+		return err
+	}
+	return &userError{msg: beamclaw.UserMessage(err), err: err}
+}
+
+// AgentCreate makes a new agent workspace from the default templates.
+func AgentCreate(env Env, name string) (protocol.Agent, error) {
+	ws, _, err := env.workspaces()
+	if err != nil {
+		return protocol.Agent{}, err
+	}
+	if err := ws.Create(name); err != nil {
+		return protocol.Agent{}, plain(err)
+	}
+	return agentShow(ws, name)
+}
+
+// AgentList describes every agent, sorted by name.
+func AgentList(env Env) ([]protocol.Agent, error) {
+	ws, _, err := env.workspaces()
+	if err != nil {
+		return nil, err
+	}
+	list, err := ws.List()
+	if err != nil {
+		return nil, plain(err)
+	}
+	out := make([]protocol.Agent, 0, len(list))
+	for _, a := range list {
+		out = append(out, agentWire(a))
+	}
+	return out, nil
+}
+
+// AgentShow describes one agent.
+func AgentShow(env Env, name string) (protocol.Agent, error) {
+	ws, _, err := env.workspaces()
+	if err != nil {
+		return protocol.Agent{}, err
+	}
+	return agentShow(ws, name)
+}
+
+func agentShow(ws *workspace.Store, name string) (protocol.Agent, error) {
+	a, err := ws.Get(name)
+	if err != nil {
+		return protocol.Agent{}, plain(err)
+	}
+	return agentWire(a), nil
+}
+
+// AgentPrompt assembles the agent's system prompt as the loop would
+// (workspace files, daily logs, eligible skills), without recalled memory.
+func AgentPrompt(env Env, name string) (string, error) {
+	ws, paths, err := env.workspaces()
+	if err != nil {
+		return "", err
+	}
+	if ok, err := ws.Exists(name); err != nil || !ok {
+		if err == nil {
+			err = beamclaw.E("agent", beamclaw.KindNotFound, "no agent named "+name, nil)
+		}
+		return "", plain(err)
+	}
+	cat, err := skill.Discover(skill.Options{Bundled: skills.FS, GlobalDir: paths.SkillsDir,
+		AgentDir: paths.AgentDir(name) + "/skills"})
+	if err != nil {
+		return "", fmt.Errorf("skills: %w", err)
+	}
+	p, err := ws.SystemPrompt(name, workspace.PromptExtras{Skills: skill.PromptSection(cat.Skills)})
+	return p, plain(err)
+}
+
+// AgentDelete removes the agent's workspace and everything in it.
+func AgentDelete(env Env, name string) error {
+	ws, _, err := env.workspaces()
+	if err != nil {
+		return err
+	}
+	return plain(ws.Delete(name))
+}
+
+// AgentRehatch restores the default templates, keeping memory/ unless all.
+func AgentRehatch(env Env, name string, all bool) (protocol.Agent, error) {
+	ws, _, err := env.workspaces()
+	if err != nil {
+		return protocol.Agent{}, err
+	}
+	if err := ws.Rehatch(name, all); err != nil {
+		return protocol.Agent{}, plain(err)
+	}
+	return agentShow(ws, name)
+}
+
+func agentWire(a workspace.Agent) protocol.Agent {
+	out := protocol.Agent{Name: a.Name, Dir: a.Dir, BootstrapPending: a.BootstrapPending,
+		Files: make([]protocol.AgentFile, 0, len(a.Files)), DailyLogs: a.DailyLogs}
+	if out.DailyLogs == nil {
+		out.DailyLogs = []string{}
+	}
+	for _, f := range a.Files {
+		out.Files = append(out.Files, protocol.AgentFile{Name: f.Name, Size: f.Size,
+			ModTime: f.ModTime.UTC().Format(time.RFC3339)})
+	}
+	return out
+}

@@ -1,0 +1,129 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/beamclaw/beamclaw-go/internal/config"
+	"github.com/beamclaw/beamclaw-go/internal/mcp"
+	"github.com/beamclaw/beamclaw-go/pkg/client"
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
+)
+
+// stateNotRunning is the state of a configured server when no daemon runs.
+const stateNotRunning = "not running"
+
+// controlDo calls a control route of the running daemon. ok is false
+// (with no error) when no daemon answers on the socket; a daemon's error
+// answer becomes its message alone.
+func controlDo(ctx context.Context, socket, method, path string, in, out any) (ok bool, err error) {
+	c := client.NewUnix(socket)
+	defer c.Close()
+	err = c.Do(ctx, method, path, in, out)
+	if errors.Is(err, client.ErrNoDaemon) {
+		return false, nil
+	}
+	var ce *client.Error
+	if errors.As(err, &ce) {
+		return true, &userError{msg: ce.Message, err: err}
+	}
+	return true, err
+}
+
+// MCPList reports the MCP servers: live from the running daemon, or from
+// the config file (state "not running" or "disabled") when none runs.
+func MCPList(ctx context.Context, env Env) (protocol.MCPList, error) {
+	paths, err := env.homePaths()
+	if err != nil {
+		return protocol.MCPList{}, err
+	}
+	var list protocol.MCPList
+	if ok, err := controlDo(ctx, paths.Socket, http.MethodGet, protocol.ControlMCP, nil, &list); ok || err != nil {
+		return list, err
+	}
+	cfg, _, err := env.load()
+	if err != nil {
+		return protocol.MCPList{}, err
+	}
+	list = protocol.MCPList{Servers: make([]protocol.MCPServer, 0, len(cfg.MCP.Servers))}
+	for _, s := range cfg.MCP.Servers {
+		state := stateNotRunning
+		if !s.Enabled {
+			state = string(mcp.StateDisabled)
+		}
+		list.Servers = append(list.Servers, protocol.MCPServer{Name: s.Name, Transport: s.Transport, State: state})
+	}
+	return list, nil
+}
+
+// MCPTools lists the tools of the running daemon's ready MCP servers (of
+// one server when server is not empty). It needs a daemon.
+func MCPTools(ctx context.Context, env Env, server string) ([]protocol.MCPTool, error) {
+	paths, err := env.homePaths()
+	if err != nil {
+		return nil, err
+	}
+	path := protocol.ControlMCPTools
+	if server != "" {
+		path += "?server=" + url.QueryEscape(server)
+	}
+	var out protocol.MCPTools
+	ok, err := controlDo(ctx, paths.Socket, http.MethodGet, path, nil, &out)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("no beamclaw daemon is running (socket %s); `beamclaw mcp test NAME` lists a server's tools without one", paths.Socket)
+	}
+	return out.Tools, nil
+}
+
+// MCPTest connects to the configured server name without a daemon,
+// performs the handshake, lists its tools and disconnects.
+func MCPTest(ctx context.Context, env Env, name string) ([]protocol.MCPTool, error) {
+	cfg, _, err := env.load()
+	if err != nil {
+		return nil, err
+	}
+	var found *config.MCPServer
+	for i := range cfg.MCP.Servers {
+		if cfg.MCP.Servers[i].Name == name {
+			found = &cfg.MCP.Servers[i]
+		}
+	}
+	if found == nil {
+		return nil, fmt.Errorf("no MCP server named %q in mcp.servers (see `beamclaw mcp list`)", name)
+	}
+	one := *cfg
+	one.MCP.Servers = []config.MCPServer{*found}
+	servers, err := mcpServers(&one, env.getenv)
+	if err != nil {
+		return nil, err
+	}
+	infos, err := mcp.Probe(ctx, servers[0], cfg.MCP.ProtocolVersion)
+	if err != nil {
+		return nil, err
+	}
+	return toolsWire(infos), nil
+}
+
+func toolsWire(infos []mcp.ToolInfo) []protocol.MCPTool {
+	out := make([]protocol.MCPTool, 0, len(infos))
+	for _, t := range infos {
+		out = append(out, protocol.MCPTool{Name: t.Name, Server: t.Server, RemoteName: t.RemoteName,
+			Description: t.Description, Changed: t.Changed, Trusted: t.Trusted})
+	}
+	return out
+}
+
+func serversWire(st []mcp.ServerStatus) []protocol.MCPServer {
+	out := make([]protocol.MCPServer, 0, len(st))
+	for _, s := range st {
+		out = append(out, protocol.MCPServer{Name: s.Name, Transport: s.Transport, State: string(s.State),
+			Tools: s.Tools, Restarts: s.Restarts, LastError: s.LastError, Changed: s.Changed})
+	}
+	return out
+}

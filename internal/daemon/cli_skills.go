@@ -1,0 +1,129 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/skill"
+	"github.com/beamclaw/beamclaw-go/internal/workspace"
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
+	"github.com/beamclaw/beamclaw-go/skills"
+)
+
+// skillEnv is how the skill commands look at the machine; tests replace
+// LookPath and Run.
+type skillEnv struct {
+	machine skill.Env
+	run     skill.Runner
+}
+
+func (e Env) skillEnv(out, errOut io.Writer) skillEnv {
+	return skillEnv{machine: skill.Env{Getenv: e.getenv}, run: skill.ExecRunner{Stdout: out, Stderr: errOut}}
+}
+
+// discoverSkills loads the bundled, global and agent skills as the agent
+// sees them; agent "" means core.default_agent.
+func discoverSkills(env Env, se skillEnv, agent string) (skill.Catalog, string, error) {
+	cfg, paths, err := env.load()
+	if err != nil {
+		return skill.Catalog{}, "", err
+	}
+	if agent == "" {
+		agent = cfg.Core.DefaultAgent
+	}
+	if err := workspace.ValidName(agent); err != nil {
+		return skill.Catalog{}, "", plain(err)
+	}
+	cat, err := skill.Discover(skill.Options{Bundled: skills.FS, GlobalDir: paths.SkillsDir,
+		AgentDir: paths.AgentDir(agent) + "/skills", Env: se.machine})
+	if err != nil {
+		return skill.Catalog{}, "", err
+	}
+	return cat, agent, nil
+}
+
+// SkillsList describes every skill the agent ("" = the default agent)
+// sees, with its eligibility on this machine.
+func SkillsList(env Env, agent string) (protocol.SkillCatalog, error) {
+	return skillsList(env, env.skillEnv(nil, nil), agent)
+}
+
+func skillsList(env Env, se skillEnv, agent string) (protocol.SkillCatalog, error) {
+	cat, agent, err := discoverSkills(env, se, agent)
+	if err != nil {
+		return protocol.SkillCatalog{}, err
+	}
+	out := protocol.SkillCatalog{Agent: agent, Skills: make([]protocol.Skill, 0, len(cat.Skills))}
+	for _, s := range cat.Skills {
+		out.Skills = append(out.Skills, skillWire(s))
+	}
+	for _, p := range cat.Problems {
+		out.Problems = append(out.Problems, p.Error())
+	}
+	return out, nil
+}
+
+// SkillShow returns the skill's description and its whole SKILL.md.
+func SkillShow(env Env, agent, name string) (protocol.Skill, string, error) {
+	s, err := findSkill(env, env.skillEnv(nil, nil), agent, name)
+	if err != nil {
+		return protocol.Skill{}, "", err
+	}
+	return skillWire(s), s.Content, nil
+}
+
+func findSkill(env Env, se skillEnv, agent, name string) (skill.Skill, error) {
+	cat, agent, err := discoverSkills(env, se, agent)
+	if err != nil {
+		return skill.Skill{}, err
+	}
+	s, ok := cat.Get(name)
+	if !ok {
+		return skill.Skill{}, plain(beamclaw.E("skills", beamclaw.KindNotFound,
+			fmt.Sprintf("no skill named %q for agent %s (see `beamclaw skills list`)", name, agent), nil))
+	}
+	return s, nil
+}
+
+// SkillInstall plans the install of the skill's declared dependencies,
+// asks confirm (skipped when the plan has no step), then runs the steps
+// with their output on out and errOut. A declined plan is returned with
+// no error and nothing run.
+func SkillInstall(ctx context.Context, env Env, agent, name string,
+	confirm func(protocol.InstallPlan) bool, out, errOut io.Writer) (protocol.InstallPlan, error) {
+	return skillInstall(ctx, env, env.skillEnv(out, errOut), agent, name, confirm)
+}
+
+func skillInstall(ctx context.Context, env Env, se skillEnv, agent, name string,
+	confirm func(protocol.InstallPlan) bool) (protocol.InstallPlan, error) {
+	s, err := findSkill(env, se, agent, name)
+	if err != nil {
+		return protocol.InstallPlan{}, err
+	}
+	plan := skill.PlanInstall(s, se.machine)
+	wire := planWire(plan)
+	if len(plan.Steps) == 0 || !confirm(wire) {
+		return wire, nil
+	}
+	if err := skill.Install(ctx, plan, se.run); err != nil {
+		return wire, err
+	}
+	return wire, nil
+}
+
+func skillWire(s skill.Skill) protocol.Skill {
+	return protocol.Skill{Name: s.Name, Description: s.Description, Emoji: s.Emoji, Homepage: s.Homepage,
+		Source: s.Source.String(), Path: s.Path, Eligible: s.Status.Eligible, Missing: s.Status.Missing,
+		Flags: s.Flags, Installable: len(s.Install) > 0}
+}
+
+func planWire(p skill.Plan) protocol.InstallPlan {
+	out := protocol.InstallPlan{Skill: p.Skill, Steps: make([]protocol.InstallStep, 0, len(p.Steps)), Skipped: p.Skipped}
+	for _, st := range p.Steps {
+		out.Steps = append(out.Steps, protocol.InstallStep{Kind: st.Spec.Kind, Package: st.Spec.Package,
+			Label: st.Spec.Label, Argv: st.Argv})
+	}
+	return out
+}

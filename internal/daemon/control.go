@@ -1,0 +1,169 @@
+package daemon
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/config"
+	"github.com/beamclaw/beamclaw-go/internal/gateway"
+	"github.com/beamclaw/beamclaw-go/internal/mcp"
+	"github.com/beamclaw/beamclaw-go/internal/pairing"
+	"github.com/beamclaw/beamclaw-go/internal/store"
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
+)
+
+// maxControlBody bounds a control request body.
+const maxControlBody = 64 << 10
+
+// control serves the CLI's routes on the control socket: MCP state and
+// pairing, which need the running daemon's memory or its database.
+type control struct {
+	mcp     *mcp.Manager // nil without MCP
+	pairing *pairing.Store
+	paths   config.Paths
+	log     *slog.Logger
+}
+
+// controlRoutes returns the control-socket routes of the CLI commands
+// (beamclaw mcp list|tools, beamclaw pair ...). edges() adds them to the
+// control mounts.
+func (d *daemon) controlRoutes(rt *agentRuntime) []gateway.Mount {
+	return newControl(rt.mcp, d.db, d.paths, d.log).routes()
+}
+
+func newControl(m *mcp.Manager, db *store.DB, paths config.Paths, log *slog.Logger) *control {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &control{mcp: m, pairing: pairing.New(db, pairing.Options{}), paths: paths, log: log}
+}
+
+func (c *control) routes() []gateway.Mount {
+	return []gateway.Mount{
+		{Method: http.MethodGet, Pattern: protocol.ControlMCP, Handler: http.HandlerFunc(c.mcpList)},
+		{Method: http.MethodGet, Pattern: protocol.ControlMCPTools, Handler: http.HandlerFunc(c.mcpTools)},
+		{Method: http.MethodGet, Pattern: protocol.ControlPairing, Handler: http.HandlerFunc(c.pairList)},
+		{Method: http.MethodPost, Pattern: protocol.ControlPairingApprove, Handler: http.HandlerFunc(c.pairApprove)},
+		{Method: http.MethodPost, Pattern: protocol.ControlPairingRevoke, Handler: http.HandlerFunc(c.pairRevoke)},
+	}
+}
+
+func (c *control) mcpList(w http.ResponseWriter, _ *http.Request) {
+	out := protocol.MCPList{Daemon: true, Servers: []protocol.MCPServer{}}
+	if c.mcp != nil {
+		out.Servers = serversWire(c.mcp.Status())
+	}
+	controlJSON(w, http.StatusOK, out)
+}
+
+func (c *control) mcpTools(w http.ResponseWriter, r *http.Request) {
+	server := r.URL.Query().Get("server")
+	out := protocol.MCPTools{Tools: []protocol.MCPTool{}}
+	if c.mcp == nil {
+		if server != "" {
+			controlError(w, http.StatusNotFound, fmt.Sprintf("no MCP server named %q", server))
+			return
+		}
+		controlJSON(w, http.StatusOK, out)
+		return
+	}
+	if server != "" && !c.hasServer(server) {
+		controlError(w, http.StatusNotFound, fmt.Sprintf("no MCP server named %q (see `beamclaw mcp list`)", server))
+		return
+	}
+	out.Tools = toolsWire(c.mcp.ToolInfos(server))
+	controlJSON(w, http.StatusOK, out)
+}
+
+func (c *control) hasServer(name string) bool {
+	for _, s := range c.mcp.Status() {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *control) pairList(w http.ResponseWriter, r *http.Request) {
+	channel := r.URL.Query().Get("channel")
+	if err := checkChannel(channel, true); err != nil {
+		controlError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	out, err := pairList(c.pairing, channel)
+	if err != nil {
+		c.fail(w, err)
+		return
+	}
+	controlJSON(w, http.StatusOK, out)
+}
+
+func (c *control) pairApprove(w http.ResponseWriter, r *http.Request) {
+	var req protocol.PairApproveRequest
+	if !decodeControl(w, r, &req) {
+		return
+	}
+	peer, err := pairApprove(c.pairing, c.paths, req)
+	if err != nil {
+		c.fail(w, err)
+		return
+	}
+	c.log.Info("pairing approved", "channel", peer.Channel, "user_id", peer.UserID, "agent", peer.Agent)
+	controlJSON(w, http.StatusOK, peer)
+}
+
+func (c *control) pairRevoke(w http.ResponseWriter, r *http.Request) {
+	var req protocol.PairRevokeRequest
+	if !decodeControl(w, r, &req) {
+		return
+	}
+	if err := pairRevoke(c.pairing, req); err != nil {
+		c.fail(w, err)
+		return
+	}
+	c.log.Info("pairing revoked", "channel", req.Channel, "user_id", req.UserID)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// fail answers err: its own words for the owner's mistakes, a logged
+// internal error otherwise.
+func (c *control) fail(w http.ResponseWriter, err error) {
+	status := pairStatus(err)
+	switch beamclaw.KindOf(err) {
+	case beamclaw.KindInvalid:
+		status = http.StatusBadRequest
+	case beamclaw.KindNotFound:
+		status = http.StatusNotFound
+	}
+	var ue *userError
+	if status == http.StatusInternalServerError && !errors.As(err, &ue) {
+		c.log.Error("control request failed", "err", err)
+	}
+	controlError(w, status, err.Error())
+}
+
+func decodeControl(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(io.LimitReader(r.Body, maxControlBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		controlError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
+		return false
+	}
+	return true
+}
+
+func controlJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func controlError(w http.ResponseWriter, status int, msg string) {
+	code := http.StatusText(status)
+	controlJSON(w, status, protocol.Error{Error: protocol.ErrorDetail{Message: msg, Type: "control_error", Code: &code}})
+}

@@ -1,0 +1,88 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/thejerf/suture/v4"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/gateway"
+	"github.com/beamclaw/beamclaw-go/internal/session"
+)
+
+// sessionsAPI is the session manager as every edge sees it: the channel's
+// autonomy ceiling (core.channel_autonomy) is applied here, once, for
+// every channel, and the /context numbers come from Info.
+type sessionsAPI struct {
+	*session.Manager
+	ceilings map[string]beamclaw.Autonomy
+}
+
+func newSessionsAPI(m *session.Manager, channelAutonomy map[string]string) *sessionsAPI {
+	c := make(map[string]beamclaw.Autonomy, len(channelAutonomy))
+	for ch, lvl := range channelAutonomy {
+		if a, err := beamclaw.ParseAutonomy(lvl); err == nil {
+			c[ch] = a
+		}
+	}
+	return &sessionsAPI{Manager: m, ceilings: c}
+}
+
+// Send applies the channel's ceiling unless the edge set a stricter one.
+func (s *sessionsAPI) Send(ctx context.Context, in beamclaw.Inbound) (string, error) {
+	if c, ok := s.ceilings[in.Channel]; ok && (in.Autonomy == "" || c.Rank() < in.Autonomy.Rank()) {
+		in.Autonomy = c
+	}
+	return s.Manager.Send(ctx, in)
+}
+
+// Context reports the token gauge of /context.
+func (s *sessionsAPI) Context(_ context.Context, sessionID string) (used, window, messages int, err error) {
+	info, err := s.Info(sessionID)
+	var be *beamclaw.Error
+	if errors.As(err, &be) && be.Kind == beamclaw.KindNotFound {
+		return 0, 0, 0, nil // a session not started yet is empty
+	}
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	return info.Tokens, info.Window, info.Messages, nil
+}
+
+// agentSet answers which agents exist, for model names and hellos.
+type agentSet struct{ a *agents }
+
+func (s agentSet) Exists(name string) bool { return s.a.exists(name) }
+func (s agentSet) List() []string          { return s.a.list() }
+
+// edges builds the gateway routes over the runtime, and the services
+// (WebSocket hubs, channels) that must run under the gateway supervisor.
+func (d *daemon) edges(rt *agentRuntime) (routes, control []gateway.Mount, services []suture.Service, err error) {
+	canonical := d.env.getenv("BEAMCLAW_USER")
+	userID := func(prefix, id string) string { return session.UserID(prefix, id, canonical) }
+	api := newSessionsAPI(rt.sessions, d.cfg.Core.ChannelAutonomy)
+	rt.api = api
+	ws := d.cfg.Gateway.WS
+	wsOpts := gateway.WSOptions{
+		Sessions: api, Logger: d.log, AllowedOrigins: ws.AllowedOrigins, UserID: userID,
+		KnownAgent: rt.agents.exists, DefaultAgent: d.cfg.Core.DefaultAgent,
+		SendQueue: ws.SendQueue, PingInterval: time.Duration(ws.PingIntervalSeconds) * time.Second,
+		MaxMessageBytes: ws.MaxMessageBytes,
+	}
+	openai := gateway.NewOpenAI(gateway.OpenAIOptions{Sessions: api, Agents: agentSet{rt.agents}, Logger: d.log,
+		UserID: userID, DefaultAgent: d.cfg.Core.DefaultAgent})
+	routes = append(routes, openai.Routes()...)
+	public := gateway.NewWS(wsOpts)
+	for _, m := range public.Routes() {
+		m.PublicOnly = true
+		routes = append(routes, m)
+	}
+	localOpts := wsOpts
+	localOpts.Local = true
+	local := gateway.NewWS(localOpts)
+	control = append(control, local.Routes()...)
+	control = append(control, d.controlRoutes(rt)...)
+	return routes, control, []suture.Service{public, local}, nil
+}

@@ -1,0 +1,305 @@
+package gateway
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+func TestOpenAIPlainCompletionEphemeral(t *testing.T) {
+	fake := &oaiSessions{events: []beamclaw.RunEvent{
+		{Type: beamclaw.EvState, Text: "streaming"},
+		oaiChunk("Hello "), oaiChunk("there"),
+		{Type: beamclaw.EvToolStart, Tool: &beamclaw.ToolCall{Name: "web_search"}},
+		oaiFinal("Hello there, Ada.", 12, 5),
+	}}
+	now := time.Unix(1_700_000_000, 0)
+	env := newOAIEnv(t, fake, OpenAIOptions{Now: func() time.Time { return now }}, Options{})
+	resp, err := env.client.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
+		Model: "beamclaw/coder",
+		Messages: []openai.ChatCompletionMessageParamUnion{
+			openai.SystemMessage("be brief"),
+			openai.UserMessage("my name is Ada"),
+			openai.AssistantMessage("noted"),
+			openai.UserMessage("greet me"),
+		},
+		Temperature: openai.Float(0.2),
+		MaxTokens:   openai.Int(100),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(resp.ID, "chatcmpl-") || resp.Object != "chat.completion" || resp.Created != now.Unix() {
+		t.Errorf("envelope: id %q object %q created %d", resp.ID, resp.Object, resp.Created)
+	}
+	if resp.Model != "beamclaw/coder" {
+		t.Errorf("model %q, want the requested one echoed", resp.Model)
+	}
+	if len(resp.Choices) != 1 {
+		t.Fatalf("%d choices", len(resp.Choices))
+	}
+	c := resp.Choices[0]
+	if c.Message.Content != "Hello there, Ada." || c.Message.Role != "assistant" || c.FinishReason != "stop" || c.Index != 0 {
+		t.Errorf("choice: %+v", c)
+	}
+	if resp.Usage.PromptTokens != 12 || resp.Usage.CompletionTokens != 5 || resp.Usage.TotalTokens != 17 {
+		t.Errorf("usage: %+v", resp.Usage)
+	}
+	want := []beamclaw.Message{
+		{Role: beamclaw.RoleSystem, Content: "be brief"},
+		{Role: beamclaw.RoleUser, Content: "my name is Ada"},
+		{Role: beamclaw.RoleAssistant, Content: "noted"},
+		{Role: beamclaw.RoleUser, Content: "greet me"},
+	}
+	if diff := cmp.Diff(want, fake.lastHistory(t)); diff != "" {
+		t.Errorf("ephemeral history (-want +got):\n%s", diff)
+	}
+	if fake.agents[0] != "coder" {
+		t.Errorf("agent %q, want coder", fake.agents[0])
+	}
+}
+
+func TestOpenAIUserIDSendsOnlyLastMessage(t *testing.T) {
+	cases := []struct {
+		name    string
+		opts    []option.RequestOption
+		user    string
+		userID  func(prefix, id string) string
+		want    string
+		wantOut string
+	}{
+		{name: "user field", user: "alice", want: "api:alice"},
+		{name: "header", opts: []option.RequestOption{option.WithHeader("X-User-Id", "bob")}, want: "api:bob"},
+		{name: "header wins over field", user: "alice",
+			opts: []option.RequestOption{option.WithHeader("X-User-Id", "bob")}, want: "api:bob"},
+		{name: "BEAMCLAW_USER applied", user: "alice",
+			userID: func(string, string) string { return "me" }, want: "me"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := &oaiSessions{events: []beamclaw.RunEvent{oaiFinal("hi again", 1, 1)}}
+			env := newOAIEnv(t, fake, OpenAIOptions{UserID: tc.userID}, Options{})
+			params := openai.ChatCompletionNewParams{Model: "default", Messages: []openai.ChatCompletionMessageParamUnion{
+				openai.UserMessage("old question"), openai.AssistantMessage("old answer"), openai.UserMessage("new question"),
+			}}
+			if tc.user != "" {
+				params.User = openai.String(tc.user)
+			}
+			resp, err := env.client.Chat.Completions.New(context.Background(), params, tc.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := resp.Choices[0].Message.Content; got != "hi again" {
+				t.Errorf("answer %q", got)
+			}
+			in := fake.lastInbound(t)
+			in.Route = nil
+			want := beamclaw.Inbound{Channel: "http", UserID: tc.want, AgentID: "default", Content: "new question", NoApproval: true}
+			if diff := cmp.Diff(want, in); diff != "" {
+				t.Errorf("inbound (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestOpenAIImageDataURL(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\nfake image bytes")
+	url := "data:image/png;base64," + base64.StdEncoding.EncodeToString(png)
+	msg := openai.UserMessage([]openai.ChatCompletionContentPartUnionParam{
+		openai.TextContentPart("what is"),
+		openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: url}),
+		openai.TextContentPart("in this picture?"),
+	})
+	wantAtt := []beamclaw.Attachment{{MIME: "image/png", Data: png}}
+	for _, user := range []string{"", "carol"} {
+		t.Run("user="+user, func(t *testing.T) {
+			fake := &oaiSessions{events: []beamclaw.RunEvent{oaiFinal("a cat", 1, 1)}}
+			env := newOAIEnv(t, fake, OpenAIOptions{}, Options{})
+			params := openai.ChatCompletionNewParams{Model: "coder", Messages: []openai.ChatCompletionMessageParamUnion{msg}}
+			if user != "" {
+				params.User = openai.String(user)
+			}
+			if _, err := env.client.Chat.Completions.New(context.Background(), params); err != nil {
+				t.Fatal(err)
+			}
+			var content string
+			var atts []beamclaw.Attachment
+			if user == "" {
+				m := fake.lastHistory(t)[0]
+				content, atts = m.Content, m.Attachments
+			} else {
+				in := fake.lastInbound(t)
+				content, atts = in.Content, in.Attachments
+			}
+			if content != "what is\nin this picture?" {
+				t.Errorf("content %q", content)
+			}
+			if diff := cmp.Diff(wantAtt, atts); diff != "" {
+				t.Errorf("attachments (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestOpenAIUnknownModel(t *testing.T) {
+	fake := &oaiSessions{}
+	env := newOAIEnv(t, fake, OpenAIOptions{}, Options{})
+	for _, model := range []string{"gpt-4o", "beamclaw/nobody", "beamclaw/"} {
+		_, err := env.client.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
+			Model: model, Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")}})
+		var apiErr *openai.Error
+		if !errors.As(err, &apiErr) {
+			t.Fatalf("%s: error %v, want an API error", model, err)
+		}
+		if apiErr.StatusCode != http.StatusNotFound || apiErr.Code != "model_not_found" ||
+			apiErr.Param != "model" || apiErr.Type != "invalid_request_error" {
+			t.Errorf("%s: status %d code %q param %q type %q", model, apiErr.StatusCode, apiErr.Code, apiErr.Param, apiErr.Type)
+		}
+	}
+}
+
+func TestOpenAIModels(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	env := newOAIEnv(t, &oaiSessions{}, OpenAIOptions{Now: func() time.Time { return now }}, Options{})
+	page, err := env.client.Models.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range page.Data {
+		ids = append(ids, m.ID)
+		if m.Object != "model" || m.OwnedBy != "beamclaw" || m.Created != now.Unix() {
+			t.Errorf("model %+v", m)
+		}
+	}
+	if diff := cmp.Diff([]string{"default", "beamclaw/default", "beamclaw/coder"}, ids); diff != "" {
+		t.Errorf("ids (-want +got):\n%s", diff)
+	}
+}
+
+func TestOpenAIBadRequests(t *testing.T) {
+	cases := []struct {
+		name, body string
+		header     map[string]string
+		status     int
+		param      string
+		msg        string
+	}{
+		{name: "malformed JSON", body: `{"model":"default","messages":[}`, status: 400, msg: "malformed JSON at offset"},
+		{name: "wrong type", body: `{"model":"default","messages":"hi"}`, status: 400, param: "messages", msg: "offset"},
+		{name: "no model", body: `{"messages":[{"role":"user","content":"hi"}]}`, status: 400, param: "model"},
+		{name: "no messages", body: `{"model":"default","messages":[]}`, status: 400, param: "messages"},
+		{name: "client tools", status: 400, param: "tools", msg: "client-side tools are not supported",
+			body: `{"model":"default","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f"}}]}`},
+		{name: "n>1", body: `{"model":"default","n":2,"messages":[{"role":"user","content":"hi"}]}`, status: 400, param: "n"},
+		{name: "last not user with user id", status: 400, param: "messages", msg: "last message must be from the user",
+			header: map[string]string{"X-User-Id": "dave"},
+			body:   `{"model":"default","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"yo"}]}`},
+		{name: "bad role", body: `{"model":"default","messages":[{"role":"wizard","content":"x"},{"role":"user","content":"hi"}]}`,
+			status: 400, param: "messages[0].role"},
+		{name: "remote image", status: 400, param: "messages[0].content[0]", msg: "only data: URLs",
+			body: `{"model":"default","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"http://169.254.169.254/x.png"}}]}]}`},
+		{name: "content number", body: `{"model":"default","messages":[{"role":"user","content":5}]}`, status: 400, param: "messages"},
+		{name: "oversized", body: `{"model":"default","messages":[{"role":"user","content":"` + strings.Repeat("x", 600) + `"}]}`,
+			status: 413},
+	}
+	env := newOAIEnv(t, &oaiSessions{}, OpenAIOptions{}, Options{MaxBodyBytes: 512})
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := env.post(t, tc.body, tc.header)
+			defer resp.Body.Close()
+			var e struct {
+				Error struct {
+					Message string  `json:"message"`
+					Type    string  `json:"type"`
+					Param   *string `json:"param"`
+				} `json:"error"`
+			}
+			if err := json.NewDecoder(resp.Body).Decode(&e); err != nil {
+				t.Fatalf("body is not OpenAI error JSON: %v", err)
+			}
+			if resp.StatusCode != tc.status || e.Error.Type != "invalid_request_error" {
+				t.Fatalf("status %d type %q (%s), want %d", resp.StatusCode, e.Error.Type, e.Error.Message, tc.status)
+			}
+			if tc.param != "" && (e.Error.Param == nil || *e.Error.Param != tc.param) {
+				t.Errorf("param %v, want %q", e.Error.Param, tc.param)
+			}
+			if !strings.Contains(e.Error.Message, tc.msg) {
+				t.Errorf("message %q lacks %q", e.Error.Message, tc.msg)
+			}
+		})
+	}
+}
+
+func TestOpenAISessionErrors(t *testing.T) {
+	cases := []struct {
+		name   string
+		fake   *oaiSessions
+		user   string
+		status int
+		msg    string
+	}{
+		{name: "send unavailable", user: "erin", status: http.StatusBadGateway, msg: "could not store the message",
+			fake: &oaiSessions{sendErr: beamclaw.E("session.Send", beamclaw.KindUnavailable, "could not store the message", io.ErrClosedPipe)}},
+		{name: "send invalid", user: "erin", status: http.StatusBadRequest, msg: "a message needs a user and an agent",
+			fake: &oaiSessions{sendErr: beamclaw.E("session.Send", beamclaw.KindInvalid, "a message needs a user and an agent", nil)}},
+		{name: "run error event", status: http.StatusBadGateway, msg: "the model provider failed; please retry",
+			fake: &oaiSessions{events: []beamclaw.RunEvent{oaiChunk("par"), {Type: beamclaw.EvError, Text: "the model provider failed; please retry"}}}},
+		{name: "ephemeral returns error only", status: http.StatusGatewayTimeout, msg: "too slow",
+			fake: &oaiSessions{ephErr: beamclaw.E("loop", beamclaw.KindTimeout, "too slow", context.DeadlineExceeded)}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newOAIEnv(t, tc.fake, OpenAIOptions{}, Options{})
+			params := openai.ChatCompletionNewParams{Model: "default",
+				Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")}}
+			if tc.user != "" {
+				params.User = openai.String(tc.user)
+			}
+			_, err := env.client.Chat.Completions.New(context.Background(), params)
+			var apiErr *openai.Error
+			if !errors.As(err, &apiErr) {
+				t.Fatalf("error %v, want an API error", err)
+			}
+			if apiErr.StatusCode != tc.status || apiErr.Message != tc.msg {
+				t.Errorf("status %d message %q, want %d %q", apiErr.StatusCode, apiErr.Message, tc.status, tc.msg)
+			}
+		})
+	}
+}
+
+func TestOpenAIApprovalDeniedNote(t *testing.T) {
+	req := &beamclaw.ApprovalRequest{ID: "appr_1", ToolName: "shell"}
+	allowed := &beamclaw.ApprovalRequest{ID: "appr_2", ToolName: "read_file"}
+	fake := &oaiSessions{events: []beamclaw.RunEvent{
+		{Type: beamclaw.EvApprovalRequest, Approval: req},
+		{Type: beamclaw.EvApprovalResult, Approval: req, Text: "deny"},
+		{Type: beamclaw.EvApprovalRequest, Approval: allowed},
+		{Type: beamclaw.EvApprovalResult, Approval: allowed, Text: "allow"},
+		oaiFinal("I could not list the files.", 1, 1),
+	}}
+	env := newOAIEnv(t, fake, OpenAIOptions{}, Options{})
+	resp, err := env.client.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
+		Model: "default", User: openai.String("frank"),
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("ls")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := resp.Choices[0].Message.Content
+	want := "I could not list the files.\n\n(The tool shell needed approval, which cannot be given over the OpenAI-compatible API, so it was denied.)"
+	if got != want {
+		t.Errorf("answer:\n%q\nwant\n%q", got, want)
+	}
+}

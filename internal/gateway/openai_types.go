@@ -1,0 +1,177 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// chatRequest is the body of POST /v1/chat/completions. Fields it does
+// not name (temperature, top_p, max_tokens, stop, ...) are accepted and
+// ignored: the agent's own configuration decides them.
+type chatRequest struct {
+	Model         string            `json:"model"`
+	Messages      []chatMessage     `json:"messages"`
+	Stream        bool              `json:"stream"`
+	StreamOptions *streamOptions    `json:"stream_options"`
+	User          string            `json:"user"`
+	N             *int              `json:"n"`
+	Tools         []json.RawMessage `json:"tools"`
+	Functions     []json.RawMessage `json:"functions"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+// chatMessage is one message of a request.
+type chatMessage struct {
+	Role       string      `json:"role"`
+	Content    chatContent `json:"content"`
+	Name       string      `json:"name"`
+	ToolCalls  []toolCall  `json:"tool_calls"`
+	ToolCallID string      `json:"tool_call_id"`
+}
+
+type toolCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// chatContent is a message's content: a string, an array of parts, or
+// null.
+type chatContent struct {
+	Text  string
+	Parts []contentPart
+}
+
+type contentPart struct {
+	Type     string    `json:"type"`
+	Text     string    `json:"text"`
+	Refusal  string    `json:"refusal"`
+	ImageURL *imageURL `json:"image_url"`
+}
+
+type imageURL struct {
+	URL    string `json:"url"`
+	Detail string `json:"detail"`
+}
+
+var errContentShape = errors.New("content must be a string, an array of content parts or null")
+
+// UnmarshalJSON accepts the three shapes OpenAI allows.
+func (c *chatContent) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) == 0 || bytes.Equal(b, []byte("null")):
+		return nil
+	case b[0] == '"':
+		return json.Unmarshal(b, &c.Text)
+	case b[0] == '[':
+		return json.Unmarshal(b, &c.Parts)
+	}
+	return errContentShape
+}
+
+// decodeChat parses and checks a request body.
+func decodeChat(body []byte) (*chatRequest, error) {
+	var req chatRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, jsonError(err)
+	}
+	switch {
+	case req.Model == "":
+		return nil, badRequest("model is required: use \"default\" or \"beamclaw/<agent>\"", "model")
+	case len(req.Messages) == 0:
+		return nil, badRequest("messages must hold at least one message", "messages")
+	case len(req.Tools) > 0 || len(req.Functions) > 0:
+		return nil, badRequest("client-side tools are not supported; the agent's own tools run inside beamclaw", "tools")
+	case req.N != nil && *req.N != 1:
+		return nil, badRequest("n must be 1: one choice per request is supported", "n")
+	}
+	return &req, nil
+}
+
+// jsonError says where a body is malformed.
+func jsonError(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return badRequest(fmt.Sprintf("malformed JSON at offset %d: %s", syn.Offset, syn.Error()), "")
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			field = "body"
+		}
+		return badRequest(fmt.Sprintf("invalid JSON at offset %d: %s must not be a %s", typ.Offset, field, typ.Value), field)
+	case errors.Is(err, errContentShape):
+		return badRequest("invalid JSON: message "+errContentShape.Error(), "messages")
+	}
+	return badRequest("malformed JSON: "+err.Error(), "")
+}
+
+// Response types, OpenAI's wire format.
+
+type chatCompletion struct {
+	ID      string       `json:"id"`
+	Object  string       `json:"object"`
+	Created int64        `json:"created"`
+	Model   string       `json:"model"`
+	Choices []chatChoice `json:"choices"`
+	Usage   chatUsage    `json:"usage"`
+}
+
+type chatChoice struct {
+	Index        int           `json:"index"`
+	Message      answerMessage `json:"message"`
+	FinishReason string        `json:"finish_reason"`
+}
+
+type answerMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type chatUsage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+type chatChunk struct {
+	ID      string        `json:"id"`
+	Object  string        `json:"object"`
+	Created int64         `json:"created"`
+	Model   string        `json:"model"`
+	Choices []chunkChoice `json:"choices"`
+	Usage   *chatUsage    `json:"usage,omitempty"`
+}
+
+type chunkChoice struct {
+	Index        int        `json:"index"`
+	Delta        chunkDelta `json:"delta"`
+	FinishReason *string    `json:"finish_reason"`
+}
+
+type chunkDelta struct {
+	Role    string  `json:"role,omitempty"`
+	Content *string `json:"content,omitempty"`
+}
+
+type modelList struct {
+	Object string       `json:"object"`
+	Data   []modelEntry `json:"data"`
+}
+
+type modelEntry struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Created int64  `json:"created"`
+	OwnedBy string `json:"owned_by"`
+}

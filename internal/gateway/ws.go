@@ -1,0 +1,230 @@
+package gateway
+
+import (
+	"bufio"
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
+)
+
+// WSSessions is what the WebSocket API needs from the session registry
+// (*session.Manager provides all but Context, which the daemon adds from
+// Manager.Info). Send returns once the message is durable; the run's
+// events arrive later on Inbound.Route and end with exactly one EvFinal or
+// EvError. Send reports a message id the session already saw as a
+// KindConflict error together with the earlier run id. History and
+// Context may answer KindNotFound for a session with no stored turn yet.
+type WSSessions interface {
+	SessionID(in beamclaw.Inbound) string
+	Send(ctx context.Context, in beamclaw.Inbound) (runID string, err error)
+	Decide(sessionID, approvalID string, d beamclaw.Decision) error
+	Reset(ctx context.Context, sessionID string) error
+	History(sessionID string) ([]beamclaw.Message, error)
+	Context(ctx context.Context, sessionID string) (used, window, messages int, err error)
+}
+
+// Defaults of WSOptions.
+const (
+	DefaultWSSendQueue    = 64
+	DefaultWSPingInterval = 30 * time.Second
+	DefaultWSWriteWait    = 10 * time.Second
+	DefaultWSMaxMessage   = 1 << 20
+	DefaultWSDedup        = 256
+	DefaultWSOpTimeout    = 30 * time.Second
+)
+
+// WSOptions configure the WebSocket API.
+type WSOptions struct {
+	Sessions WSSessions // required
+	Logger   *slog.Logger
+	// AllowedOrigins are the browser origins admitted (exact
+	// scheme://host[:port] strings). A request without Origin (a non-browser
+	// client) is admitted; any other Origin is refused with 403.
+	AllowedOrigins []string
+	// Local marks the instance served on the control socket: there a hello
+	// with channel "tui" talks as channel "tui" with user prefix "local".
+	Local bool
+	// UserID builds a user id from a channel prefix ("ws", "local") and the
+	// hello's user; the daemon applies BEAMCLAW_USER here. Default
+	// prefix + ":" + id.
+	UserID func(prefix, id string) string
+	// Autonomy is the channel's ceiling passed on every Inbound ("" = the
+	// agent's own level).
+	Autonomy beamclaw.Autonomy
+	// KnownAgent, when set, refuses a hello naming another agent.
+	KnownAgent   func(name string) bool
+	DefaultAgent string // when hello names none; default "default"
+	DefaultUser  string // when hello names none; default "anonymous"
+
+	SendQueue       int           // frames queued per connection before it is closed as a slow consumer
+	PingInterval    time.Duration // server pings; a pong must come within 2×
+	WriteWait       time.Duration // deadline of one frame write
+	MaxMessageBytes int64         // largest client frame
+	DedupSize       int           // client message ids remembered per connection
+	OpTimeout       time.Duration // bound of one session call
+}
+
+// WS serves GET /ws. Add it to the supervision tree (Serve) so that
+// shutdown closes live connections, which http.Server.Shutdown does not
+// reach once they are upgraded.
+type WS struct {
+	opts     WSOptions
+	log      *slog.Logger
+	origins  map[string]bool
+	upgrader websocket.Upgrader
+
+	mu      sync.Mutex
+	conns   map[*wsConn]struct{}
+	closing bool
+	wg      sync.WaitGroup
+}
+
+// NewWS returns the WebSocket API; it serves nothing until mounted.
+func NewWS(opts WSOptions) *WS {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.UserID == nil {
+		opts.UserID = func(prefix, id string) string { return prefix + ":" + id }
+	}
+	wsDefault(&opts.SendQueue, DefaultWSSendQueue)
+	wsDefault(&opts.PingInterval, DefaultWSPingInterval)
+	wsDefault(&opts.WriteWait, DefaultWSWriteWait)
+	wsDefault(&opts.MaxMessageBytes, DefaultWSMaxMessage)
+	wsDefault(&opts.DedupSize, DefaultWSDedup)
+	wsDefault(&opts.OpTimeout, DefaultWSOpTimeout)
+	if opts.DefaultAgent == "" {
+		opts.DefaultAgent = "default"
+	}
+	if opts.DefaultUser == "" {
+		opts.DefaultUser = "anonymous"
+	}
+	w := &WS{opts: opts, log: opts.Logger.With("component", "ws"),
+		origins: make(map[string]bool, len(opts.AllowedOrigins)),
+		conns:   make(map[*wsConn]struct{})}
+	for _, o := range opts.AllowedOrigins {
+		w.origins[o] = true
+	}
+	w.upgrader = websocket.Upgrader{
+		HandshakeTimeout: opts.WriteWait,
+		ReadBufferSize:   4096,
+		WriteBufferSize:  4096,
+		// The Origin was checked exactly before upgrading (originAllowed).
+		CheckOrigin: func(*http.Request) bool { return true },
+	}
+	return w
+}
+
+func wsDefault[T int | int64 | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
+}
+
+// Routes mounts GET /ws. The public instance's route is PublicOnly: the
+// control socket serves the Local instance's (mount it in Options.Control).
+func (w *WS) Routes() []Mount {
+	return []Mount{{Method: http.MethodGet, Pattern: protocol.WSPath, Handler: http.HandlerFunc(w.serveHTTP),
+		PublicOnly: !w.opts.Local}}
+}
+
+func (w *WS) String() string {
+	if w.opts.Local {
+		return "ws_local"
+	}
+	return "ws"
+}
+
+// Serve returns when ctx ends, after closing every live connection
+// (close code 1001) and waiting for their goroutines.
+func (w *WS) Serve(ctx context.Context) error {
+	w.mu.Lock()
+	w.closing = false
+	w.mu.Unlock()
+	<-ctx.Done()
+	w.mu.Lock()
+	w.closing = true
+	for c := range w.conns {
+		c.shutdown(websocket.CloseGoingAway, "server shutting down")
+	}
+	w.mu.Unlock()
+	w.wg.Wait()
+	return ctx.Err()
+}
+
+// Len is the number of live connections.
+func (w *WS) Len() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.conns)
+}
+
+// originAllowed is an exact match: no prefix, suffix or case folding.
+func (w *WS) originAllowed(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	return origin == "" || w.origins[origin]
+}
+
+func (w *WS) serveHTTP(rw http.ResponseWriter, r *http.Request) {
+	if !w.originAllowed(r) {
+		w.log.Warn("websocket origin refused", "origin", r.Header.Get("Origin"))
+		writeErrorStatus(rw, http.StatusForbidden, "origin not allowed", "origin_not_allowed")
+		return
+	}
+	if !websocket.IsWebSocketUpgrade(r) {
+		writeErrorStatus(rw, http.StatusBadRequest, "a WebSocket upgrade is required", "upgrade_required")
+		return
+	}
+	w.mu.Lock()
+	if w.closing {
+		w.mu.Unlock()
+		writeErrorStatus(rw, http.StatusServiceUnavailable, "shutting down", "unavailable")
+		return
+	}
+	w.wg.Add(1)
+	w.mu.Unlock()
+	defer w.wg.Done()
+
+	ws, err := w.upgrader.Upgrade(wsHijacker{rw}, r, nil)
+	if err != nil {
+		return // the upgrader answered the client
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	defer cancel()
+	c := newWSConn(w, ws, cancel)
+	if !w.track(c) {
+		c.shutdown(websocket.CloseGoingAway, "server shutting down")
+	}
+	defer w.untrack(c)
+	c.run(ctx)
+}
+
+func (w *WS) track(c *wsConn) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.conns[c] = struct{}{}
+	return !w.closing
+}
+
+func (w *WS) untrack(c *wsConn) {
+	w.mu.Lock()
+	delete(w.conns, c)
+	w.mu.Unlock()
+}
+
+// wsHijacker reaches the connection through middleware wrappers that only
+// offer Unwrap (http.ResponseController), which gorilla's upgrader does
+// not use.
+type wsHijacker struct{ http.ResponseWriter }
+
+func (h wsHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return http.NewResponseController(h.ResponseWriter).Hijack()
+}

@@ -1,0 +1,219 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"unicode"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
+)
+
+// wsSession is who a connection talks as, fixed by its last hello.
+type wsSession struct {
+	id, agent, user, channel string
+}
+
+const maxUserLen = 128
+
+// handle decodes and answers one client frame. A bad frame gets an error
+// frame; the connection stays open.
+func (c *wsConn) handle(ctx context.Context, data []byte) {
+	var f protocol.ClientFrame
+	if err := json.Unmarshal(data, &f); err != nil {
+		c.sendError("", protocol.CodeBadFrame, "malformed frame: not a JSON object")
+		return
+	}
+	if f.Type == protocol.FramePing {
+		c.enqueue(protocol.ServerFrame{Type: protocol.FramePong})
+		return
+	}
+	if f.Type == protocol.FrameHello {
+		c.hello(ctx, f)
+		return
+	}
+	if c.sess == nil {
+		if knownClientFrame(f.Type) {
+			c.sendError("", protocol.CodeNoHello, "send a hello frame first")
+			return
+		}
+		c.sendError("", protocol.CodeBadFrame, "unknown frame type "+wsQuote(f.Type))
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.w.opts.OpTimeout)
+	defer cancel()
+	switch f.Type {
+	case protocol.FrameMessage:
+		c.message(ctx, f)
+	case protocol.FrameApprove:
+		c.approve(f)
+	case protocol.FrameReset:
+		c.reset(ctx)
+	case protocol.FrameHistory:
+		c.history()
+	case protocol.FrameContext:
+		c.contextGauge(ctx)
+	default:
+		c.sendError("", protocol.CodeBadFrame, "unknown frame type "+wsQuote(f.Type))
+	}
+}
+
+func knownClientFrame(t string) bool {
+	switch t {
+	case protocol.FrameMessage, protocol.FrameApprove, protocol.FrameReset,
+		protocol.FrameHistory, protocol.FrameContext:
+		return true
+	}
+	return false
+}
+
+func (c *wsConn) hello(_ context.Context, f protocol.ClientFrame) {
+	if f.Protocol != 0 && f.Protocol != protocol.Version {
+		c.sendError("", protocol.CodeBadProtocol, "unsupported protocol version; this server speaks 1")
+		return
+	}
+	o := c.w.opts
+	agent := strings.TrimSpace(f.Agent)
+	if agent == "" {
+		agent = o.DefaultAgent
+	}
+	if o.KnownAgent != nil && !o.KnownAgent(agent) {
+		c.sendError("", protocol.CodeNotFound, "no such agent "+wsQuote(agent))
+		return
+	}
+	user := strings.TrimSpace(f.User)
+	if user == "" {
+		user = o.DefaultUser
+	}
+	if len(user) > maxUserLen || strings.IndexFunc(user, unicode.IsControl) >= 0 {
+		c.sendError("", protocol.CodeBadFrame, "user must be at most 128 printable characters")
+		return
+	}
+	prefix, channel := "ws", "ws"
+	if o.Local && f.Channel == "tui" {
+		prefix, channel = "local", "tui"
+	}
+	s := &wsSession{agent: agent, user: o.UserID(prefix, user), channel: channel}
+	s.id = o.Sessions.SessionID(beamclaw.Inbound{Channel: channel, UserID: s.user, AgentID: agent})
+	hist, err := o.Sessions.History(s.id)
+	if err != nil && beamclaw.KindOf(err) != beamclaw.KindNotFound {
+		c.sendErr("", err)
+		return
+	}
+	c.sess = s
+	c.enqueue(protocol.ServerFrame{Type: protocol.FrameReady, SessionID: s.id, Agent: agent,
+		History: wsHistory(hist)})
+}
+
+func (c *wsConn) message(ctx context.Context, f protocol.ClientFrame) {
+	if f.Content == "" && len(f.Attachments) == 0 {
+		c.sendError(f.ID, protocol.CodeBadFrame, "a message needs content or attachments")
+		return
+	}
+	if f.ID != "" {
+		if runID, ok := c.dedup.get(f.ID); ok {
+			c.enqueue(protocol.ServerFrame{Type: protocol.FrameAck, ID: f.ID, RunID: runID})
+			return
+		}
+	}
+	s := c.sess
+	route := &wsRoute{c: c}
+	runID, err := c.w.opts.Sessions.Send(ctx, beamclaw.Inbound{
+		Channel: s.channel, UserID: s.user, AgentID: s.agent, MessageID: f.ID,
+		Content: f.Content, Attachments: wsAttachments(f.Attachments),
+		Autonomy: c.w.opts.Autonomy, Route: route,
+	})
+	if err != nil && !(beamclaw.KindOf(err) == beamclaw.KindConflict && runID != "") {
+		c.sendErr(f.ID, err)
+		return
+	}
+	if f.ID != "" {
+		c.dedup.put(f.ID, runID)
+	}
+	c.enqueue(protocol.ServerFrame{Type: protocol.FrameAck, ID: f.ID, RunID: runID})
+	route.acked()
+}
+
+func (c *wsConn) approve(f protocol.ClientFrame) {
+	d, ok := beamclaw.ParseDecision(strings.ToLower(f.Decision))
+	if !ok || f.ApprovalID == "" {
+		c.sendError("", protocol.CodeBadFrame, "approve needs approval_id and decision allow, always or deny")
+		return
+	}
+	if err := c.w.opts.Sessions.Decide(c.sess.id, f.ApprovalID, d); err != nil {
+		c.sendErr("", err)
+	}
+}
+
+func (c *wsConn) reset(ctx context.Context) {
+	err := c.w.opts.Sessions.Reset(ctx, c.sess.id)
+	if err != nil && beamclaw.KindOf(err) != beamclaw.KindNotFound {
+		c.sendErr("", err)
+		return
+	}
+	c.enqueue(protocol.ServerFrame{Type: protocol.FrameResetDone, SessionID: c.sess.id})
+}
+
+func (c *wsConn) history() {
+	hist, err := c.w.opts.Sessions.History(c.sess.id)
+	if err != nil && beamclaw.KindOf(err) != beamclaw.KindNotFound {
+		c.sendErr("", err)
+		return
+	}
+	c.enqueue(protocol.ServerFrame{Type: protocol.FrameHistory, SessionID: c.sess.id, Messages: wsHistory(hist)})
+}
+
+func (c *wsConn) contextGauge(ctx context.Context) {
+	used, window, n, err := c.w.opts.Sessions.Context(ctx, c.sess.id)
+	if err != nil && beamclaw.KindOf(err) != beamclaw.KindNotFound {
+		c.sendErr("", err)
+		return
+	}
+	c.enqueue(protocol.ServerFrame{Type: protocol.FrameContext, SessionID: c.sess.id,
+		UsedTokens: used, Window: window, MessageCount: n})
+}
+
+func (c *wsConn) sendError(id, code, msg string) {
+	c.enqueue(protocol.ServerFrame{Type: protocol.FrameError, ID: id, Code: code, Message: msg})
+}
+
+// sendErr maps a session error to an error frame once, here at the edge;
+// the message is the user-safe one.
+func (c *wsConn) sendErr(id string, err error) {
+	c.sendError(id, wsCode(beamclaw.KindOf(err)), beamclaw.UserMessage(err))
+}
+
+func wsCode(k beamclaw.Kind) string {
+	switch k {
+	case beamclaw.KindInvalid:
+		return protocol.CodeInvalid
+	case beamclaw.KindNotFound:
+		return protocol.CodeNotFound
+	case beamclaw.KindForbidden, beamclaw.KindUnauthorized:
+		return protocol.CodeForbidden
+	case beamclaw.KindConflict:
+		return protocol.CodeConflict
+	case beamclaw.KindRateLimited:
+		return protocol.CodeRateLimited
+	case beamclaw.KindUnavailable:
+		return protocol.CodeUnavailable
+	case beamclaw.KindTimeout:
+		return protocol.CodeTimeout
+	case beamclaw.KindTooLarge:
+		return protocol.CodeTooLarge
+	}
+	return protocol.CodeInternal
+}
+
+func wsQuote(s string) string {
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	return `"` + strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, s) + `"`
+}

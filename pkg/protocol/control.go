@@ -1,0 +1,150 @@
+package protocol
+
+// Control-socket paths served by a running daemon for the CLI.
+const (
+	// ControlMCP answers GET with MCPList.
+	ControlMCP = "/control/mcp"
+	// ControlMCPTools answers GET (?server=NAME to filter) with MCPTools.
+	ControlMCPTools = "/control/mcp/tools"
+	// ControlPairing answers GET (?channel=NAME to filter) with PairingList.
+	ControlPairing = "/control/pairing"
+	// ControlPairingApprove takes a PairApproveRequest and answers a Peer.
+	ControlPairingApprove = "/control/pairing/approve"
+	// ControlPairingRevoke takes a PairRevokeRequest and answers 204.
+	ControlPairingRevoke = "/control/pairing/revoke"
+)
+
+// AgentFile is one workspace file of an agent.
+type AgentFile struct {
+	Name    string `json:"name"`
+	Size    int64  `json:"size"`
+	ModTime string `json:"mod_time"` // RFC 3339
+}
+
+// Agent describes one agent workspace.
+type Agent struct {
+	Name             string      `json:"name"`
+	Dir              string      `json:"dir"`
+	Files            []AgentFile `json:"files"`
+	DailyLogs        []string    `json:"daily_logs"`
+	BootstrapPending bool        `json:"bootstrap_pending"`
+}
+
+// Skill is one discovered skill and its eligibility on this machine.
+type Skill struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Emoji       string   `json:"emoji,omitempty"`
+	Homepage    string   `json:"homepage,omitempty"`
+	Source      string   `json:"source"` // bundled, global or agent
+	Path        string   `json:"path"`
+	Eligible    bool     `json:"eligible"`
+	Missing     []string `json:"missing,omitempty"`
+	Flags       []string `json:"flags,omitempty"`
+	Installable bool     `json:"installable"` // it declares install specs
+}
+
+// SkillCatalog is what `beamclaw skills list` shows: the skills, sorted by
+// name, and the SKILL.md files that could not be loaded.
+type SkillCatalog struct {
+	Agent    string   `json:"agent"`
+	Skills   []Skill  `json:"skills"`
+	Problems []string `json:"problems,omitempty"`
+}
+
+// InstallStep is one command an install runs, as argv (no shell).
+type InstallStep struct {
+	Kind    string   `json:"kind"`
+	Package string   `json:"package"`
+	Label   string   `json:"label,omitempty"`
+	Argv    []string `json:"argv"`
+}
+
+// InstallPlan is what `beamclaw skills install` will run, for consent.
+type InstallPlan struct {
+	Skill   string        `json:"skill"`
+	Steps   []InstallStep `json:"steps"`
+	Skipped []string      `json:"skipped,omitempty"`
+}
+
+// MCPServer is one configured MCP server and, when a daemon runs, its
+// live state.
+type MCPServer struct {
+	Name      string   `json:"name"`
+	Transport string   `json:"transport"`
+	State     string   `json:"state"` // starting, ready, restarting, failed, disabled, stopped, not running
+	Tools     int      `json:"tools"`
+	Restarts  int      `json:"restarts"`
+	LastError string   `json:"last_error,omitempty"`
+	Changed   []string `json:"changed,omitempty"`
+}
+
+// MCPList is the body of GET /control/mcp. Daemon is false when the list
+// comes from the config file because no daemon runs.
+type MCPList struct {
+	Daemon  bool        `json:"daemon"`
+	Servers []MCPServer `json:"servers"`
+}
+
+// MCPTool is one tool an MCP server offers.
+type MCPTool struct {
+	Name        string `json:"name"` // exposed name, <server>__<tool>
+	Server      string `json:"server"`
+	RemoteName  string `json:"remote_name"`
+	Description string `json:"description"`
+	Changed     bool   `json:"changed,omitempty"` // definition differs from the pinned one
+	Trusted     bool   `json:"trusted,omitempty"`
+}
+
+// MCPTools is the body of GET /control/mcp/tools.
+type MCPTools struct {
+	Tools []MCPTool `json:"tools"`
+}
+
+// MCPImport is the result of `beamclaw mcp import`: YAML to put under
+// mcp.servers, notes for the user (variables to export, warnings), and the
+// file written when asked to.
+type MCPImport struct {
+	Servers []string `json:"servers"`
+	YAML    string   `json:"yaml"`
+	Notes   []string `json:"notes,omitempty"`
+	Written string   `json:"written,omitempty"`
+}
+
+// PairingRequest is a stranger waiting for approval. The code is never
+// sent: the owner gets it from the person who asked.
+type PairingRequest struct {
+	Channel   string `json:"channel"`
+	UserID    string `json:"user_id"`
+	Name      string `json:"name,omitempty"`
+	CreatedAt string `json:"created_at"` // RFC 3339
+	ExpiresAt string `json:"expires_at"` // RFC 3339
+}
+
+// Peer is an approved user of a channel.
+type Peer struct {
+	Channel    string `json:"channel"`
+	UserID     string `json:"user_id"`
+	Name       string `json:"name,omitempty"`
+	Agent      string `json:"agent,omitempty"` // "" = the channel's default agent
+	ApprovedAt string `json:"approved_at"`     // RFC 3339
+}
+
+// PairingList is the body of GET /control/pairing.
+type PairingList struct {
+	Pending  []PairingRequest `json:"pending"`
+	Approved []Peer           `json:"approved"`
+}
+
+// PairApproveRequest is the body of POST /control/pairing/approve.
+type PairApproveRequest struct {
+	Channel string `json:"channel"`
+	Code    string `json:"code"`
+	Agent   string `json:"agent,omitempty"`
+}
+
+// PairRevokeRequest is the body of POST /control/pairing/revoke.
+type PairRevokeRequest struct {
+	Channel string `json:"channel"`
+	UserID  string `json:"user_id"`
+}

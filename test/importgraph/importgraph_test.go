@@ -1,0 +1,171 @@
+// Package importgraph guards the architecture of beamclaw-go: it reads
+// `go list -json ./...` and checks every internal import against the
+// layers and rules of ARCHITECTURE.md.
+package importgraph
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/beamclaw/beamclaw-go"
+
+// layers, lowest first. A package may import its own layer's vocabulary
+// (beamclaw) and anything in a strictly lower layer, subject to the rules
+// in TestImportGraph.
+var layers = []struct {
+	name string
+	pkgs []string // package paths relative to the module; "x/..." matches subpackages
+}{
+	{"vocabulary", []string{"internal/beamclaw", "pkg/protocol"}},
+	{"leaves", []string{"internal/config", "internal/obs", "internal/supervise", "internal/toolparse", "internal/scrub"}},
+	{"adapters", []string{"internal/store", "internal/provider/...", "internal/mcp", "internal/sandbox"}},
+	{"core", []string{"internal/memory/...", "internal/skill", "internal/workspace", "internal/pairing", "internal/tool/...",
+		"internal/loop", "internal/session", "internal/sched", "skills"}},
+	{"public client", []string{"pkg/client"}},
+	{"edges", []string{"internal/gateway", "internal/channel/...", "internal/a2a"}},
+	{"root", []string{"internal/daemon", "internal/cli"}},
+	{"main", []string{"cmd/..."}},
+}
+
+// siblings that may import each other within a layer (the loop drives
+// tools and the session drives the loop).
+var sameLayerAllowed = map[[2]string]bool{
+	{"internal/loop", "internal/tool"}:                true,
+	{"internal/loop", "internal/toolparse"}:           true,
+	{"internal/session", "internal/loop"}:             true,
+	{"internal/session", "internal/tool"}:             true,
+	{"internal/tool/builtin", "internal/tool"}:        true,
+	{"internal/obs", "internal/beamclaw"}:             true,
+	{"internal/memory", "internal/memory/search"}:     true,
+	{"internal/memory", "internal/memory/embedcache"}: true,
+}
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+}
+
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json", module+"/...")
+	cmd.Dir = "../.."
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go list: %v\n%s", err, errb.String())
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(&out)
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+func rel(path string) (string, bool) {
+	if path == module {
+		return "", true
+	}
+	return strings.CutPrefix(path, module+"/")
+}
+
+func matches(p, pattern string) bool {
+	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return p == base || strings.HasPrefix(p, base+"/")
+	}
+	return p == pattern
+}
+
+func layerOf(p string) (int, bool) {
+	for i, l := range layers {
+		for _, pat := range l.pkgs {
+			if matches(p, pat) {
+				return i, true
+			}
+		}
+	}
+	return 0, false
+}
+
+func isEdgeOrAdapter(p string) (string, bool) {
+	i, ok := layerOf(p)
+	if !ok {
+		return "", false
+	}
+	switch layers[i].name {
+	case "edges", "adapters":
+		return layers[i].name, true
+	}
+	return "", false
+}
+
+func TestImportGraph(t *testing.T) {
+	for _, p := range listPackages(t) {
+		from, ok := rel(p.ImportPath)
+		if !ok || strings.HasPrefix(from, "test/") {
+			continue // fakes and suites under test/ are not part of the binary
+		}
+		fromLayer, known := layerOf(from)
+		if !known {
+			t.Errorf("%s is in no layer: add it to the table and to ARCHITECTURE.md", from)
+			continue
+		}
+		for _, imp := range p.Imports {
+			to, ok := rel(imp)
+			if !ok {
+				continue
+			}
+			checkEdge(t, from, to, fromLayer)
+		}
+	}
+}
+
+func checkEdge(t *testing.T, from, to string, fromLayer int) {
+	t.Helper()
+	switch {
+	case strings.HasPrefix(from, "pkg/") && strings.HasPrefix(to, "internal/"):
+		t.Errorf("%s imports %s: pkg/ never imports internal/", from, to)
+		return
+	case to == "internal/config" || to == "internal/daemon":
+		if !matches(from, "cmd/...") && from != "internal/daemon" {
+			t.Errorf("%s imports %s: only cmd and internal/daemon may", from, to)
+		}
+		return
+	case strings.HasPrefix(to, "test/"):
+		t.Errorf("%s imports %s: production code never imports test helpers", from, to)
+		return
+	}
+	if a, ok := isEdgeOrAdapter(from); ok {
+		if b, ok := isEdgeOrAdapter(to); ok && a == b && !sameParent(from, to) {
+			t.Errorf("%s imports %s: %s never import each other", from, to, a)
+			return
+		}
+	}
+	toLayer, known := layerOf(to)
+	if !known {
+		t.Errorf("%s imports %s, which is in no layer", from, to)
+		return
+	}
+	if toLayer == 0 && !strings.HasPrefix(from, "pkg/") {
+		return // the vocabulary is for everyone
+	}
+	if toLayer < fromLayer || sameLayerAllowed[[2]string{from, to}] || sameParent(from, to) {
+		return
+	}
+	t.Errorf("%s (%s) imports %s (%s): dependencies point down",
+		from, layers[fromLayer].name, to, layers[toLayer].name)
+}
+
+// sameParent allows a package to import its own subpackages.
+func sameParent(from, to string) bool { return strings.HasPrefix(to, from+"/") }
