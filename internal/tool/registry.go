@@ -26,6 +26,15 @@ type Source interface {
 	Tools() []beamclaw.Tool
 }
 
+// AgentSource is an optional interface of a Source whose tools depend on
+// the agent (an MCP server configured for some agents only): Specs lists
+// ToolsFor(agent), and Allowed refuses the source's tools that the agent
+// does not get.
+type AgentSource interface {
+	ToolsFor(agentID string) []beamclaw.Tool
+	LookupFor(agentID, name string) (beamclaw.Tool, bool)
+}
+
 // Finder is an optional fast path a Source may implement: find one tool by
 // name without building the whole list.
 type Finder interface {
@@ -172,16 +181,21 @@ func (r *Registry) Lookup(name string) (beamclaw.Tool, bool) {
 		return t, true
 	}
 	for _, s := range st.sources {
-		if f, ok := s.src.(Finder); ok {
-			if t, ok := f.Tool(name); ok {
-				return t, true
-			}
-			continue
+		if t, ok := lookupIn(s.src, name); ok {
+			return t, true
 		}
-		for _, t := range s.src.Tools() {
-			if t.Spec().Def.Name == name {
-				return t, true
-			}
+	}
+	return nil, false
+}
+
+// lookupIn finds a tool of one source by name.
+func lookupIn(src Source, name string) (beamclaw.Tool, bool) {
+	if f, ok := src.(Finder); ok {
+		return f.Tool(name)
+	}
+	for _, t := range src.Tools() {
+		if t.Spec().Def.Name == name {
+			return t, true
 		}
 	}
 	return nil, false
@@ -192,8 +206,23 @@ func (r *Registry) Allowed(agentID, name string) bool {
 	if r.deny[name] || slices.Contains(r.opts.AgentDeny[agentID], name) {
 		return false
 	}
-	allow, ok := r.opts.AgentAllow[agentID]
-	return !ok || slices.Contains(allow, name)
+	if allow, ok := r.opts.AgentAllow[agentID]; ok && !slices.Contains(allow, name) {
+		return false
+	}
+	if agentID == "" {
+		return true
+	}
+	for _, s := range r.state.Load().sources {
+		as, ok := s.src.(AgentSource)
+		if !ok {
+			continue
+		}
+		if _, mine := lookupIn(s.src, name); mine {
+			_, forAgent := as.LookupFor(agentID, name)
+			return forAgent
+		}
+	}
+	return true
 }
 
 // Specs lists the tools agentID may call, sorted by name. A name offered
@@ -215,7 +244,11 @@ func (r *Registry) Specs(agentID string) []beamclaw.ToolSpec {
 		add(t)
 	}
 	for _, s := range st.sources {
-		for _, t := range s.src.Tools() {
+		tools := s.src.Tools
+		if as, ok := s.src.(AgentSource); ok && agentID != "" {
+			tools = func() []beamclaw.Tool { return as.ToolsFor(agentID) }
+		}
+		for _, t := range tools() {
 			add(t)
 		}
 	}
