@@ -10,6 +10,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/session"
+	"github.com/beamclaw/beamclaw-go/internal/supervise"
 )
 
 // sessionsAPI is the session manager as every edge sees it: the channel's
@@ -84,5 +85,19 @@ func (d *daemon) edges(rt *agentRuntime) (routes, control []gateway.Mount, servi
 	local := gateway.NewWS(localOpts)
 	control = append(control, local.Routes()...)
 	control = append(control, d.controlRoutes(rt)...)
-	return routes, control, []suture.Service{public, local}, nil
+	services = []suture.Service{public, local}
+	tg, tgRoutes, err := d.telegram(api)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if tg != nil {
+		// A channel whose upstream keeps failing (Telegram down, a revoked
+		// token) stops alone; the daemon and the other channels go on.
+		channels := supervise.New("channels", supervise.Options{Logger: d.log, Contain: true,
+			Timeout: d.cfg.Core.ShutdownTimeout.Duration})
+		channels.Add(d.guard(tg))
+		services = append(services, channels)
+		routes = append(routes, tgRoutes...)
+	}
+	return routes, control, services, nil
 }

@@ -23,11 +23,15 @@ func newProviders(cfg *config.Config, getenv func(string) string, log *slog.Logg
 	p := &providers{cfg: cfg, clients: map[string]*openai.Client{}, chains: map[string]beamclaw.Provider{}}
 	for name, pc := range cfg.Core.Providers {
 		key, _ := pc.APIKey.Resolve(getenv)
+		retries := pc.MaxRetries
+		if retries == 0 {
+			retries = -1 // config's 0 means none; the client's 0 means its default
+		}
 		c, err := openai.New(openai.Options{
 			Name: name, BaseURL: pc.BaseURL, APIKey: key, Model: pc.Model,
 			Timeout:           time.Duration(pc.TimeoutSeconds) * time.Second,
 			FirstTokenTimeout: time.Duration(pc.FirstTokenTimeoutSeconds) * time.Second,
-			MaxRetries:        pc.MaxRetries,
+			MaxRetries:        retries,
 			Logger:            log,
 		})
 		if err != nil {

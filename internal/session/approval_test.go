@@ -167,3 +167,34 @@ func TestApprovalImpossibleOnRouteDeniesAtOnce(t *testing.T) {
 		t.Errorf("tool results %q, want the reason", res)
 	}
 }
+
+func TestDecideForChecksTheUser(t *testing.T) {
+	tl := &echoTool{name: "write", approval: true}
+	e := newEnv(t, envOpts{tools: []beamclaw.Tool{tl}})
+	e.p.add(callTool("write", `{"text":"x"}`), say("done"))
+	r, _ := e.send(t, "tg:1", "go")
+	waitUntil(t, "approval request", func() bool { return len(r.of(beamclaw.EvApprovalRequest)) == 1 })
+	id := r.of(beamclaw.EvApprovalRequest)[0].Approval.ID
+	cases := []struct {
+		name, user, id string
+		kind           beamclaw.Kind
+	}{
+		{"another user cannot answer", "tg:2", id, beamclaw.KindNotFound},
+		{"empty id is refused", "tg:1", "", beamclaw.KindInvalid},
+		{"unknown id", "tg:1", "appr_nope", beamclaw.KindNotFound},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := e.m.DecideFor(tc.user, tc.id, beamclaw.Allow)
+			if err == nil || beamclaw.KindOf(err) != tc.kind {
+				t.Fatalf("err %v, want kind %s", err, tc.kind)
+			}
+		})
+	}
+	if err := e.m.DecideFor("tg:1", id, beamclaw.Allow); err != nil {
+		t.Fatal(err)
+	}
+	if ev := r.wait(t); ev.Text != "done" || tl.runs.Load() != 1 {
+		t.Fatalf("final %q after %d runs", ev.Text, tl.runs.Load())
+	}
+}

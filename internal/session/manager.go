@@ -174,6 +174,32 @@ func (m *Manager) Decide(sessionID, approvalID string, d beamclaw.Decision) erro
 	return nil
 }
 
+// DecideFor answers an approval known by its id and the user answering it
+// (a Telegram button carries no session id). Only that user's live
+// sessions are asked — approvals exist only in live sessions — so nobody
+// can answer another user's approval by guessing its id.
+func (m *Manager) DecideFor(userID, approvalID string, d beamclaw.Decision) error {
+	const op = "session.DecideFor"
+	if approvalID == "" || userID == "" {
+		return beamclaw.E(op, beamclaw.KindInvalid, "an approval id and a user are required", nil)
+	}
+	m.mu.Lock()
+	lanes := make([]*lane, 0, len(m.live))
+	for _, l := range m.live {
+		lanes = append(lanes, l)
+	}
+	m.mu.Unlock()
+	for _, l := range lanes {
+		if l.user() != userID {
+			continue
+		}
+		if _, ok := l.decide(approvalID, d); ok {
+			return nil
+		}
+	}
+	return beamclaw.E(op, beamclaw.KindNotFound, "no such approval", nil)
+}
+
 // Reset empties a session's history (session_reset).
 func (m *Manager) Reset(ctx context.Context, sessionID string) error {
 	l, err := m.acquire(ctx, sessionID, nil)

@@ -113,6 +113,13 @@ func (l *lane) dropApproval(a *approval) {
 
 // decide answers the approval id ("" = the oldest pending one). It
 // reports false when there is no such approval.
+// user is the session's user id.
+func (l *lane) user() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.rec.UserID
+}
+
 func (l *lane) decide(id string, d beamclaw.Decision) (beamclaw.ApprovalRequest, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

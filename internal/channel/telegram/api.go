@@ -1,0 +1,118 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+)
+
+// maxAttempts bounds retries of one call answered 429.
+const maxAttempts = 4
+
+// maxRetryAfter caps how long one 429 makes a call wait.
+const maxRetryAfter = 60 * time.Second
+
+// api is the Bot API as the channel uses it: every call retried after a
+// 429's retry_after, every error scrubbed of the token.
+type api struct {
+	b    *bot.Bot
+	http *http.Client
+	red  redactor
+}
+
+// retry runs fn, waiting out 429 answers (up to maxAttempts tries).
+func (a *api) retry(ctx context.Context, what string, fn func(ctx context.Context) error) error {
+	var err error
+	for attempt := 1; ; attempt++ {
+		err = fn(ctx)
+		var tooMany *bot.TooManyRequestsError
+		if !errors.As(err, &tooMany) || attempt == maxAttempts {
+			break
+		}
+		wait := min(time.Duration(max(tooMany.RetryAfter, 1))*time.Second, maxRetryAfter)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("%s: %w", what, ctx.Err())
+		case <-t.C:
+		}
+	}
+	if err != nil {
+		return a.red.Err(fmt.Errorf("%s: %w", what, err))
+	}
+	return nil
+}
+
+func (a *api) sendMessage(ctx context.Context, p *bot.SendMessageParams) (*models.Message, error) {
+	var m *models.Message
+	err := a.retry(ctx, "sendMessage", func(ctx context.Context) (err error) {
+		m, err = a.b.SendMessage(ctx, p)
+		return err
+	})
+	return m, err
+}
+
+func (a *api) editMessageText(ctx context.Context, p *bot.EditMessageTextParams) error {
+	return a.retry(ctx, "editMessageText", func(ctx context.Context) error {
+		_, err := a.b.EditMessageText(ctx, p)
+		return err
+	})
+}
+
+func (a *api) typing(ctx context.Context, chatID int64) error {
+	return a.retry(ctx, "sendChatAction", func(ctx context.Context) error {
+		_, err := a.b.SendChatAction(ctx, &bot.SendChatActionParams{ChatID: chatID, Action: models.ChatActionTyping})
+		return err
+	})
+}
+
+func (a *api) answerCallback(ctx context.Context, id, text string) error {
+	return a.retry(ctx, "answerCallbackQuery", func(ctx context.Context) error {
+		_, err := a.b.AnswerCallbackQuery(ctx, &bot.AnswerCallbackQueryParams{CallbackQueryID: id, Text: text})
+		return err
+	})
+}
+
+// download fetches a file by id, refusing files over limit bytes.
+func (a *api) download(ctx context.Context, fileID string, limit int64) ([]byte, error) {
+	var f *models.File
+	err := a.retry(ctx, "getFile", func(ctx context.Context) (err error) {
+		f, err = a.b.GetFile(ctx, &bot.GetFileParams{FileID: fileID})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if f.FileSize > limit {
+		return nil, fmt.Errorf("file of %d bytes: %w", f.FileSize, errTooLarge)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.b.FileDownloadLink(f), nil)
+	if err != nil {
+		return nil, a.red.Err(fmt.Errorf("download file: %w", err))
+	}
+	resp, err := a.http.Do(req)
+	if err != nil {
+		return nil, a.red.Err(fmt.Errorf("download file: %w", err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("download file: status %d", resp.StatusCode)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, a.red.Err(fmt.Errorf("download file: %w", err))
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("file over %d bytes: %w", limit, errTooLarge)
+	}
+	return data, nil
+}
+
+var errTooLarge = errors.New("file too large")

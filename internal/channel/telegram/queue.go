@@ -1,0 +1,144 @@
+package telegram
+
+import (
+	"encoding/json"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/beamclaw/beamclaw-go/internal/store"
+)
+
+// The durable inbox lives under store.BucketChannelSeen/telegram:
+//
+//	seen   update_id -> insertion seq (de-duplication)
+//	order  insertion seq -> update_id (to forget the oldest; its bucket
+//	       sequence counts the entries)
+//	queue  insertion seq -> raw update JSON, until processed
+var (
+	bucketTelegram = []byte(ChannelName)
+	bucketSeen     = []byte("seen")
+	bucketOrder    = []byte("order")
+	bucketQueue    = []byte("queue")
+)
+
+// inbox records updates durably before they are acknowledged or
+// processed, and remembers the last window update ids.
+type inbox struct {
+	db     *store.DB
+	window int
+}
+
+type inboxBuckets struct{ seen, order, queue *bolt.Bucket }
+
+func inboxOf(tx *bolt.Tx) (inboxBuckets, error) {
+	root := tx.Bucket(store.BucketChannelSeen)
+	if root == nil {
+		return inboxBuckets{}, fmt.Errorf("bucket %s missing", store.BucketChannelSeen)
+	}
+	var b inboxBuckets
+	var err error
+	if !tx.Writable() {
+		tg := root.Bucket(bucketTelegram)
+		if tg == nil {
+			return b, nil
+		}
+		return inboxBuckets{tg.Bucket(bucketSeen), tg.Bucket(bucketOrder), tg.Bucket(bucketQueue)}, nil
+	}
+	tg, err := root.CreateBucketIfNotExists(bucketTelegram)
+	if err != nil {
+		return b, err
+	}
+	for name, dst := range map[string]**bolt.Bucket{"seen": &b.seen, "order": &b.order, "queue": &b.queue} {
+		if *dst, err = tg.CreateBucketIfNotExists([]byte(name)); err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
+
+// record stores raw (the update's JSON) under updateID unless that id was
+// already seen. When it returns fresh = true the update is on disk.
+func (q *inbox) record(updateID int64, raw json.RawMessage) (fresh bool, err error) {
+	key := store.Seq(uint64(updateID))
+	err = q.db.Batch(func(tx *bolt.Tx) error {
+		fresh = false // Batch may run fn more than once
+		b, err := inboxOf(tx)
+		if err != nil {
+			return err
+		}
+		if b.seen.Get(key) != nil {
+			return nil
+		}
+		seq, err := b.seen.NextSequence()
+		if err != nil {
+			return err
+		}
+		if err := b.seen.Put(key, store.Seq(seq)); err != nil {
+			return err
+		}
+		if err := b.order.Put(store.Seq(seq), key); err != nil {
+			return err
+		}
+		if err := b.queue.Put(store.Seq(seq), raw); err != nil {
+			return err
+		}
+		fresh = true
+		return q.trim(b)
+	})
+	if err != nil {
+		return false, fmt.Errorf("record update %d: %w", updateID, err)
+	}
+	return fresh, nil
+}
+
+// trim forgets the oldest ids beyond the window.
+func (q *inbox) trim(b inboxBuckets) error {
+	count := b.order.Sequence() + 1
+	c := b.order.Cursor()
+	for k, v := c.First(); k != nil && count > uint64(q.window); k, v = c.First() {
+		if err := b.seen.Delete(v); err != nil {
+			return err
+		}
+		if err := c.Delete(); err != nil {
+			return err
+		}
+		count--
+	}
+	return b.order.SetSequence(count)
+}
+
+// next returns the oldest queued update (ok = false when none).
+func (q *inbox) next() (seq uint64, raw json.RawMessage, ok bool, err error) {
+	err = q.db.View(func(tx *bolt.Tx) error {
+		b, err := inboxOf(tx)
+		if err != nil || b.queue == nil {
+			return err
+		}
+		k, v := b.queue.Cursor().First()
+		if k == nil {
+			return nil
+		}
+		seq, raw, ok = store.SeqOf(k), append(json.RawMessage(nil), v...), true
+		return nil
+	})
+	if err != nil {
+		return 0, nil, false, fmt.Errorf("read inbox: %w", err)
+	}
+	return seq, raw, ok, nil
+}
+
+// done removes a processed update from the queue (its id stays seen).
+func (q *inbox) done(seq uint64) error {
+	err := q.db.Batch(func(tx *bolt.Tx) error {
+		b, err := inboxOf(tx)
+		if err != nil {
+			return err
+		}
+		return b.queue.Delete(store.Seq(seq))
+	})
+	if err != nil {
+		return fmt.Errorf("dequeue update: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,133 @@
+package faketelegram
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func newBot(t *testing.T, s *Server, token string) *bot.Bot {
+	t.Helper()
+	client := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), Timeout: 10 * time.Second}
+	t.Cleanup(client.CloseIdleConnections)
+	b, err := bot.New(token, bot.WithServerURL(s.URL()), bot.WithHTTPClient(5*time.Second, client))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestBotAPIMethods(t *testing.T) {
+	s := New(t)
+	b := newBot(t, s, s.Token())
+	ctx := context.Background()
+	m, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: 7, Text: "<b>hi</b> &amp; bye", ParseMode: models.ParseModeHTML,
+		ReplyMarkup: &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{{{Text: "x", CallbackData: "d"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Text != "hi & bye" {
+		t.Errorf("returned text %q", m.Text)
+	}
+	if _, err := b.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: 7, MessageID: m.ID, Text: "<b>hi</b> &amp; bye",
+		ParseMode: models.ParseModeHTML}); err != nil {
+		t.Fatalf("edit dropping the keyboard: %v", err)
+	}
+	cases := []struct {
+		name string
+		text string
+		want string
+	}{
+		{"not modified", "<b>hi</b> &amp; bye", "not modified"},
+		{"unclosed tag", "<b>hi", "can't parse entities"},
+		{"unknown tag", "<div>hi</div>", "can't parse entities"},
+		{"raw ampersand", "a & b", "can't parse entities"},
+		{"too long", strings.Repeat("x", MaxMessageLen+1), "too long"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := b.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: 7, MessageID: m.ID, Text: tc.text,
+				ParseMode: models.ParseModeHTML})
+			if !errors.Is(err, bot.ErrorBadRequest) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want bad request %q", err, tc.want)
+			}
+		})
+	}
+	if got := s.Messages(7); len(got) != 1 || got[0].Edits != 1 || got[0].ReplyMarkup != "" {
+		t.Errorf("messages %+v", got)
+	}
+	s.FailNext("sendChatAction", 1, 3)
+	_, err = b.SendChatAction(ctx, &bot.SendChatActionParams{ChatID: 7, Action: models.ChatActionTyping})
+	var tooMany *bot.TooManyRequestsError
+	if !errors.As(err, &tooMany) || tooMany.RetryAfter != 3 {
+		t.Errorf("scripted 429 = %v", err)
+	}
+	if n := len(s.Calls("sendChatAction")); n != 1 {
+		t.Errorf("%d sendChatAction calls recorded", n)
+	}
+}
+
+func TestUpdatesAndFiles(t *testing.T) {
+	s := New(t)
+	b := newBot(t, s, s.Token())
+	u := User{ID: 5, Username: "u"}
+	s.SendText(5, u, "one")
+	id, _ := s.SendPhoto(5, u, "cap", []Photo{{Width: 10, Height: 10, Data: []byte("jpeg!")}})
+	ctx, cancel := context.WithCancel(context.Background())
+	got := make(chan *models.Update, 4)
+	b2, err := bot.New(s.Token(), bot.WithServerURL(s.URL()), bot.WithSkipGetMe(),
+		bot.WithHTTPClient(3*time.Second, &http.Client{Timeout: 10 * time.Second}), bot.WithNotAsyncHandlers(),
+		bot.WithDefaultHandler(func(_ context.Context, _ *bot.Bot, upd *models.Update) { got <- upd }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { b2.Start(ctx); close(done) }()
+	first, second := <-got, <-got
+	cancel()
+	<-done
+	if first.Message.Text != "one" || second.ID != id || len(second.Message.Photo) != 1 {
+		t.Fatalf("updates %+v %+v", first.Message, second.Message)
+	}
+	f, err := b.GetFile(context.Background(), &bot.GetFileParams{FileID: second.Message.Photo[0].FileID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(b.FileDownloadLink(f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	http.DefaultClient.CloseIdleConnections()
+	if string(data) != "jpeg!" {
+		t.Errorf("file %q", data)
+	}
+}
+
+func TestWrongTokenUnauthorized(t *testing.T) {
+	s := New(t)
+	client := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	defer client.CloseIdleConnections()
+	_, err := bot.New("1:wrong", bot.WithServerURL(s.URL()), bot.WithHTTPClient(time.Second, client))
+	if !errors.Is(err, bot.ErrorUnauthorized) {
+		t.Errorf("getMe with a wrong token = %v", err)
+	}
+}
+
+func TestParseHTML(t *testing.T) {
+	plain, err := ParseHTML(`<a href="https://x">l</a> <pre><code class="language-go">a &lt; b</code></pre> &#39;`)
+	if err != nil || plain != "l a < b '" {
+		t.Errorf("ParseHTML = %q, %v", plain, err)
+	}
+}
