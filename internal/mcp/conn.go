@@ -212,6 +212,7 @@ func (c *conn) callTool(ctx context.Context, name string, args json.RawMessage, 
 func (c *conn) ping(ctx context.Context, timeout time.Duration) error {
 	ctx, cancel := c.bound(ctx, timeout)
 	defer cancel()
+	//lint:ignore SA1019 beamclaw pins protocol 2025-11-25 (mcp.protocol_version), where ping is the liveness check
 	if err := c.client.Ping(ctx); err != nil {
 		return c.explain(ctx, "ping", err)
 	}

@@ -14,8 +14,9 @@ import (
 // is noticed by the next request or ping failing at the transport.
 func dialHTTP(cfg ServerConfig, proto string, logger *slog.Logger) (*conn, error) {
 	opts := []transport.StreamableHTTPCOption{
+		//lint:ignore SA1019 the pinned protocol (2025-11-25) delivers list_changed on the standalone GET stream
 		transport.WithContinuousListening(),
-		transport.WithLogger(logger.With("server", cfg.Name)),
+		transport.WithHTTPLogger(logger.With("server", cfg.Name)),
 	}
 	if len(cfg.Headers) > 0 {
 		opts = append(opts, transport.WithHTTPHeaders(cfg.Headers))

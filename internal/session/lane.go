@@ -176,24 +176,23 @@ func (l *lane) next(ctx context.Context) (*run, loop.Run, error) {
 func (l *lane) pick() *run {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for l.inflight != nil {
-		r := l.inflight
-		if r.route.ended() {
-			l.inflight = nil
-			break
+	if r := l.inflight; r != nil {
+		// A run the loop did not finish: skip it if its route is gone,
+		// deliver its stored answer, give up after maxAttempts, or retry.
+		l.inflight = nil
+		if !r.route.ended() {
+			text, answered := l.answered(r)
+			switch {
+			case answered:
+				r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, RunID: r.id, SessionID: l.id, Text: text})
+			case r.attempts >= maxAttempts:
+				r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: r.id, SessionID: l.id, Text: msgCrashed})
+			default:
+				r.attempts++
+				l.inflight = r
+				return r
+			}
 		}
-		if text, ok := l.answered(r); ok {
-			l.inflight = nil
-			r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, RunID: r.id, SessionID: l.id, Text: text})
-			break
-		}
-		if r.attempts >= maxAttempts {
-			l.inflight = nil
-			r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: r.id, SessionID: l.id, Text: msgCrashed})
-			break
-		}
-		r.attempts++
-		return r
 	}
 	if len(l.queue) == 0 {
 		return nil

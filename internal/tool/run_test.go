@@ -69,9 +69,7 @@ func TestRunErrorAndPanic(t *testing.T) {
 		t.Errorf("error result = %+v", res)
 	}
 	crashing := newTool("crashing", "", func(context.Context, beamclaw.Invocation) (string, error) {
-		var m map[string]int
-		m["boom"]++ // nil map write panics
-		return "", nil
+		panic("boom")
 	})
 	res = r.Run(t.Context(), crashing, inv(`{}`))
 	if !res.IsError || !strings.HasPrefix(res.Content, "tool crashing crashed: ") {

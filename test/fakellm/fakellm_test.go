@@ -135,7 +135,7 @@ func TestSDKEmbeddingsModelsTranscription(t *testing.T) {
 		t.Fatalf("models = %+v, %v", models, err)
 	}
 	tr, err := client.Audio.Transcriptions.New(ctx, openai.AudioTranscriptionNewParams{
-		File: openai.File(strings.NewReader("OggS"), "voice.ogg", "audio/ogg"), Model: openai.AudioModelWhisper1,
+		File: openai.File(strings.NewReader("OggS"), "voice.ogg", "audio/ogg"), Model: "whisper-1",
 	})
 	if err != nil || tr.Text != fakellm.DefaultTranscript {
 		t.Fatalf("transcription = %+v, %v", tr, err)
