@@ -1,11 +1,15 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
+
+	bbolt "go.etcd.io/bbolt"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/config"
@@ -26,11 +30,14 @@ type agents struct {
 	log      *slog.Logger
 	autoCtx  int // core.agentic_loop.auto_context_limit when auto_context is on, else 0
 
-	mu      sync.Mutex
-	indexes map[string]*memory.Workspace
+	db *bbolt.DB // for memory.backend: bbolt
+
+	mu       sync.Mutex
+	indexes  map[string]*memory.Workspace
+	backends map[string]memory.Backend // keyed notes, per agent
 }
 
-func newAgents(cfg *config.Config, paths config.Paths, emb beamclaw.Embedder, log *slog.Logger) *agents {
+func newAgents(cfg *config.Config, paths config.Paths, db *bbolt.DB, emb beamclaw.Embedder, log *slog.Logger) *agents {
 	mo := memory.DefaultOptions()
 	s := cfg.Memory.Search
 	mo.Search = memory.SearchOptions{
@@ -41,7 +48,7 @@ func newAgents(cfg *config.Config, paths config.Paths, emb beamclaw.Embedder, lo
 	mo.Backend = cfg.Memory.Backend
 	mo.CacheTTL = time.Duration(cfg.Memory.Embedding.CacheTTLSeconds) * time.Second
 	a := &agents{ws: workspace.New(paths.AgentsDir, nil), paths: paths, memOpts: mo, embedder: emb,
-		log: log, indexes: map[string]*memory.Workspace{}}
+		log: log, db: db, indexes: map[string]*memory.Workspace{}, backends: map[string]memory.Backend{}}
 	if cfg.Core.AgenticLoop.AutoContext {
 		a.autoCtx = cfg.Core.AgenticLoop.AutoContextLimit
 	}
@@ -130,10 +137,80 @@ func (a *agents) Search(ctx context.Context, agentID, query string, limit int) (
 	for _, h := range res.Hits {
 		hits = append(hits, builtin.Hit{Source: h.Source, Text: h.Text, Score: h.Score})
 	}
+	if b, err := a.notes(ctx, agentID); err == nil {
+		if nres, err := b.Search(ctx, memory.Query{Text: query, Limit: limit}); err == nil {
+			for _, h := range nres.Hits {
+				hits = append(hits, builtin.Hit{Source: "note " + h.Source, Text: h.Text, Score: h.Score})
+			}
+		}
+	}
+	slices.SortStableFunc(hits, func(x, y builtin.Hit) int { return cmp.Compare(y.Score, x.Score) })
+	if len(hits) > limit && limit > 0 {
+		hits = hits[:limit]
+	}
 	if res.Degraded && len(hits) > 0 {
 		hits[0].Text = "(" + res.Reason + ")\n" + hits[0].Text
 	}
 	return hits, nil
+}
+
+// notes returns the agent's keyed-note backend (memory.backend).
+func (a *agents) notes(ctx context.Context, agentID string) (memory.Backend, error) {
+	if _, err := a.ws.Dir(agentID); err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if b, ok := a.backends[agentID]; ok {
+		return b, nil
+	}
+	var b memory.Backend
+	var err error
+	if a.memOpts.Backend == memory.BackendBolt {
+		b, err = memory.OpenBolt(ctx, a.db, "", agentID, a.memOpts, a.embedder)
+	} else {
+		b, err = memory.NewMemory(agentID, a.memOpts, a.embedder)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("memory of agent %s: %w", agentID, err)
+	}
+	a.backends[agentID] = b
+	return b, nil
+}
+
+// Remember implements builtin.Notes.
+func (a *agents) Remember(ctx context.Context, agentID, key, content string) error {
+	b, err := a.notes(ctx, agentID)
+	if err != nil {
+		return err
+	}
+	return b.Store(ctx, key, content, memory.CategoryCore)
+}
+
+// Recall implements builtin.Notes: the best-matching notes.
+func (a *agents) Recall(ctx context.Context, agentID, query string, limit int) ([]builtin.Hit, error) {
+	b, err := a.notes(ctx, agentID)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := b.Recall(ctx, query, limit, "")
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]builtin.Hit, 0, len(entries))
+	for _, e := range entries {
+		hits = append(hits, builtin.Hit{Source: e.Key, Text: e.Value, Score: 1})
+	}
+	return hits, nil
+}
+
+// Forget implements builtin.Notes.
+func (a *agents) Forget(ctx context.Context, agentID, key string) error {
+	b, err := a.notes(ctx, agentID)
+	if err != nil {
+		return err
+	}
+	return b.Forget(ctx, key)
 }
 
 // workspaceFiles adapts the workspace store to builtin.Workspace.

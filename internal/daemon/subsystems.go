@@ -49,7 +49,7 @@ func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	rt.agents = newAgents(d.cfg, d.paths, emb, d.log)
+	rt.agents = newAgents(d.cfg, d.paths, d.db.Bolt(), emb, d.log)
 	if err := rt.agents.ws.Ensure(d.cfg.Core.DefaultAgent); err != nil {
 		return nil, nil, nil, fmt.Errorf("default agent: %w", err)
 	}
@@ -116,7 +116,7 @@ func (d *daemon) toolRegistry(ag *agents) (*tool.Registry, error) {
 		Curl:  builtin.CurlOptions{AllowPrivate: tc.Curl.AllowPrivate, MaxResponseBytes: tc.Curl.MaxResponseBytes},
 		WebSearch: builtin.WebSearchOptions{APIKey: key, BaseURL: tc.WebSearch.BaseURL,
 			MaxResults: tc.WebSearch.MaxResults},
-		Memory: builtin.MemoryOptions{Workspace: workspaceFiles{ag.ws}, Search: ag},
+		Memory: builtin.MemoryOptions{Workspace: workspaceFiles{ag.ws}, Search: ag, Notes: ag},
 	})
 	for _, t := range all {
 		if !tc.Bash.Enabled && t.Spec().Def.Name == "bash" {

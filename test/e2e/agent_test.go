@@ -99,3 +99,19 @@ func TestAgentMemoryAcrossSessions(t *testing.T) {
 		}
 	}
 }
+
+func TestAgentNotesSurviveRestart(t *testing.T) {
+	r := newChatRig(t, rigOptions{autonomy: "full", channels: map[string]string{"http": "full"}})
+	r.llm.SetDefault(fakellm.Rules)
+	r.start()
+	r.chat("ana", `call tool workspace_memory {"action":"remember","key":"user.tz","content":"Ana lives in Lisbon"}`)
+	r.h.must("stop")
+	r.start()
+	before := len(r.llm.Requests())
+	r.chat("ana", `call tool workspace_memory {"action":"recall","query":"Lisbon"}`)
+	reqs := r.llm.Requests()[before:]
+	res := llmToolResults(reqs[len(reqs)-1])
+	if len(res) == 0 || !strings.Contains(res[len(res)-1], "user.tz: Ana lives in Lisbon") {
+		t.Errorf("recall after restart: %q", res)
+	}
+}

@@ -36,10 +36,20 @@ type MemorySearch interface {
 	Search(ctx context.Context, agent, query string, limit int) ([]Hit, error)
 }
 
+// Notes is the agent's keyed memory (internal/memory's Backend, in memory
+// or in bbolt per memory.backend) behind remember, recall and forget; the
+// daemon adapts it.
+type Notes interface {
+	Remember(ctx context.Context, agent, key, content string) error
+	Recall(ctx context.Context, agent, query string, limit int) ([]Hit, error)
+	Forget(ctx context.Context, agent, key string) error
+}
+
 // MemoryOptions configure workspace_memory.
 type MemoryOptions struct {
 	Workspace Workspace        // required
 	Search    MemorySearch     // optional; without it "search" says so
+	Notes     Notes            // optional; without it remember/recall/forget say so
 	Now       func() time.Time // default time.Now; picks "today"
 	// SearchLimit is how many hits "search" returns (default 5).
 	SearchLimit int
@@ -54,10 +64,11 @@ const memoryFile = "MEMORY.md"
 const memorySchema = `{
   "type": "object",
   "properties": {
-    "action": {"type": "string", "enum": ["read", "append", "replace", "read_daily", "append_daily", "list_daily", "read_bootstrap", "update_bootstrap", "search"],
-      "description": "read/append/replace: your long-term MEMORY.md. read_daily/append_daily/list_daily: daily logs (memory/YYYY-MM-DD.md). read_bootstrap/update_bootstrap: IDENTITY.md, SOUL.md, USER.md, TOOLS.md, AGENTS.md or BOOTSTRAP.md (give file). search: find past notes by meaning and keywords (give query)."},
-    "content": {"type": "string", "description": "Text for append, replace, append_daily and update_bootstrap."},
-    "query": {"type": "string", "description": "What to look for (search)."},
+    "action": {"type": "string", "enum": ["read", "append", "replace", "read_daily", "append_daily", "list_daily", "read_bootstrap", "update_bootstrap", "search", "remember", "recall", "forget"],
+      "description": "read/append/replace: your long-term MEMORY.md. read_daily/append_daily/list_daily: daily logs (memory/YYYY-MM-DD.md). read_bootstrap/update_bootstrap: IDENTITY.md, SOUL.md, USER.md, TOOLS.md, AGENTS.md or BOOTSTRAP.md (give file). search: find past notes by meaning and keywords (give query). remember/recall/forget: short keyed notes (give key and content; query; key)."},
+    "content": {"type": "string", "description": "Text for append, replace, append_daily, update_bootstrap and remember."},
+    "query": {"type": "string", "description": "What to look for (search, recall)."},
+    "key": {"type": "string", "maxLength": 200, "description": "Name of a keyed note (remember, forget), e.g. user.timezone."},
     "file": {"type": "string", "description": "Bootstrap file name for read_bootstrap/update_bootstrap, e.g. USER.md."},
     "date": {"type": "string", "description": "Day of the daily log, YYYY-MM-DD. Default today."}
   },
@@ -90,6 +101,7 @@ func (m *WorkspaceMemory) Spec() beamclaw.ToolSpec {
 
 type memoryArgs struct {
 	Action  string `json:"action"`
+	Key     string `json:"key"`
 	Content string `json:"content"`
 	Query   string `json:"query"`
 	File    string `json:"file"`
@@ -146,6 +158,8 @@ func (m *WorkspaceMemory) do(ctx context.Context, agent string, a memoryArgs) (s
 		return m.bootstrap(agent, a)
 	case "search":
 		return m.search(ctx, agent, a.Query)
+	case "remember", "recall", "forget":
+		return m.notes(ctx, agent, a)
 	}
 	return "", fmt.Errorf("unknown action %q", a.Action)
 }
@@ -180,6 +194,38 @@ func (m *WorkspaceMemory) search(ctx context.Context, agent, query string) (stri
 		fmt.Fprintf(&sb, "%d. [%s, score %.2f]\n%s\n\n", i+1, h.Source, h.Score, strings.TrimSpace(h.Text))
 	}
 	return strings.TrimSuffix(sb.String(), "\n\n"), nil
+}
+
+// notes serves the keyed-note actions.
+func (m *WorkspaceMemory) notes(ctx context.Context, agent string, a memoryArgs) (string, error) {
+	n := m.opts.Notes
+	if n == nil {
+		return "", errors.New("keyed notes are not configured")
+	}
+	switch a.Action {
+	case "remember":
+		if strings.TrimSpace(a.Key) == "" {
+			return "", errors.New("key is required")
+		}
+		return done(needContent(a), func() error { return n.Remember(ctx, agent, a.Key, a.Content) }, "remembered "+a.Key)
+	case "forget":
+		if strings.TrimSpace(a.Key) == "" {
+			return "", errors.New("key is required")
+		}
+		return done(nil, func() error { return n.Forget(ctx, agent, a.Key) }, "forgot "+a.Key)
+	}
+	hits, err := n.Recall(ctx, agent, a.Query, m.opts.SearchLimit)
+	if err != nil {
+		return "", err
+	}
+	if len(hits) == 0 {
+		return "No notes match.", nil
+	}
+	var sb strings.Builder
+	for _, h := range hits {
+		fmt.Fprintf(&sb, "- %s: %s\n", h.Source, strings.TrimSpace(h.Text))
+	}
+	return strings.TrimSuffix(sb.String(), "\n"), nil
 }
 
 // date parses YYYY-MM-DD in the clock's location, defaulting to today.

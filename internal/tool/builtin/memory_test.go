@@ -138,3 +138,66 @@ func TestWorkspaceMemoryWithoutSearch(t *testing.T) {
 		t.Errorf("error = %q", got)
 	}
 }
+
+// mapNotes is an in-memory builtin.Notes.
+type mapNotes struct {
+	mu    sync.Mutex
+	notes map[string]string // agent/key
+}
+
+func (n *mapNotes) Remember(_ context.Context, agent, key, content string) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.notes[agent+"/"+key] = content
+	return nil
+}
+
+func (n *mapNotes) Recall(_ context.Context, agent, query string, limit int) ([]builtin.Hit, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var hits []builtin.Hit
+	for k, v := range n.notes {
+		key, ok := strings.CutPrefix(k, agent+"/")
+		if ok && strings.Contains(v, query) && len(hits) < limit {
+			hits = append(hits, builtin.Hit{Source: key, Text: v, Score: 1})
+		}
+	}
+	return hits, nil
+}
+
+func (n *mapNotes) Forget(_ context.Context, agent, key string) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	delete(n.notes, agent+"/"+key)
+	return nil
+}
+
+func TestWorkspaceMemoryNotes(t *testing.T) {
+	notes := &mapNotes{notes: map[string]string{}}
+	tl := builtin.NewWorkspaceMemory(builtin.MemoryOptions{Workspace: newMemWorkspace(), Notes: notes})
+	steps := []struct {
+		name  string
+		args  map[string]any
+		want  string
+		isErr bool
+	}{
+		{"remember", map[string]any{"action": "remember", "key": "user.tz", "content": "Europe/Lisbon"}, "remembered user.tz", false},
+		{"recall", map[string]any{"action": "recall", "query": "Lisbon"}, "- user.tz: Europe/Lisbon", false},
+		{"remember needs key", map[string]any{"action": "remember", "content": "x"}, "key is required", true},
+		{"remember needs content", map[string]any{"action": "remember", "key": "k"}, "content is required", true},
+		{"forget", map[string]any{"action": "forget", "key": "user.tz"}, "forgot user.tz", false},
+		{"recall after forget", map[string]any{"action": "recall", "query": "Lisbon"}, "No notes match.", false},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			res := call(t, t.Context(), tl, "", st.args)
+			if res.IsError != st.isErr || !strings.Contains(res.Content, st.want) {
+				t.Errorf("result = %+v, want error=%v containing %q", res, st.isErr, st.want)
+			}
+		})
+	}
+	bare := builtin.NewWorkspaceMemory(builtin.MemoryOptions{Workspace: newMemWorkspace()})
+	if got := mustErr(t, call(t, t.Context(), bare, "", map[string]any{"action": "recall", "query": "x"})); !strings.Contains(got, "keyed notes are not configured") {
+		t.Errorf("error = %q", got)
+	}
+}
