@@ -7,7 +7,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 STATICCHECK_VERSION := v0.8.2
 BENCH_PKGS ?= ./...
 
-.PHONY: help build run test e2e lint bench check fmt tidy demo clean
+.PHONY: help build run test e2e lint bench check fmt tidy demo docker clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -48,6 +48,9 @@ check: ## formatting, tidy go.mod, lint, tests (with the import-graph test)
 
 demo: build ## run the daemon against the scripted fake LLM: no API key needed
 	./scripts/demo.sh
+
+docker: ## build the beamclaw:latest image (static binary on scratch)
+	VERSION=$(VERSION) COMMIT=$(COMMIT) ./scripts/docker-image.sh beamclaw:latest
 
 clean: ## remove build output
 	rm -rf bin

@@ -43,7 +43,12 @@ func (a *app) runTUI(ctx context.Context, agent string) error {
 		}
 		defer stop()
 	}
-	user := os.Getenv("USER")
+	// The user id is local:<BEAMCLAW_USER or $USER>; a daemon that has
+	// BEAMCLAW_USER itself uses that for every channel.
+	user := os.Getenv("BEAMCLAW_USER")
+	if user == "" {
+		user = os.Getenv("USER")
+	}
 	if user == "" {
 		user = "user"
 	}
