@@ -45,10 +45,10 @@ func (m *Manager) Expire(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	for _, id := range closed {
-		m.emit(ctx, "session_end", id, slog.String("session_id", id), slog.String("reason", "expired"))
+		m.emit(ctx, "session_end", id, slog.String("reason", "expired"))
 	}
 	for _, id := range gone {
-		m.emit(ctx, "session_expired", id, slog.String("session_id", id))
+		m.emit(ctx, "session_expired", id)
 	}
 	return len(gone), nil
 }

@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"log/slog"
 	"slices"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
@@ -160,6 +159,6 @@ func (l *lane) reset(ctx context.Context) error {
 	l.allow = nil
 	l.epoch++
 	l.mu.Unlock()
-	l.m.emit(ctx, "session_reset", l.id, slog.String("session_id", l.id))
+	l.m.emit(ctx, "session_reset", l.id)
 	return nil
 }

@@ -6,73 +6,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
-
-// The reference MCP servers (npm) live in $BEAMCLAW_MCP_NPM_DIR (default
-// ~/.cache/beamclaw-test/npm) and are installed there on first use, as
-// internal/mcp's reference tests do. Without node/npm or the packages the
-// tests that need them skip loudly, and fail when CI=true.
-
-var mcpNpmPackages = []string{"@modelcontextprotocol/server-everything", "@modelcontextprotocol/server-filesystem"}
-
-var mcpNpmInstall struct {
-	once sync.Once
-	dir  string
-	err  error
-}
-
-func mcpNpmDir() string {
-	if d := os.Getenv("BEAMCLAW_MCP_NPM_DIR"); d != "" {
-		return d
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return filepath.Join(os.TempDir(), "beamclaw-test", "npm")
-	}
-	return filepath.Join(home, ".cache", "beamclaw-test", "npm")
-}
-
-// mcpNpmBin returns the path of an installed reference server's bin script.
-func mcpNpmBin(t *testing.T, name string) string {
-	t.Helper()
-	mcpNpmInstall.once.Do(func() {
-		mcpNpmInstall.dir = mcpNpmDir()
-		if _, err := os.Stat(filepath.Join(mcpNpmInstall.dir, "node_modules", ".bin", "mcp-server-everything")); err == nil {
-			return
-		}
-		if _, err := exec.LookPath("npm"); err != nil {
-			mcpNpmInstall.err = fmt.Errorf("npm not found: %w", err)
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		args := append([]string{"install", "--no-audit", "--no-fund", "--prefix", mcpNpmInstall.dir}, mcpNpmPackages...)
-		if out, err := exec.CommandContext(ctx, "npm", args...).CombinedOutput(); err != nil {
-			mcpNpmInstall.err = fmt.Errorf("npm install: %w\n%s", err, out)
-		}
-	})
-	bin := filepath.Join(mcpNpmInstall.dir, "node_modules", ".bin", name)
-	_, statErr := os.Stat(bin)
-	_, nodeErr := exec.LookPath("node")
-	if mcpNpmInstall.err == nil && statErr == nil && nodeErr == nil {
-		return bin
-	}
-	skipOrFailUnavailable(t, fmt.Sprintf("REFERENCE MCP SERVER %s UNAVAILABLE (install: %v, bin: %v, node: %v); "+
-		"set BEAMCLAW_MCP_NPM_DIR or install node and npm", name, mcpNpmInstall.err, statErr, nodeErr))
-	return ""
-}
 
 // skipOrFailUnavailable fails the test under CI and skips it loudly elsewhere.
 func skipOrFailUnavailable(t *testing.T, msg string) {
@@ -93,46 +36,6 @@ func mcpBuildFixture(t *testing.T) string {
 		t.Fatalf("build mcpfixture: %v\n%s", err, out)
 	}
 	return bin
-}
-
-// mcpStartEverythingHTTP runs server-everything over streamable HTTP on a
-// free loopback port until the test ends and returns its /mcp URL.
-func mcpStartEverythingHTTP(t *testing.T) string {
-	t.Helper()
-	bin := mcpNpmBin(t, "mcp-server-everything")
-	port := mcpFreePort(t)
-	cmd := exec.Command(bin, "streamableHttp")
-	cmd.Env = append(os.Environ(), "PORT="+port)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start server-everything: %v", err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-exited
-	})
-	mcpWaitUntil(t, 60*time.Second, "server-everything to listen on "+port, func() bool {
-		c, err := net.Dial("tcp", "127.0.0.1:"+port)
-		if err == nil {
-			_ = c.Close()
-		}
-		return err == nil
-	})
-	return "http://127.0.0.1:" + port + "/mcp"
-}
-
-func mcpFreePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
 }
 
 // mcpWaitUntil polls cond until it holds or the deadline passes.

@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/beamclaw/beamclaw-go/test/mcpfixtures"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -81,7 +82,7 @@ func mcpCallAndCheck(t *testing.T, srv *fakellm.Server, addr, tool, args, wantRe
 }
 
 func TestMCPEverythingStdioToolsReachProvider(t *testing.T) {
-	bin := mcpNpmBin(t, "mcp-server-everything")
+	bin := mcpfixtures.ReferenceBin(t, "mcp-server-everything")
 	h, srv, addr := mcpHome(t, fmt.Sprintf(`mcp:
   servers:
     - name: everything
@@ -111,7 +112,7 @@ func TestMCPEverythingStdioToolsReachProvider(t *testing.T) {
 }
 
 func TestMCPEverythingStreamableHTTP(t *testing.T) {
-	url := mcpStartEverythingHTTP(t)
+	url := mcpfixtures.StartEverythingHTTP(t)
 	h, srv, addr := mcpHome(t, fmt.Sprintf(`mcp:
   servers:
     - name: everything
