@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,10 +34,24 @@ type agents struct {
 
 	db *bbolt.DB // for memory.backend: bbolt
 
+	skills *skill.Cache
+
 	mu       sync.Mutex
 	indexes  map[string]*memory.Workspace
 	backends map[string]memory.Backend // keyed notes, per agent
+	catalogs map[string]catalogAt      // skill catalogs, per agent
 }
+
+// catalogAt is a skill catalog and when it was discovered.
+type catalogAt struct {
+	cat skill.Catalog
+	at  time.Time
+}
+
+// skillsFresh is how long a discovered skill catalog is reused: a turn
+// costs no file system walk, and an installed or edited skill shows up
+// within this time.
+const skillsFresh = 2 * time.Second
 
 func newAgents(cfg *config.Config, paths config.Paths, db *bbolt.DB, emb beamclaw.Embedder, log *slog.Logger) *agents {
 	mo := memory.DefaultOptions()
@@ -48,7 +64,8 @@ func newAgents(cfg *config.Config, paths config.Paths, db *bbolt.DB, emb beamcla
 	mo.Backend = cfg.Memory.Backend
 	mo.CacheTTL = time.Duration(cfg.Memory.Embedding.CacheTTLSeconds) * time.Second
 	a := &agents{ws: workspace.New(paths.AgentsDir, nil), paths: paths, memOpts: mo, embedder: emb,
-		log: log, db: db, indexes: map[string]*memory.Workspace{}, backends: map[string]memory.Backend{}}
+		log: log, db: db, indexes: map[string]*memory.Workspace{}, backends: map[string]memory.Backend{},
+		skills: skill.NewCache(), catalogs: map[string]catalogAt{}}
 	if cfg.Core.AgenticLoop.AutoContext {
 		a.autoCtx = cfg.Core.AgenticLoop.AutoContextLimit
 	}
@@ -77,13 +94,9 @@ func (a *agents) list() []string {
 // prompt is the loop's PromptFunc: workspace files, eligible skills, and
 // (with auto_context) the memory that best matches the run's input.
 func (a *agents) prompt(ctx context.Context, agentID, input string) (string, error) {
-	cat, err := skill.Discover(skill.Options{
-		Bundled:   skills.FS,
-		GlobalDir: a.paths.SkillsDir,
-		AgentDir:  a.paths.AgentDir(agentID) + "/skills",
-	})
+	cat, err := a.catalog(agentID)
 	if err != nil {
-		return "", fmt.Errorf("skills: %w", err)
+		return "", err
 	}
 	extras := workspace.PromptExtras{Skills: skill.PromptSection(cat.Skills)}
 	if a.autoCtx > 0 && input != "" {
@@ -96,6 +109,48 @@ func (a *agents) prompt(ctx context.Context, agentID, input string) (string, err
 		}
 	}
 	return a.ws.SystemPrompt(agentID, extras)
+}
+
+// catalog returns the agent's skills: bundled, global and its own.
+func (a *agents) catalog(agentID string) (skill.Catalog, error) {
+	now := time.Now()
+	a.mu.Lock()
+	c, ok := a.catalogs[agentID]
+	a.mu.Unlock()
+	if ok && now.Sub(c.at) < skillsFresh {
+		return c.cat, nil
+	}
+	cat, err := a.skills.Discover(skill.Options{
+		Bundled:   skills.FS,
+		GlobalDir: a.paths.SkillsDir,
+		AgentDir:  filepath.Join(a.paths.AgentDir(agentID), "skills"),
+	})
+	if err != nil {
+		return skill.Catalog{}, fmt.Errorf("skills: %w", err)
+	}
+	a.mu.Lock()
+	a.catalogs[agentID] = catalogAt{cat: cat, at: now}
+	a.mu.Unlock()
+	return cat, nil
+}
+
+// SkillText implements builtin.SkillReader: the SKILL.md of a skill the
+// agent's prompt lists.
+func (a *agents) SkillText(_ context.Context, agentID, name string) (string, error) {
+	cat, err := a.catalog(agentID)
+	if err != nil {
+		return "", err
+	}
+	s, ok := cat.Get(name)
+	switch {
+	case !ok:
+		return "", fmt.Errorf("no skill named %q", name)
+	case len(s.Flags) > 0 && !s.Allowed:
+		return "", fmt.Errorf("skill %q is held back by its security scan: %s", name, strings.Join(s.Flags, "; "))
+	case !s.Status.Eligible:
+		return "", fmt.Errorf("skill %q is not usable here: missing %s", name, strings.Join(s.Status.Missing, ", "))
+	}
+	return s.Content, nil
 }
 
 // flush is the loop's MemoryFlush: notes from the hidden pre-compaction

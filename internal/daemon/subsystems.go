@@ -117,6 +117,7 @@ func (d *daemon) toolRegistry(ag *agents) (*tool.Registry, error) {
 		WebSearch: builtin.WebSearchOptions{APIKey: key, BaseURL: tc.WebSearch.BaseURL,
 			MaxResults: tc.WebSearch.MaxResults},
 		Memory: builtin.MemoryOptions{Workspace: workspaceFiles{ag.ws}, Search: ag, Notes: ag},
+		Skills: builtin.SkillOptions{Reader: ag},
 	})
 	for _, t := range all {
 		if !tc.Bash.Enabled && t.Spec().Def.Name == "bash" {

@@ -41,7 +41,8 @@ type Metrics struct {
 func NewMetrics(dropped func() uint64) *Metrics {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{Namespace: "beamclaw"}))
-	reg.MustRegister(collectors.NewGoCollector())
+	// The Go runtime's metrics too carry the prefix (beamclaw_go_goroutines).
+	prometheus.WrapRegistererWithPrefix("beamclaw_", reg).MustRegister(collectors.NewGoCollector())
 	f := promFactory{reg}
 	m := &Metrics{
 		reg:           reg,

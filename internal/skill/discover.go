@@ -58,7 +58,9 @@ func (c Catalog) Get(name string) (Skill, bool) {
 // a name the later source wins. Each skill is scanned (Flags) and checked
 // (Status). Unreadable or invalid files become Problems; only a failure to
 // list a directory that exists is an error.
-func Discover(opts Options) (Catalog, error) {
+func Discover(opts Options) (Catalog, error) { return discover(opts, nil) }
+
+func discover(opts Options, cache *Cache) (Catalog, error) {
 	env := opts.Env.withDefaults()
 	byName := map[string]Skill{}
 	var problems []Problem
@@ -69,7 +71,7 @@ func Discover(opts Options) (Catalog, error) {
 		problems = append(problems, probs...)
 	}
 	if opts.Bundled != nil {
-		skills, probs, err := loadFS(opts.Bundled, SourceBundled, func(dir string) string {
+		skills, probs, err := loadFS(opts.Bundled, SourceBundled, cache, func(dir string) string {
 			if opts.BundledDir != "" {
 				return filepath.Join(opts.BundledDir, dir, FileName)
 			}
@@ -84,7 +86,7 @@ func Discover(opts Options) (Catalog, error) {
 		dir string
 		src Source
 	}{{opts.GlobalDir, SourceGlobal}, {opts.AgentDir, SourceAgent}} {
-		skills, probs, err := loadDir(d.dir, d.src)
+		skills, probs, err := loadDir(d.dir, d.src, cache)
 		if err != nil {
 			return Catalog{}, err
 		}
@@ -92,7 +94,7 @@ func Discover(opts Options) (Catalog, error) {
 	}
 	var c Catalog
 	for _, s := range byName {
-		s.Flags = Scan(s.Content)
+		s.Flags = cache.scan(s.Content)
 		s.Status = Check(s, env)
 		s.Allowed = len(s.Flags) > 0 && slices.Contains(opts.AllowFlagged, s.Name)
 		c.Skills = append(c.Skills, s)
@@ -104,7 +106,7 @@ func Discover(opts Options) (Catalog, error) {
 
 // loadDir loads the skills of a directory through an os.Root, so symlinks
 // leaving it are refused.
-func loadDir(dir string, src Source) ([]Skill, []Problem, error) {
+func loadDir(dir string, src Source, cache *Cache) ([]Skill, []Problem, error) {
 	if dir == "" {
 		return nil, nil, nil
 	}
@@ -116,7 +118,7 @@ func loadDir(dir string, src Source) ([]Skill, []Problem, error) {
 		return nil, nil, fmt.Errorf("%s skills: open %s: %w", src, dir, err)
 	}
 	defer root.Close()
-	skills, probs, err := loadFS(root.FS(), src, func(name string) string {
+	skills, probs, err := loadFS(root.FS(), src, cache, func(name string) string {
 		return filepath.Join(dir, name, FileName)
 	})
 	if err != nil {
@@ -126,7 +128,7 @@ func loadDir(dir string, src Source) ([]Skill, []Problem, error) {
 }
 
 // loadFS loads every <dir>/SKILL.md in fsys; pathOf names the file.
-func loadFS(fsys fs.FS, src Source, pathOf func(dir string) string) ([]Skill, []Problem, error) {
+func loadFS(fsys fs.FS, src Source, cache *Cache, pathOf func(dir string) string) ([]Skill, []Problem, error) {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, nil, fmt.Errorf("list: %w", err)
@@ -146,7 +148,7 @@ func loadFS(fsys fs.FS, src Source, pathOf func(dir string) string) ([]Skill, []
 			probs = append(probs, Problem{Path: p, Err: err})
 			continue
 		}
-		s, err := Parse(data)
+		s, err := cache.parse(data)
 		if err != nil {
 			probs = append(probs, Problem{Path: p, Err: err})
 			continue

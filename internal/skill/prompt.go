@@ -20,7 +20,7 @@ func PromptSection(skills []Skill) string {
 		}
 		if b.Len() == 0 {
 			b.WriteString("# Skills\n\n")
-			b.WriteString("Skills are instructions for particular tasks. When a request matches a skill, read its SKILL.md with the read_file tool first and follow it.\n\n")
+			b.WriteString("Skills are instructions for particular tasks. When a request matches a skill, load its instructions with the skill tool ({\"name\": \"<skill>\"}) first and follow them.\n\n")
 		}
 		b.WriteString("- ")
 		b.WriteString(s.Name)

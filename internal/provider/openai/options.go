@@ -62,6 +62,9 @@ type transport struct {
 	retryAfterCap         time.Duration
 }
 
+// maxIdlePerHost is how many idle connections to one provider are kept.
+const maxIdlePerHost = 128
+
 func newTransport(o Options) (*transport, error) {
 	u, err := url.Parse(o.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -85,7 +88,12 @@ func newTransport(o Options) (*transport, error) {
 		t.maxRetries = 0
 	}
 	if t.hc == nil {
-		t.hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		// Every session may be mid-call at once: keep their connections
+		// (the default keeps two per host, and the rest are re-dialled).
+		tr.MaxIdleConnsPerHost = maxIdlePerHost
+		tr.MaxIdleConns = maxIdlePerHost
+		t.hc = &http.Client{Transport: tr}
 	}
 	if t.log == nil {
 		t.log = slog.New(slog.DiscardHandler)

@@ -18,6 +18,7 @@ type Options struct {
 	JQ        JQOptions        // jq (tools.jq.*)
 	WebSearch WebSearchOptions // web_search (tools.web_search.*)
 	Memory    MemoryOptions    // workspace_memory; left out when Memory.Workspace is nil
+	Skills    SkillOptions     // skill; left out when Skills.Reader is nil
 }
 
 // Defaults returns the standard built-in tools, sorted by name.
@@ -33,6 +34,9 @@ func Defaults(opts Options) []beamclaw.Tool {
 	}
 	if opts.Memory.Workspace != nil {
 		tools = append(tools, NewWorkspaceMemory(opts.Memory))
+	}
+	if opts.Skills.Reader != nil {
+		tools = append(tools, NewSkill(opts.Skills))
 	}
 	tools = append(tools, NewWriteFile(opts.Files))
 	return tools

@@ -12,7 +12,8 @@ import (
 
 func TestDefaults(t *testing.T) {
 	r := tool.New(tool.Options{})
-	for _, tl := range builtin.Defaults(builtin.Options{Memory: builtin.MemoryOptions{Workspace: newMemWorkspace()}}) {
+	for _, tl := range builtin.Defaults(builtin.Options{Memory: builtin.MemoryOptions{Workspace: newMemWorkspace()},
+		Skills: builtin.SkillOptions{Reader: mapSkills{}}}) {
 		if err := r.Register(tl); err != nil {
 			t.Fatal(err)
 		}
@@ -28,6 +29,7 @@ func TestDefaults(t *testing.T) {
 		"delete_file":      {true, beamclaw.Supervised, beamclaw.RiskHigh},
 		"jq":               {false, beamclaw.ReadOnly, beamclaw.RiskLow},
 		"read_file":        {false, beamclaw.ReadOnly, beamclaw.RiskLow},
+		"skill":            {false, beamclaw.ReadOnly, beamclaw.RiskLow},
 		"terminal":         {true, beamclaw.Supervised, beamclaw.RiskHigh},
 		"web_search":       {false, beamclaw.ReadOnly, beamclaw.RiskLow},
 		"workspace_memory": {false, beamclaw.ReadOnly, beamclaw.RiskMedium},
@@ -46,7 +48,7 @@ func TestDefaults(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("specs (-want +got):\n%s", diff)
 	}
-	if n := len(builtin.Defaults(builtin.Options{})); n != len(want)-1 {
-		t.Errorf("without a workspace store Defaults has %d tools, want %d", n, len(want)-1)
+	if n := len(builtin.Defaults(builtin.Options{})); n != len(want)-2 {
+		t.Errorf("without a workspace store and skills Defaults has %d tools, want %d", n, len(want)-2)
 	}
 }

@@ -1,0 +1,132 @@
+// Command bcload is a bounded load generator for a running beamclaw daemon
+// on loopback. It sends chat turns to POST /v1/chat/completions — persisted
+// (plain, stream) or ephemeral — from -c workers until -n have been sent,
+// optionally sends the same turns straight to the fake provider first as a
+// baseline (-fake), and prints latency percentiles, time to first token,
+// throughput and the latency beamclaw adds. With -pid it also reports the
+// daemon's RSS and goroutines before and after, per session created.
+// -mode coldstart instead times `beamclaw start --foreground` to a ready
+// /health, -n times, each in a throwaway BEAMCLAW_HOME.
+//
+// Usage:
+//
+//	bcload -addr 127.0.0.1:18800 [-fake http://127.0.0.1:PORT/v1] [-mode plain|stream|ephemeral]
+//	       [-n 2000] [-c 1] [-users 100] [-warmup 50] [-pid PID] [-json]
+//	bcload -mode coldstart -bin bin/beamclaw [-n 20] [-json]
+//
+// The daemon must run with gateway.rate_limit.enabled: false (the default
+// limit of 60 requests a minute per client would answer 429). See
+// scripts/measure.sh and docs/performance.md.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/test/load"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bcload:", err)
+		os.Exit(1)
+	}
+}
+
+// options are the parsed flags.
+type options struct {
+	addr, fake, fakeModel, agent string
+	mode, prefix, bin            string
+	n, c, users, warmup, pid     int
+	limit                        time.Duration
+	json                         bool
+}
+
+func parse(args []string) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("bcload", flag.ContinueOnError)
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:18800", "beamclaw HTTP address (host:port or http://host:port)")
+	fs.StringVar(&o.fake, "fake", "", "fake provider base URL ending in /v1; when set, the same turns go there first as the baseline")
+	fs.StringVar(&o.fakeModel, "fake-model", "fake-model", "model sent to the fake provider")
+	fs.StringVar(&o.agent, "agent", "default", "agent (model) sent to beamclaw")
+	fs.StringVar(&o.mode, "mode", "plain", "plain | stream | ephemeral | coldstart")
+	fs.StringVar(&o.prefix, "prefix", fmt.Sprintf("bcload-%d-", time.Now().UnixNano()), "prefix of the user ids")
+	fs.StringVar(&o.bin, "bin", "bin/beamclaw", "beamclaw binary (coldstart)")
+	fs.IntVar(&o.n, "n", 1000, "measured turns (coldstart: starts)")
+	fs.IntVar(&o.c, "c", 1, "concurrent workers")
+	fs.IntVar(&o.users, "users", 100, "distinct user ids (sessions) the turns cycle through")
+	fs.IntVar(&o.warmup, "warmup", 50, "unmeasured turns first, with their own user ids")
+	fs.IntVar(&o.pid, "pid", 0, "daemon pid: report RSS and goroutines before and after")
+	fs.DurationVar(&o.limit, "limit", 5*time.Minute, "bound on each phase of the run")
+	fs.BoolVar(&o.json, "json", false, "print the result as JSON")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if !strings.HasPrefix(o.addr, "http://") {
+		o.addr = "http://" + o.addr
+	}
+	o.addr = strings.TrimSuffix(o.addr, "/")
+	return o, nil
+}
+
+func run(ctx context.Context, args []string, stdout io.Writer) error {
+	o, err := parse(args)
+	if err != nil {
+		return err
+	}
+	if o.mode == "coldstart" {
+		return coldStart(ctx, o, stdout)
+	}
+	mode, err := load.ParseMode(o.mode)
+	if err != nil {
+		return err
+	}
+	rep, err := measure(ctx, o, mode)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		return writeJSON(stdout, rep)
+	}
+	rep.print(stdout)
+	if rep.Target.Errors > 0 {
+		return fmt.Errorf("%d turns failed; first: %s", rep.Target.Errors, rep.Target.FirstErr)
+	}
+	return nil
+}
+
+func coldStart(ctx context.Context, o options, stdout io.Writer) error {
+	ds, err := load.ColdStart(ctx, o.bin, o.n, 30*time.Second)
+	if err != nil {
+		return err
+	}
+	s := load.Summarize(ds)
+	if o.json {
+		return writeJSON(stdout, map[string]any{"mode": "coldstart", "ready": s})
+	}
+	fmt.Fprintf(stdout, "cold start to /health ready, %d starts\n  %s\n", len(ds), s)
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write result: %w", err)
+	}
+	return nil
+}

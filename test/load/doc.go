@@ -1,0 +1,12 @@
+// Package load measures a running beamclaw daemon from the outside: a
+// bounded load generator for the OpenAI-compatible route (plain, streamed
+// and ephemeral turns, with the same requests sent straight to the fake
+// provider as a baseline), latency summaries (p50/p90/p99/max), a cold-start
+// timer for the real binary, and readers for a process's resident memory
+// and the daemon's Prometheus gauges.
+//
+// Every run is bounded by a request count and a deadline and talks only to
+// loopback addresses it is given. The command cmd/bcload and the script
+// scripts/measure.sh use it; docs/performance.md records the numbers.
+// Only test tooling imports this package; the daemon never does.
+package load
