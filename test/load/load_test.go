@@ -156,7 +156,7 @@ func TestProcessReaders(t *testing.T) {
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/metrics":
-			_, _ = w.Write([]byte("# HELP go_goroutines x\ngo_goroutines_total 1\ngo_goroutines 42\n"))
+			_, _ = w.Write([]byte("# HELP beamclaw_go_goroutines x\nbeamclaw_go_goroutines_total 1\nbeamclaw_go_goroutines 42\n"))
 		case "/health":
 			_, _ = w.Write([]byte(`{"status":"ok","ready":true,"subsystems":{"sessions":{"ready":true,"detail":"3 live, 2 hibernated"}}}`))
 		default:
