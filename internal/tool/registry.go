@@ -118,8 +118,10 @@ func New(opts Options) *Registry {
 	return r
 }
 
-// Register adds a tool. A second tool with the same name is an error.
+// Register adds a tool, whose spec must not change (it is read once). A
+// second tool with the same name is an error.
 func (r *Registry) Register(t beamclaw.Tool) error {
+	t = fixed{Tool: t, spec: t.Spec()}
 	name := t.Spec().Def.Name
 	if err := validName(name); err != nil {
 		return fmt.Errorf("register tool: %w", err)
@@ -269,3 +271,12 @@ func validName(name string) error {
 	}
 	return nil
 }
+
+// fixed is a registered tool whose spec, which does not change, is read
+// once: the loop lists every tool's spec on each provider call.
+type fixed struct {
+	beamclaw.Tool
+	spec beamclaw.ToolSpec
+}
+
+func (f fixed) Spec() beamclaw.ToolSpec { return f.spec }
