@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,29 +17,33 @@ var tuiTmuxSeq atomic.Int64
 // term is a program running in a detached tmux session on its own tmux
 // server (socket), read with capture-pane and driven with send-keys.
 type term struct {
-	t      *testing.T
-	socket string
-	env    []string
+	t        *testing.T
+	socket   string
+	env      []string
+	exitFile string // where the command's shell writes the exit status
 }
 
 const termSession = "bc"
 
 // startTerm runs command (a shell command line) in a 120x40 tmux pane
-// with env, and kills the tmux server when the test ends. Without tmux
-// the test fails under CI and skips loudly elsewhere.
+// with env, records its exit status for waitExit, and kills the tmux
+// server when the test ends. Without tmux the test fails under CI and
+// skips loudly elsewhere.
 func startTerm(t *testing.T, env []string, command string) *term {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		skipOrFailUnavailable(t, fmt.Sprintf("TMUX UNAVAILABLE (%v): the terminal UI is tested in tmux; install tmux", err))
 	}
 	tm := &term{
-		t:      t,
-		socket: fmt.Sprintf("beamclaw-e2e-%d-%d", os.Getpid(), tuiTmuxSeq.Add(1)),
-		env:    append(append([]string(nil), env...), "LANG=C.UTF-8", "TERM=xterm-256color"),
+		t:        t,
+		socket:   fmt.Sprintf("beamclaw-e2e-%d-%d", os.Getpid(), tuiTmuxSeq.Add(1)),
+		env:      append(append([]string(nil), env...), "LANG=C.UTF-8", "TERM=xterm-256color"),
+		exitFile: filepath.Join(t.TempDir(), "exit-status"),
 	}
+	command += "; echo $? > " + tuiShellQuote(tm.exitFile)
 	t.Cleanup(func() { _, _ = tm.tmux("kill-server") })
-	// remain-on-exit keeps the pane after the program exits, so its exit
-	// status can be read.
+	// remain-on-exit keeps the pane (and its last screen) after the
+	// program exits.
 	if out, err := tm.tmux("new-session", "-d", "-s", termSession, "-x", "120", "-y", "40", command,
 		";", "set-option", "-g", "remain-on-exit", "on"); err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
@@ -122,21 +127,13 @@ func (tm *term) waitExit(timeout time.Duration) string {
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		out, err := tm.tmux("display-message", "-p", "-t", termSession, "#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}")
-		if err != nil {
-			tm.t.Fatalf("tmux display-message: %v\n%s", err, out)
-		}
-		// The pane is dead once its terminal closes; the status follows
-		// when tmux has reaped the process.
-		f := strings.Split(strings.TrimSpace(out), "|")
-		if len(f) == 3 && f[0] == "1" && f[1] != "" {
-			return f[1]
-		}
-		if len(f) == 3 && f[0] == "1" && f[2] != "" {
-			return "signal " + f[2]
+		// The shell around the program writes its status to exitFile
+		// (tmux's own pane_dead_status is sometimes never filled in).
+		if b, err := os.ReadFile(tm.exitFile); err == nil && strings.HasSuffix(string(b), "\n") {
+			return strings.TrimSpace(string(b))
 		}
 		if time.Now().After(deadline) {
-			tm.t.Fatalf("the program did not exit within %s (%q); screen:\n%s", timeout, out, tm.screen())
+			tm.t.Fatalf("the program did not exit within %s; screen:\n%s", timeout, tm.screen())
 		}
 		<-tick.C
 	}
@@ -149,5 +146,5 @@ func tuiShellQuote(s string) string {
 
 // tuiCommand is the shell command line that runs `beamclaw tui` in h.
 func (h *home) tuiCommand() string {
-	return "BEAMCLAW_HOME=" + tuiShellQuote(h.dir) + " exec " + tuiShellQuote(binary) + " tui"
+	return "BEAMCLAW_HOME=" + tuiShellQuote(h.dir) + " " + tuiShellQuote(binary) + " tui"
 }
