@@ -184,7 +184,7 @@ func (a *app) stop(ctx context.Context) (int, error) {
 	c.Close()
 	deadline := time.Now().Add(startTimeout)
 	for time.Now().Before(deadline) {
-		if syscall.Kill(st.PID, 0) != nil {
+		if exited(st.PID) {
 			return st.PID, nil
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -204,4 +204,22 @@ func (a *app) newRestartCmd() *cobra.Command {
 			return a.startDetached(cmd.Context())
 		},
 	}
+}
+
+// exited reports whether pid has ended: gone, or a zombie its parent has
+// not reaped yet (a detached daemon's parent is init, which may be slow to
+// reap, or not reap at all in a container).
+func exited(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return true
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the parenthesised command name.
+	if i := strings.LastIndexByte(string(b), ')'); i >= 0 && i+2 < len(b) {
+		return b[i+2] == 'Z'
+	}
+	return false
 }
