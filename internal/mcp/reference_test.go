@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,5 +66,25 @@ func TestReferenceEverythingStreamableHTTP(t *testing.T) {
 	got, err := call(t, m, "everything__echo", `{"message":"over http"}`)
 	if err != nil || got != "Echo: over http" {
 		t.Fatalf("echo = %q, %v", got, err)
+	}
+}
+
+// TestMCPGoExampleEverything builds mcp-go's own "everything" example
+// server from the module cache and talks to it over stdio.
+func TestMCPGoExampleEverything(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "mcp-go-everything")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/mark3labs/mcp-go/examples/everything").CombinedOutput()
+	if err != nil {
+		t.Fatalf("build mcp-go's everything example: %v\n%s", err, out)
+	}
+	m := run(t, Options{Servers: []ServerConfig{{Name: "gox", Command: bin, Args: []string{"-t", "stdio"}, Enabled: true}}})
+	waitReady(t, m, "gox")
+	got, err := call(t, m, "gox__echo", `{"message":"from the module cache"}`)
+	if err != nil || got != "Echo: from the module cache" {
+		t.Fatalf("echo = %q, %v", got, err)
+	}
+	got, err = call(t, m, "gox__add", `{"a":2,"b":40}`)
+	if err != nil || !strings.Contains(got, "42") {
+		t.Errorf("add = %q, %v", got, err)
 	}
 }
