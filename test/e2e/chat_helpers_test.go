@@ -115,7 +115,7 @@ func (r *chatRig) kill9() {
 		r.t.Fatalf("kill -9 %d: %v", r.pid, err)
 	}
 	pollUntil(r.t, 10*time.Second, "daemon gone after kill -9", func() bool {
-		return syscall.Kill(r.pid, 0) != nil
+		return ended(r.pid)
 	})
 	r.hc.CloseIdleConnections()
 }

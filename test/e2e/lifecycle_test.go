@@ -31,7 +31,7 @@ func TestStartStatusHealthMetricsStop(t *testing.T) {
 	if r := h.run("status"); r.code == 0 {
 		t.Fatalf("status after stop exits 0: %s", r.stdout)
 	}
-	if syscall.Kill(s.PID, 0) == nil {
+	if !ended(s.PID) {
 		t.Fatalf("pid %d still alive after stop", s.PID)
 	}
 	http.DefaultClient.CloseIdleConnections()
@@ -113,7 +113,7 @@ func TestKillNineThenStartAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for syscall.Kill(s.PID, 0) == nil && time.Now().Before(deadline) {
+	for !ended(s.PID) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if _, err := os.Stat(filepath.Join(h.dir, "run", "beamclaw.sock")); err != nil {
