@@ -56,12 +56,11 @@ func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options)
 	if rt.tools, err = d.toolRegistry(rt.agents); err != nil {
 		return nil, nil, nil, err
 	}
-	memSup := supervise.New("memory", opts)
 	if embSvc != nil {
+		memSup := supervise.New("memory", opts)
 		memSup.Add(d.guard(embSvc))
+		root.Add(memSup)
 	}
-	memSup.Add(d.guard(supervise.Func("memory.idle", idle)))
-	root.Add(memSup)
 
 	if err := d.mcpInto(root, opts, rt); err != nil {
 		return nil, nil, nil, err
@@ -77,12 +76,6 @@ func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options)
 		return protocol.Subsystem{Ready: true, Detail: fmt.Sprintf("%d live, %d hibernated", st.Live, st.Hibernated)}
 	})
 	return d.edges(rt)
-}
-
-// idle keeps the memory supervisor alive when it has nothing else to run.
-func idle(ctx context.Context) error {
-	<-ctx.Done()
-	return ctx.Err()
 }
 
 // embedder builds the cached embeddings client, or none without a key.
@@ -150,7 +143,6 @@ func (d *daemon) mcpInto(root *suture.Supervisor, opts supervise.Options, rt *ag
 	rt.mcp = m
 	rt.tools.AddSource("mcp", m)
 	sup := supervise.New("mcp", opts)
-	sup.Add(d.guard(supervise.Func("mcp.registry", idle)))
 	for _, svc := range m.Services() {
 		sup.Add(svc) // each server keeps its own restart budget and backoff
 	}
