@@ -33,6 +33,7 @@ type Core struct {
 	ShutdownTimeout             Duration            `yaml:"shutdown_timeout"`
 	Agents                      map[string]Agent    `yaml:"agents"`
 	Maintenance                 Maintenance         `yaml:"maintenance"`
+	Skills                      Skills              `yaml:"skills"`
 }
 
 // Provider is one OpenAI-compatible LLM endpoint (OpenRouter, OpenAI,
@@ -104,4 +105,11 @@ func (r HourRange) Contains(h int) bool {
 // Duration is a Go duration written as a string ("10s", "1m30s").
 type Duration struct {
 	time.Duration
+}
+
+// Skills configures SKILL.md skills.
+type Skills struct {
+	// AllowFlagged names skills the security scan flagged that may still
+	// be offered to agents (after you read them).
+	AllowFlagged []string `yaml:"allow_flagged"`
 }

@@ -63,6 +63,7 @@ func defaultCore() Core {
 		SessionSharing:              "shared",
 		ShutdownTimeout:             Duration{10 * time.Second},
 		Agents:                      map[string]Agent{},
+		Skills:                      Skills{AllowFlagged: []string{}},
 		Maintenance: Maintenance{
 			ScanIntervalMs:             300000,
 			IdleCompactionMinutes:      15,

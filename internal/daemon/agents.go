@@ -34,7 +34,8 @@ type agents struct {
 
 	db *bbolt.DB // for memory.backend: bbolt
 
-	skills *skill.Cache
+	skills       *skill.Cache
+	allowFlagged []string // core.skills.allow_flagged
 
 	mu       sync.Mutex
 	indexes  map[string]*memory.Workspace
@@ -65,7 +66,7 @@ func newAgents(cfg *config.Config, paths config.Paths, db *bbolt.DB, emb beamcla
 	mo.CacheTTL = time.Duration(cfg.Memory.Embedding.CacheTTLSeconds) * time.Second
 	a := &agents{ws: workspace.New(paths.AgentsDir, nil), paths: paths, memOpts: mo, embedder: emb,
 		log: log, db: db, indexes: map[string]*memory.Workspace{}, backends: map[string]memory.Backend{},
-		skills: skill.NewCache(), catalogs: map[string]catalogAt{}}
+		skills: skill.NewCache(), catalogs: map[string]catalogAt{}, allowFlagged: cfg.Core.Skills.AllowFlagged}
 	if cfg.Core.AgenticLoop.AutoContext {
 		a.autoCtx = cfg.Core.AgenticLoop.AutoContextLimit
 	}
@@ -121,9 +122,10 @@ func (a *agents) catalog(agentID string) (skill.Catalog, error) {
 		return c.cat, nil
 	}
 	cat, err := a.skills.Discover(skill.Options{
-		Bundled:   skills.FS,
-		GlobalDir: a.paths.SkillsDir,
-		AgentDir:  filepath.Join(a.paths.AgentDir(agentID), "skills"),
+		Bundled:      skills.FS,
+		GlobalDir:    a.paths.SkillsDir,
+		AgentDir:     filepath.Join(a.paths.AgentDir(agentID), "skills"),
+		AllowFlagged: a.allowFlagged,
 	})
 	if err != nil {
 		return skill.Catalog{}, fmt.Errorf("skills: %w", err)

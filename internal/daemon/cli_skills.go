@@ -37,7 +37,7 @@ func discoverSkills(env Env, se skillEnv, agent string) (skill.Catalog, string, 
 		return skill.Catalog{}, "", plain(err)
 	}
 	cat, err := skill.Discover(skill.Options{Bundled: skills.FS, GlobalDir: paths.SkillsDir,
-		AgentDir: paths.AgentDir(agent) + "/skills", Env: se.machine})
+		AgentDir: paths.AgentDir(agent) + "/skills", Env: se.machine, AllowFlagged: cfg.Core.Skills.AllowFlagged})
 	if err != nil {
 		return skill.Catalog{}, "", err
 	}
