@@ -86,9 +86,6 @@ func New(opts Options) *Server {
 	return s
 }
 
-// Limiter exposes the rate limiter (nil when disabled).
-func (s *Server) Limiter() *Limiter { return s.limiter }
-
 // PublicHandler is what the TCP listener serves: every middleware,
 // including the rate limit and the bearer token.
 func (s *Server) PublicHandler() http.Handler {

@@ -15,12 +15,6 @@ type Backend interface {
 	Handle(ev beamclaw.Event)
 }
 
-// BackendFunc adapts a function to Backend.
-type BackendFunc func(ev beamclaw.Event)
-
-// Handle calls f.
-func (f BackendFunc) Handle(ev beamclaw.Event) { f(ev) }
-
 // Bus is the event fan-out. Its zero value is not usable; use NewBus.
 type Bus struct {
 	queue    chan beamclaw.Event

@@ -16,9 +16,6 @@ import (
 type Options struct {
 	// Bundled holds <name>/SKILL.md files, normally skills.FS; nil for none.
 	Bundled fs.FS
-	// BundledDir, when set, is where ExtractBundled wrote the bundled
-	// skills; their Path then points there so a file tool can read them.
-	BundledDir string
 	// GlobalDir is $BEAMCLAW_HOME/skills; "" or missing for none.
 	GlobalDir string
 	// AgentDir is $BEAMCLAW_HOME/agents/<agent>/skills; "" or missing for none.
@@ -72,9 +69,6 @@ func discover(opts Options, cache *Cache) (Catalog, error) {
 	}
 	if opts.Bundled != nil {
 		skills, probs, err := loadFS(opts.Bundled, SourceBundled, cache, func(dir string) string {
-			if opts.BundledDir != "" {
-				return filepath.Join(opts.BundledDir, dir, FileName)
-			}
 			return "bundled:" + dir + "/" + FileName
 		})
 		if err != nil {
@@ -173,33 +167,4 @@ func readSkillFile(fsys fs.FS, name string) ([]byte, error) {
 		return nil, errors.New("SKILL.md is larger than 256 KiB")
 	}
 	return data, nil
-}
-
-// ExtractBundled writes every bundled <name>/SKILL.md under dir, so that
-// the file tools can read them; files already up to date are left alone.
-// The daemon calls it at start and passes dir as Options.BundledDir.
-func ExtractBundled(bundled fs.FS, dir string) error {
-	return fs.WalkDir(bundled, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() || path.Base(p) != FileName {
-			return nil
-		}
-		data, err := fs.ReadFile(bundled, p)
-		if err != nil {
-			return fmt.Errorf("read bundled %s: %w", p, err)
-		}
-		dst := filepath.Join(dir, filepath.FromSlash(p))
-		if old, err := os.ReadFile(dst); err == nil && string(old) == string(data) {
-			return nil
-		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return fmt.Errorf("extract %s: %w", p, err)
-		}
-		if err := os.WriteFile(dst, data, 0o644); err != nil {
-			return fmt.Errorf("extract %s: %w", p, err)
-		}
-		return nil
-	})
 }

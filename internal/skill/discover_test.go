@@ -3,7 +3,6 @@ package skill
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -51,26 +50,14 @@ func TestDiscoverPrecedence(t *testing.T) {
 	}
 }
 
-func TestDiscoverMissingDirsAndBundledDir(t *testing.T) {
+func TestDiscoverMissingDirs(t *testing.T) {
 	bundled := fstest.MapFS{"a/SKILL.md": {Data: []byte(skillText("a", "A.", "", ""))}}
-	out := t.TempDir()
-	if err := ExtractBundled(bundled, out); err != nil {
-		t.Fatal(err)
-	}
-	c, err := Discover(Options{
-		Bundled: bundled, BundledDir: out,
-		GlobalDir: filepath.Join(out, "nope"), AgentDir: "",
-	})
+	c, err := Discover(Options{Bundled: bundled, GlobalDir: filepath.Join(t.TempDir(), "nope"), AgentDir: ""})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := filepath.Join(out, "a", FileName)
-	if len(c.Skills) != 1 || c.Skills[0].Path != want {
-		t.Fatalf("skills = %+v, want path %s", c.Skills, want)
-	}
-	data, err := os.ReadFile(want)
-	if err != nil || !strings.Contains(string(data), "name: a") {
-		t.Fatalf("extracted file: %q, %v", data, err)
+	if len(c.Skills) != 1 || c.Skills[0].Path != "bundled:a/"+FileName {
+		t.Fatalf("skills = %+v, want the bundled one only", c.Skills)
 	}
 }
 

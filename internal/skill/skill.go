@@ -53,7 +53,7 @@ type Skill struct {
 
 	Source Source
 	// Path is the file's path on disk, or "bundled:<name>/SKILL.md" for a
-	// bundled skill that was not extracted (see ExtractBundled).
+	// skill embedded in the binary (the skill tool reads any of them).
 	Path string
 	// Flags are the security scan's findings (see Scan); empty when clean.
 	Flags []string

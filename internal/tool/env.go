@@ -2,17 +2,13 @@ package tool
 
 import "strings"
 
-// DefaultEnvAllow is what a child process inherits unless config adds
+// defaultEnvAllow is what a child process inherits unless config adds
 // names: the variables programs need to behave, nothing that authenticates.
 var defaultEnvAllow = []string{"PATH", "HOME", "LANG", "LC_*", "TERM", "TZ", "USER", "TMPDIR"}
 
 // secretPatterns are never passed on, whatever allow says. Matching is
 // case-insensitive; '*' matches any run of characters.
 var secretPatterns = []string{"*_API_KEY", "*_APIKEY", "*_TOKEN", "*_SECRET", "*SECRET*", "*PASSWORD*", "*PASSWD*", "AWS_*"}
-
-// DefaultEnvAllow returns the names (and LC_* pattern) children inherit by
-// default.
-func DefaultEnvAllow() []string { return append([]string(nil), defaultEnvAllow...) }
 
 // FilterEnv returns the entries of environ ("NAME=value") a child process
 // may see: names matching the default allowlist or allow, minus any name

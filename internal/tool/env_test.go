@@ -34,11 +34,3 @@ func TestFilterEnv(t *testing.T) {
 		})
 	}
 }
-
-func TestDefaultEnvAllowIsACopy(t *testing.T) {
-	a := tool.DefaultEnvAllow()
-	a[0] = "CHANGED"
-	if tool.DefaultEnvAllow()[0] == "CHANGED" {
-		t.Error("DefaultEnvAllow exposes shared state")
-	}
-}

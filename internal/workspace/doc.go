@@ -6,8 +6,8 @@
 //
 // Every file access goes through an os.Root opened on the agent's
 // directory, so "..", absolute paths and symlinks that leave the
-// workspace fail closed. OpenRoot and Within are exported for the file
-// tools, which resolve relative paths against the agent's workspace.
+// workspace fail closed. (The file tools in tool/builtin confine their
+// own paths the same way, against the workspace and tools.file_roots.)
 //
 // The core packages (loop, tool/builtin, memory, skill, session), the
 // daemon and the CLI may import it. It imports only internal/beamclaw.

@@ -127,12 +127,6 @@ func (f *thinkFilter) Flush() string {
 	return p
 }
 
-// stripThinking removes reasoning blocks from a complete text.
-func stripThinking(s string) string {
-	var f thinkFilter
-	return f.Write(s) + f.Flush()
-}
-
 // matchOpen reports the reasoning tag s starts with: n > 0 for a complete
 // opening tag of length n; tag set with n == 0 when s is a proper prefix
 // of one (more input may complete it); "" when s starts no such tag.

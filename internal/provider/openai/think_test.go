@@ -80,3 +80,10 @@ func FuzzThinkFilter(f *testing.F) {
 		}
 	})
 }
+
+// stripThinking removes reasoning blocks from a complete text: the
+// streaming filter fed all at once, the oracle for split feeds.
+func stripThinking(s string) string {
+	var f thinkFilter
+	return f.Write(s) + f.Flush()
+}
