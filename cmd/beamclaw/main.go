@@ -60,7 +60,7 @@ func (b backend) Version() (string, string, string) {
 }
 
 func (b backend) Locate(configFlag string) (cli.Location, error) {
-	l, err := daemon.Locate(b.env(configFlag))
+	l, err := b.env(configFlag).Locate()
 	return cli.Location(l), err
 }
 

@@ -154,6 +154,3 @@ func portCheck(addr string, daemonUp bool) protocol.Check {
 	_ = ln.Close()
 	return ok("port", addr+" free")
 }
-
-// Locate is Env.Locate for main.
-func Locate(env Env) (Location, error) { return env.Locate() }

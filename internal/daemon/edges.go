@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/thejerf/suture/v4"
@@ -42,8 +41,7 @@ func (s *sessionsAPI) Send(ctx context.Context, in beamclaw.Inbound) (string, er
 // Context reports the token gauge of /context.
 func (s *sessionsAPI) Context(_ context.Context, sessionID string) (used, window, messages int, err error) {
 	info, err := s.Info(sessionID)
-	var be *beamclaw.Error
-	if errors.As(err, &be) && be.Kind == beamclaw.KindNotFound {
+	if err != nil && beamclaw.KindOf(err) == beamclaw.KindNotFound {
 		return 0, 0, 0, nil // a session not started yet is empty
 	}
 	if err != nil {
