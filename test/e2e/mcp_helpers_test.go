@@ -38,20 +38,6 @@ func mcpBuildFixture(t *testing.T) string {
 	return bin
 }
 
-// mcpWaitUntil polls cond until it holds or the deadline passes.
-func mcpWaitUntil(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		<-tick.C
-	}
-}
-
 // fakeLLMHomeConfig is a config.yaml that points the daemon at the fake
 // provider, with extra YAML appended (top-level sections other than core
 // and gateway).

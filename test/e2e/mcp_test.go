@@ -236,7 +236,7 @@ func TestMCPServerThatNeverInitializesIsMarkedFailed(t *testing.T) {
 	if r := h.must("status"); !strings.Contains(r.stdout, "running (pid") {
 		t.Errorf("status: %s", r.stdout)
 	}
-	mcpWaitUntil(t, 15*time.Second, "the hung server's processes to be gone", func() bool {
+	pollUntil(t, 15*time.Second, "the hung server's processes to be gone", func() bool {
 		return len(mcpProcessesOf(bin)) == 0
 	})
 }
