@@ -61,11 +61,19 @@ func writeError(w http.ResponseWriter, err error) {
 }
 
 func writeErrorStatus(w http.ResponseWriter, status int, msg, code string) {
+	writeJSON(w, status, errorBody(status, msg, code, ""))
+}
+
+// errorBody is OpenAI's error object; code and param are null when empty.
+func errorBody(status int, msg, code, param string) protocol.Error {
 	body := protocol.Error{Error: protocol.ErrorDetail{Message: msg, Type: errType(status)}}
 	if code != "" {
 		body.Error.Code = &code
 	}
-	writeJSON(w, status, body)
+	if param != "" {
+		body.Error.Param = &param
+	}
+	return body
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

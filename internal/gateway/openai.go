@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
-	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
 // Agents is what the OpenAI routes need to know about agents: a request's
@@ -139,14 +138,7 @@ func badRequest(msg, param string) *requestError {
 
 // writeRequestError writes e in OpenAI's error shape, with its param.
 func writeRequestError(w http.ResponseWriter, e *requestError) {
-	body := protocol.Error{Error: protocol.ErrorDetail{Message: e.msg, Type: errType(e.status)}}
-	if e.code != "" {
-		body.Error.Code = &e.code
-	}
-	if e.param != "" {
-		body.Error.Param = &e.param
-	}
-	writeJSON(w, e.status, body)
+	writeJSON(w, e.status, errorBody(e.status, e.msg, e.code, e.param))
 }
 
 // completionID is a fresh "chatcmpl-" id.

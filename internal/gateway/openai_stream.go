@@ -12,7 +12,6 @@ import (
 	"unicode"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
-	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
 // stream answers a stream: true request with server-sent events: a role
@@ -204,7 +203,7 @@ func (st *streamState) fail(ev beamclaw.RunEvent, cause error) error {
 	if cause != nil {
 		status = statusOf(beamclaw.KindOf(cause))
 	}
-	body := protocol.Error{Error: protocol.ErrorDetail{Message: ev.Text, Type: errType(status)}}
+	body := errorBody(status, ev.Text, "", "")
 	if err := st.sw.data(body); err != nil {
 		return err
 	}
