@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -11,9 +12,13 @@ import (
 
 // dialHTTP connects to a streamable HTTP server. The standalone GET stream
 // is kept open so notifications/tools/list_changed arrives; a dead server
-// is noticed by the next request or ping failing at the transport.
+// is noticed by the next request or ping failing at the transport. Each
+// connection has its own HTTP transport: a reconnect never reuses a
+// keep-alive connection the server already dropped.
 func dialHTTP(cfg ServerConfig, proto string, logger *slog.Logger) (*conn, error) {
+	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	opts := []transport.StreamableHTTPCOption{
+		transport.WithHTTPBasicClient(hc),
 		//lint:ignore SA1019 the pinned protocol (2025-11-25) delivers list_changed on the standalone GET stream
 		transport.WithContinuousListening(),
 		transport.WithHTTPLogger(logger.With("server", cfg.Name)),
@@ -27,7 +32,10 @@ func dialHTTP(cfg ServerConfig, proto string, logger *slog.Logger) (*conn, error
 	}
 	c := newConn(cfg.Name)
 	ctx, cancel := context.WithCancel(context.Background())
-	c.release = cancel
+	c.release = func() {
+		cancel()
+		hc.CloseIdleConnections()
+	}
 	cl := client.NewClient(tr, client.WithProtocolVersion(proto))
 	if err := c.start(ctx, cl); err != nil {
 		c.close()

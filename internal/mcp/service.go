@@ -164,22 +164,26 @@ func (s *server) ready(c *conn) {
 	s.m.log.Info("mcp server ready", "server", s.cfg.Name, "tools", n)
 }
 
-// fail records a broken attempt and says whether suture may restart.
+// fail records a broken attempt and says whether suture may restart. The
+// restart count, the last error, the dropped tools and the new state
+// change together, so a status never shows a half-recorded failure.
 func (s *server) fail(cause error) error {
 	s.mu.Lock()
 	delay, exhausted := s.budget.fail(s.m.opts.Clock.Now())
+	state := StateFailed
 	if !exhausted {
 		s.restarts++
 		s.delay = delay
+		state = StateRestarting
 	}
+	changed := s.dropLocked(state, cause.Error())
 	s.mu.Unlock()
+	s.announce(state, changed)
 	err := fmt.Errorf("mcp server %q: %w", s.cfg.Name, cause)
 	if exhausted {
-		s.drop(StateFailed, cause.Error())
 		s.m.log.Error("mcp server failed; not restarting", "server", s.cfg.Name, "err", cause)
 		return fmt.Errorf("%w: %w: %w", err, ErrFailed, suture.ErrDoNotRestart)
 	}
-	s.drop(StateRestarting, cause.Error())
 	s.m.opts.Metrics.Restart(s.cfg.Name)
 	s.m.log.Warn("mcp server connection lost; restarting", "server", s.cfg.Name, "backoff", delay, "err", cause)
 	return err
@@ -188,12 +192,20 @@ func (s *server) fail(cause error) error {
 // drop forgets the connection and its tools and enters state.
 func (s *server) drop(state State, lastErr string) {
 	s.mu.Lock()
+	changed := s.dropLocked(state, lastErr)
+	s.mu.Unlock()
+	s.announce(state, changed)
+}
+
+// dropLocked is drop with s.mu held; it reports whether the state changed.
+func (s *server) dropLocked(state State, lastErr string) bool {
 	s.conn, s.tools, s.byName = nil, nil, nil
 	if lastErr != "" {
 		s.lastErr = lastErr
 	}
-	s.mu.Unlock()
-	s.setState(state)
+	changed := s.state != state
+	s.state = state
+	return changed
 }
 
 func (s *server) setState(st State) {
@@ -201,6 +213,11 @@ func (s *server) setState(st State) {
 	changed := s.state != st
 	s.state = st
 	s.mu.Unlock()
+	s.announce(st, changed)
+}
+
+// announce reports a state change to metrics and events.
+func (s *server) announce(st State, changed bool) {
 	if !changed {
 		return
 	}
