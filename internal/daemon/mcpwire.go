@@ -46,13 +46,13 @@ func (p boltPins) Delete(key string) error {
 type mcpMetrics struct{ bus *obs.Bus }
 
 func (m mcpMetrics) ToolCall(server, tool string, d time.Duration, err error) {
-	m.bus.Emit(context.Background(), beamclaw.Event{Name: "mcp_call", Attrs: []slog.Attr{
+	m.bus.Emit(context.Background(), beamclaw.Event{Name: beamclaw.EventMCPCall, Attrs: []slog.Attr{
 		slog.String("server", server), slog.String("tool", tool),
 		slog.Int64("duration_ms", d.Milliseconds()), slog.Bool("success", err == nil)}})
 }
 
 func (m mcpMetrics) Restart(server string) {
-	m.bus.Emit(context.Background(), beamclaw.Event{Name: "mcp_restart", Attrs: []slog.Attr{slog.String("server", server)}})
+	m.bus.Emit(context.Background(), beamclaw.Event{Name: beamclaw.EventMCPRestart, Attrs: []slog.Attr{slog.String("server", server)}})
 }
 
 func (m mcpMetrics) ServerState(string, mcp.State) {}

@@ -81,7 +81,7 @@ func (rs *runState) maybeCompact(ctx context.Context) error {
 	if err := rs.r.Lane.Replace(ctx, next); err != nil {
 		return fmt.Errorf("replace compacted history of %s: %w", rs.r.SessionID, err)
 	}
-	rs.emit(ctx, "compaction_complete", slog.Int("before", len(rs.history)), slog.Int("after", len(next)),
+	rs.emit(ctx, beamclaw.EventCompactionComplete, slog.Int("before", len(rs.history)), slog.Int("after", len(next)),
 		slog.Bool("summarised", err == nil))
 	rs.history = next[:len(next):len(next)]
 	return nil
@@ -141,7 +141,7 @@ func (rs *runState) flushMemory(ctx context.Context, old []beamclaw.Message) err
 			return fmt.Errorf("save flushed memory: %w", err)
 		}
 	}
-	rs.emit(ctx, "memory_flush", slog.Bool("saved", saved), slog.Int("bytes", len(notes)))
+	rs.emit(ctx, beamclaw.EventMemoryFlush, slog.Bool("saved", saved), slog.Int("bytes", len(notes)))
 	return nil
 }
 

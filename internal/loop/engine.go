@@ -82,7 +82,7 @@ func (e *Engine) Scrub(s string) string { return e.opts.Scrub.String(s) }
 // propagates; the session's supervisor restarts the loop.
 func (e *Engine) Run(ctx context.Context, r Run) error {
 	rs := &runState{e: e, r: r, history: r.History[:len(r.History):len(r.History)], start: e.opts.Now()}
-	e.emit(ctx, r, "agent_start", slog.String("user_id", r.UserID), slog.String("agent_id", r.AgentID),
+	e.emit(ctx, r, beamclaw.EventAgentStart, slog.String("user_id", r.UserID), slog.String("agent_id", r.AgentID),
 		slog.String("run_id", r.ID), slog.String("channel", r.Channel))
 	p, model, err := e.opts.Providers(r.AgentID)
 	if err != nil {
@@ -123,7 +123,7 @@ func (e *Engine) toolDefs(agentID string) []beamclaw.ToolDef {
 	return defs
 }
 
-func (e *Engine) emit(ctx context.Context, r Run, name string, attrs ...slog.Attr) {
+func (e *Engine) emit(ctx context.Context, r Run, name beamclaw.EventName, attrs ...slog.Attr) {
 	if e.opts.Emitter == nil {
 		return
 	}

@@ -74,7 +74,7 @@ func (rs *runState) chat(ctx context.Context) (beamclaw.ChatResponse, error) {
 		msgs = append(msgs, rs.history...)
 	}
 	req := beamclaw.ChatRequest{Model: rs.model, Messages: msgs, Tools: rs.defs, MaxTokens: rs.e.opts.MaxTokens}
-	rs.emit(ctx, "llm_request", slog.Int("message_count", len(msgs)), slog.String("model", rs.model))
+	rs.emit(ctx, beamclaw.EventLLMRequest, slog.Int("message_count", len(msgs)), slog.String("model", rs.model))
 	ch := newChunker(rs.e.opts.StreamChunkSize, rs.e.opts.Scrub.String, func(s string) {
 		rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvChunk, Text: s})
 	})
@@ -82,13 +82,13 @@ func (rs *runState) chat(ctx context.Context) (beamclaw.ChatResponse, error) {
 	resp, err := rs.provider.Chat(ctx, req, ch.write)
 	d := rs.e.opts.Now().Sub(t0)
 	if err != nil {
-		rs.emit(ctx, "llm_response", ms(d), slog.Bool("success", false),
+		rs.emit(ctx, beamclaw.EventLLMResponse, ms(d), slog.Bool("success", false),
 			slog.String("error", rs.e.opts.Scrub.String(err.Error())))
 		return resp, fmt.Errorf("chat with %s: %w", rs.provider.Name(), err)
 	}
 	ch.flush()
 	rs.usage = rs.usage.Add(resp.Usage)
-	rs.emit(ctx, "llm_response", ms(d), slog.Bool("success", true), slog.String("model", resp.Model),
+	rs.emit(ctx, beamclaw.EventLLMResponse, ms(d), slog.Bool("success", true), slog.String("model", resp.Model),
 		slog.Int("prompt_tokens", resp.Usage.PromptTokens), slog.Int("completion_tokens", resp.Usage.CompletionTokens))
 	return resp, nil
 }
@@ -121,7 +121,7 @@ func (rs *runState) fail(ctx context.Context, err error) error {
 }
 
 func (rs *runState) complete(ctx context.Context, ok bool) {
-	rs.emit(ctx, "turn_complete", slog.Int64("total_duration_ms", rs.e.opts.Now().Sub(rs.start).Milliseconds()),
+	rs.emit(ctx, beamclaw.EventTurnComplete, slog.Int64("total_duration_ms", rs.e.opts.Now().Sub(rs.start).Milliseconds()),
 		slog.Bool("success", ok), slog.String("run_id", rs.r.ID))
 	rs.setState(ctx, StateIdle)
 }
@@ -132,7 +132,7 @@ func (rs *runState) setState(ctx context.Context, s string) {
 	if rs.state == s {
 		return
 	}
-	rs.emit(ctx, "loop_state", slog.String("state", s), slog.String("from", rs.stateName()), slog.String("run_id", rs.r.ID))
+	rs.emit(ctx, beamclaw.EventLoopState, slog.String("state", s), slog.String("from", rs.stateName()), slog.String("run_id", rs.r.ID))
 	rs.state = s
 	if s != StateIdle {
 		rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvState, Text: s})
@@ -153,7 +153,7 @@ func (rs *runState) deliver(ev beamclaw.RunEvent) {
 	}
 }
 
-func (rs *runState) emit(ctx context.Context, name string, attrs ...slog.Attr) {
+func (rs *runState) emit(ctx context.Context, name beamclaw.EventName, attrs ...slog.Attr) {
 	rs.e.emit(ctx, rs.r, name, attrs...)
 }
 

@@ -95,7 +95,7 @@ func (rs *runState) approve(ctx context.Context, spec beamclaw.ToolSpec, c beamc
 		Prompt: fmt.Sprintf("Allow %s with %s? (%s) Reply /yes, /no or /always.",
 			c.Name, string(c.Args), why),
 	}
-	rs.emit(ctx, "approval_requested", slog.String("tool_name", c.Name), slog.String("args", req.Args),
+	rs.emit(ctx, beamclaw.EventApprovalRequested, slog.String("tool_name", c.Name), slog.String("args", req.Args),
 		slog.String("approval_id", req.ID))
 	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvApprovalRequest, Approval: &req, Tool: &c})
 	d, err := rs.r.Lane.Await(ctx, req, key)
@@ -106,7 +106,7 @@ func (rs *runState) approve(ctx context.Context, spec beamclaw.ToolSpec, c beamc
 	case err != nil:
 		return false, "", fmt.Errorf("await approval %s: %w", req.ID, err)
 	}
-	rs.emit(ctx, "approval_resolved", slog.String("tool_name", c.Name), slog.String("decision", string(d)),
+	rs.emit(ctx, beamclaw.EventApprovalResolved, slog.String("tool_name", c.Name), slog.String("decision", string(d)),
 		slog.String("approval_id", req.ID))
 	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvApprovalResult, Approval: &req, Text: string(d)})
 	if d == beamclaw.Allow || d == beamclaw.Always {
@@ -119,7 +119,7 @@ func (rs *runState) approve(ctx context.Context, spec beamclaw.ToolSpec, c beamc
 func (rs *runState) execute(ctx context.Context, t beamclaw.Tool, c, shown beamclaw.ToolCall) beamclaw.ToolResult {
 	opts := rs.e.opts
 	rs.setState(ctx, StateExecutingTools)
-	rs.emit(ctx, "tool_call_start", slog.String("tool_name", c.Name), slog.String("args", string(shown.Args)))
+	rs.emit(ctx, beamclaw.EventToolCallStart, slog.String("tool_name", c.Name), slog.String("args", string(shown.Args)))
 	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvToolStart, Tool: &shown})
 	inv := beamclaw.Invocation{Args: json.RawMessage(c.Args), CallID: c.ID, SessionID: rs.r.SessionID,
 		UserID: rs.r.UserID, AgentID: rs.r.AgentID, Channel: rs.r.Channel}
@@ -130,7 +130,7 @@ func (rs *runState) execute(ctx context.Context, t beamclaw.Tool, c, shown beamc
 	res := opts.Tools.Run(ctx, t, inv)
 	res.ToolCallID, res.Name = c.ID, c.Name
 	res.Content = opts.Scrub.String(res.Content)
-	rs.emit(ctx, "tool_call_result", slog.String("tool_name", c.Name), ms(opts.Now().Sub(t0)),
+	rs.emit(ctx, beamclaw.EventToolCallResult, slog.String("tool_name", c.Name), ms(opts.Now().Sub(t0)),
 		slog.Bool("success", !res.IsError))
 	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvToolResult, Tool: &shown, Result: &res})
 	return res

@@ -54,7 +54,7 @@ func (l *eventLog) emit(e beamclaw.Event) {
 	l.events = append(l.events, e)
 }
 
-func (l *eventLog) named(name string) []beamclaw.Event {
+func (l *eventLog) named(name beamclaw.EventName) []beamclaw.Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []beamclaw.Event

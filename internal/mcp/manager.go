@@ -197,13 +197,13 @@ func (m *Manager) checkPin(t *mcpTool) {
 	m.mu.Unlock()
 	m.log.Warn("mcp tool definition changed since approval", "server", t.srv.cfg.Name, "tool", t.name)
 	m.opts.OnChanged(t.name)
-	m.emit("mcp_tool_changed",
+	m.emit(beamclaw.EventMCPToolChanged,
 		slog.String("server", t.srv.cfg.Name),
 		slog.String("tool", t.name),
 		slog.String("pinned_hash", pinned),
 		slog.String("hash", t.hash))
 }
 
-func (m *Manager) emit(name string, attrs ...slog.Attr) {
+func (m *Manager) emit(name beamclaw.EventName, attrs ...slog.Attr) {
 	m.opts.Emit(beamclaw.Event{Name: name, Time: m.opts.Clock.Now(), Attrs: attrs})
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/thejerf/suture/v4"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
 
 // server is the suture service of one configured MCP server: it connects,
@@ -222,7 +224,7 @@ func (s *server) announce(st State, changed bool) {
 		return
 	}
 	s.m.opts.Metrics.ServerState(s.cfg.Name, st)
-	s.m.emit("mcp_server_state", slog.String("server", s.cfg.Name), slog.String("state", string(st)))
+	s.m.emit(beamclaw.EventMCPServerState, slog.String("server", s.cfg.Name), slog.String("state", string(st)))
 }
 
 func (s *server) status() ServerStatus {

@@ -48,7 +48,7 @@ func (l *LogBackend) Handle(ev beamclaw.Event) {
 		return
 	}
 	attrs := make([]slog.Attr, 0, len(ev.Attrs)+2)
-	attrs = append(attrs, slog.String("event", ev.Name))
+	attrs = append(attrs, slog.String("event", string(ev.Name)))
 	if ev.SessionID != "" {
 		attrs = append(attrs, slog.String("session_id", ev.SessionID))
 	}

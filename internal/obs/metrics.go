@@ -88,26 +88,26 @@ func (m *Metrics) Restarted(service string) { m.restarts.WithLabelValues(service
 
 // Handle derives metrics from an event.
 func (m *Metrics) Handle(ev beamclaw.Event) {
-	m.events.WithLabelValues(ev.Name).Inc()
+	m.events.WithLabelValues(string(ev.Name)).Inc()
 	switch ev.Name {
-	case "session_start", "session_restored":
+	case beamclaw.EventSessionStart, beamclaw.EventSessionRestored:
 		m.sessionsLive.Inc()
-	case "session_end", "session_hibernated":
+	case beamclaw.EventSessionEnd, beamclaw.EventSessionHibernated:
 		m.sessionsLive.Dec()
-	case "llm_response":
+	case beamclaw.EventLLMResponse:
 		m.llmRequests.WithLabelValues(boolAttr(ev, "success")).Inc()
 		m.llmDuration.Observe(msAttr(ev, "duration_ms"))
-	case "tool_call_result":
+	case beamclaw.EventToolCallResult:
 		tool := strAttr(ev, "tool_name")
 		m.toolCalls.WithLabelValues(tool, boolAttr(ev, "success")).Inc()
 		m.toolDuration.WithLabelValues(tool).Observe(msAttr(ev, "duration_ms"))
-	case "mcp_call":
+	case beamclaw.EventMCPCall:
 		server := strAttr(ev, "server")
 		m.mcpCalls.WithLabelValues(server, boolAttr(ev, "success")).Inc()
 		m.mcpDuration.WithLabelValues(server).Observe(msAttr(ev, "duration_ms"))
-	case "mcp_restart":
+	case beamclaw.EventMCPRestart:
 		m.mcpRestarts.WithLabelValues(strAttr(ev, "server")).Inc()
-	case "turn_complete":
+	case beamclaw.EventTurnComplete:
 		m.turnsComplete.Inc()
 	}
 }

@@ -39,7 +39,7 @@ func TestBusDeliversToEveryBackend(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- bus.Serve(ctx) }()
-	bus.Emit(ctx, beamclaw.Event{Name: "session_start", SessionID: "s1"})
+	bus.Emit(ctx, beamclaw.Event{Name: beamclaw.EventSessionStart, SessionID: "s1"})
 	for _, r := range []*recorder{a, b} {
 		select {
 		case <-r.n:
@@ -88,7 +88,7 @@ func TestLogBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	NewLogBackend(log).Handle(beamclaw.Event{Name: "tool_call_start", SessionID: "s9",
+	NewLogBackend(log).Handle(beamclaw.Event{Name: beamclaw.EventToolCallStart, SessionID: "s9",
 		Attrs: []slog.Attr{slog.String("tool_name", "read_file")}})
 	out := buf.String()
 	for _, want := range []string{`"event":"tool_call_start"`, `"session_id":"s9"`, `"tool_name":"read_file"`} {
@@ -106,9 +106,9 @@ func TestLogBackend(t *testing.T) {
 
 func TestMetricsFromEvents(t *testing.T) {
 	m := NewMetrics(nil)
-	m.Handle(beamclaw.Event{Name: "tool_call_result", Attrs: []slog.Attr{
+	m.Handle(beamclaw.Event{Name: beamclaw.EventToolCallResult, Attrs: []slog.Attr{
 		slog.String("tool_name", "jq"), slog.Bool("success", true), slog.Int64("duration_ms", 12)}})
-	m.Handle(beamclaw.Event{Name: "session_start"})
+	m.Handle(beamclaw.Event{Name: beamclaw.EventSessionStart})
 	m.ObserveHTTP("/health", "GET", 200, time.Millisecond)
 	m.Restarted("gateway.http")
 	if got := testutil.ToFloat64(m.toolCalls.WithLabelValues("jq", "true")); got != 1 {
@@ -134,7 +134,7 @@ func BenchmarkEmit(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- bus.Serve(ctx) }()
-	ev := beamclaw.Event{Name: "tool_call_start", SessionID: "session-1",
+	ev := beamclaw.Event{Name: beamclaw.EventToolCallStart, SessionID: "session-1",
 		Attrs: []slog.Attr{slog.String("tool_name", "read_file")}}
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -3,6 +3,8 @@ package session
 import (
 	"context"
 	"log/slog"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
 
 // clean is the session_cleaner: every CleanupInterval it deletes sessions
@@ -45,10 +47,10 @@ func (m *Manager) Expire(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	for _, id := range closed {
-		m.emit(ctx, "session_end", id, slog.String("reason", "expired"))
+		m.emit(ctx, beamclaw.EventSessionEnd, id, slog.String("reason", "expired"))
 	}
 	for _, id := range gone {
-		m.emit(ctx, "session_expired", id)
+		m.emit(ctx, beamclaw.EventSessionExpired, id)
 	}
 	return len(gone), nil
 }

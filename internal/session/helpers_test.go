@@ -160,7 +160,7 @@ func (e *events) Emit(_ context.Context, ev beamclaw.Event) {
 	e.mu.Unlock()
 }
 
-func (e *events) named(name string) []beamclaw.Event {
+func (e *events) named(name beamclaw.EventName) []beamclaw.Event {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var out []beamclaw.Event

@@ -217,7 +217,7 @@ func (m *Manager) newID(kind string) string {
 	return kind + "-" + m.prefix + "-" + strconv.FormatUint(m.seq.Add(1), 36)
 }
 
-func (m *Manager) emit(ctx context.Context, name, sessionID string, attrs ...slog.Attr) {
+func (m *Manager) emit(ctx context.Context, name beamclaw.EventName, sessionID string, attrs ...slog.Attr) {
 	if m.opts.Emitter == nil {
 		return
 	}

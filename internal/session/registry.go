@@ -76,13 +76,13 @@ func (m *Manager) revive(ctx context.Context, l *lane, seed *record) error {
 				return beamclaw.E("session", beamclaw.KindUnavailable, "could not load the session", err)
 			}
 		}
-		m.emit(ctx, "session_restored", l.id, slog.Int("message_count", len(l.history)))
+		m.emit(ctx, beamclaw.EventSessionRestored, l.id, slog.Int("message_count", len(l.history)))
 	case seed == nil:
 		return notFound("session", l.id)
 	default:
 		l.rec = *seed
 		l.rec.Created, l.rec.Updated = now, now
-		m.emit(ctx, "session_start", l.id, slog.String("user_id", seed.UserID),
+		m.emit(ctx, beamclaw.EventSessionStart, l.id, slog.String("user_id", seed.UserID),
 			slog.String("agent_id", seed.AgentID), slog.String("channel", seed.Channel))
 	}
 	l.last = now
@@ -133,7 +133,7 @@ func (m *Manager) hibernate(ctx context.Context, l *lane) bool {
 	ok := m.closeIdle(l, cutoff)
 	m.mu.Unlock()
 	if ok {
-		m.emit(ctx, "session_hibernated", l.id)
+		m.emit(ctx, beamclaw.EventSessionHibernated, l.id)
 	}
 	return ok
 }
@@ -150,6 +150,6 @@ func (m *Manager) forget(ctx context.Context, l *lane) {
 	l.mu.Unlock()
 	l.stop()
 	if !closed {
-		m.emit(ctx, "session_end", l.id, slog.String("reason", "stopped"))
+		m.emit(ctx, beamclaw.EventSessionEnd, l.id, slog.String("reason", "stopped"))
 	}
 }

@@ -159,6 +159,6 @@ func (l *lane) reset(ctx context.Context) error {
 	l.allow = nil
 	l.epoch++
 	l.mu.Unlock()
-	l.m.emit(ctx, "session_reset", l.id)
+	l.m.emit(ctx, beamclaw.EventSessionReset, l.id)
 	return nil
 }
