@@ -11,12 +11,11 @@ import (
 	"sync"
 	"time"
 
-	bbolt "go.etcd.io/bbolt"
-
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/config"
 	"github.com/beamclaw/beamclaw-go/internal/memory"
 	"github.com/beamclaw/beamclaw-go/internal/skill"
+	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
 	"github.com/beamclaw/beamclaw-go/internal/workspace"
 	"github.com/beamclaw/beamclaw-go/skills"
@@ -32,7 +31,7 @@ type agents struct {
 	log      *slog.Logger
 	autoCtx  int // core.agentic_loop.auto_context_limit when auto_context is on, else 0
 
-	db *bbolt.DB // for memory.backend: bbolt
+	db *store.DB // for memory.backend: bbolt
 
 	skills       *skill.Cache
 	allowFlagged []string // core.skills.allow_flagged
@@ -54,7 +53,7 @@ type catalogAt struct {
 // within this time.
 const skillsFresh = 2 * time.Second
 
-func newAgents(cfg *config.Config, paths config.Paths, db *bbolt.DB, emb beamclaw.Embedder, log *slog.Logger) *agents {
+func newAgents(cfg *config.Config, paths config.Paths, db *store.DB, emb beamclaw.Embedder, log *slog.Logger) *agents {
 	mo := memory.DefaultOptions()
 	s := cfg.Memory.Search
 	mo.Search = memory.SearchOptions{

@@ -6,40 +6,11 @@ import (
 	"log/slog"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/config"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/obs"
-	"github.com/beamclaw/beamclaw-go/internal/store"
 )
-
-// boltPins keeps MCP tool definition pins in the store.
-type boltPins struct{ db *store.DB }
-
-func (p boltPins) Get(key string) (string, bool, error) {
-	var v []byte
-	err := p.db.View(func(tx *bolt.Tx) error {
-		if b := tx.Bucket(store.BucketMCPPins).Get([]byte(key)); b != nil {
-			v = append([]byte(nil), b...)
-		}
-		return nil
-	})
-	return string(v), v != nil, err
-}
-
-func (p boltPins) Put(key, hash string) error {
-	return p.db.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(store.BucketMCPPins).Put([]byte(key), []byte(hash))
-	})
-}
-
-func (p boltPins) Delete(key string) error {
-	return p.db.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(store.BucketMCPPins).Delete([]byte(key))
-	})
-}
 
 // mcpMetrics turns MCP measurements into events (the Prometheus backend
 // derives its metrics from them).

@@ -15,6 +15,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/provider/openai"
 	"github.com/beamclaw/beamclaw-go/internal/scrub"
 	"github.com/beamclaw/beamclaw-go/internal/session"
+	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/internal/supervise"
 	"github.com/beamclaw/beamclaw-go/internal/tool"
 	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
@@ -49,7 +50,7 @@ func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	rt.agents = newAgents(d.cfg, d.paths, d.db.Bolt(), emb, d.log)
+	rt.agents = newAgents(d.cfg, d.paths, d.db, emb, d.log)
 	if err := rt.agents.ws.Ensure(d.cfg.Core.DefaultAgent); err != nil {
 		return nil, nil, nil, fmt.Errorf("default agent: %w", err)
 	}
@@ -92,7 +93,7 @@ func (d *daemon) embedder() (beamclaw.Embedder, suture.Service, error) {
 		return nil, nil, fmt.Errorf("embeddings: %w", err)
 	}
 	cache, err := embedcache.New(inner, embedcache.Options{Model: ec.Model,
-		TTL: time.Duration(ec.CacheTTLSeconds) * time.Second, DB: d.db.Bolt(), Bucket: "embedding_cache"})
+		TTL: time.Duration(ec.CacheTTLSeconds) * time.Second, DB: d.db})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -128,6 +129,10 @@ func (d *daemon) mcpInto(root *suture.Supervisor, opts supervise.Options, rt *ag
 	if err != nil {
 		d.log.Warn("MCP servers disabled until their variables are set", "err", err)
 	}
+	pins, err := store.NewKV(d.db, "mcp_pins")
+	if err != nil {
+		return err
+	}
 	m, err := mcp.New(mcp.Options{
 		Servers: servers, ProtocolVersion: d.cfg.MCP.ProtocolVersion, MaxInlineTools: d.cfg.MCP.MaxInlineTools,
 		Restart: mcp.RestartPolicy{MaxRestarts: d.cfg.MCP.MaxRestarts,
@@ -135,7 +140,7 @@ func (d *daemon) mcpInto(root *suture.Supervisor, opts supervise.Options, rt *ag
 		Logger:  d.log,
 		Emit:    func(ev beamclaw.Event) { d.bus.Emit(context.Background(), ev) },
 		Metrics: mcpMetrics{d.bus},
-		Pins:    boltPins{d.db},
+		Pins:    pins,
 	})
 	if err != nil {
 		return err

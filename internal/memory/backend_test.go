@@ -8,14 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/google/go-cmp/cmp"
 	"go.etcd.io/bbolt"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
-func mustOpenDB(tb testing.TB, path string) *bbolt.DB {
+func mustOpenDB(tb testing.TB, path string) *store.DB {
 	tb.Helper()
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: time.Second})
+	db, err := store.Open(path, store.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"go.etcd.io/bbolt"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
 // entryVersion tags every stored entry ("v":1).
@@ -22,13 +24,13 @@ type storedEntry struct {
 // search. Every write goes through db.Update before it is visible.
 type Bolt struct {
 	*Memory
-	db     *bbolt.DB
+	db     *store.DB
 	bucket []byte
 }
 
 // OpenBolt loads agentID's entries from db (opened and closed by the
 // caller) and returns its backend. embedder may be nil.
-func OpenBolt(ctx context.Context, db *bbolt.DB, prefix, agentID string, opts Options, embedder beamclaw.Embedder) (*Bolt, error) {
+func OpenBolt(ctx context.Context, db *store.DB, prefix, agentID string, opts Options, embedder beamclaw.Embedder) (*Bolt, error) {
 	if db == nil {
 		return nil, beamclaw.E("memory.OpenBolt", beamclaw.KindInvalid, "no database", nil)
 	}
@@ -43,7 +45,14 @@ func OpenBolt(ctx context.Context, db *bbolt.DB, prefix, agentID string, opts Op
 		if err != nil {
 			return err
 		}
-		agent, err := top.CreateBucketIfNotExists([]byte(agentID))
+		_, err = top.CreateBucketIfNotExists([]byte(agentID))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open memory of agent %q: %w", agentID, err)
+	}
+	err = db.View(func(tx *bbolt.Tx) error {
+		agent, err := b.agentBucket(tx)
 		if err != nil {
 			return err
 		}

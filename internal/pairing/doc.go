@@ -4,7 +4,7 @@
 // channel and the agent each is bound to, revocation, and the dm_policy gate
 // (pairing, allowlist, open) with its allow_from list.
 //
-// State lives in bbolt (store.BucketPairing): one sub-bucket per channel
+// State lives in bbolt (the bucket "pairing", which this package owns): one sub-bucket per channel
 // holding "pending" and "approved" buckets keyed by the channel's user id.
 // Codes come from crypto/rand, expire after an hour (the clock is
 // injected), and are never logged: Pending's slog form omits them.

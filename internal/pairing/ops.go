@@ -189,9 +189,9 @@ func (s *Store) ListApproved(channel string) ([]Peer, error) {
 
 func (s *Store) each(channel string, sub []byte, fn func(v []byte)) error {
 	err := s.db.View(func(tx *bolt.Tx) error {
-		root := tx.Bucket(store.BucketPairing)
+		root := tx.Bucket(bucketPairing)
 		if root == nil {
-			return fmt.Errorf("bucket %s missing", store.BucketPairing)
+			return nil // nothing paired yet
 		}
 		return root.ForEachBucket(func(name []byte) error {
 			if channel != "" && string(name) != channel {

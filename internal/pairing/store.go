@@ -28,6 +28,7 @@ const (
 )
 
 var (
+	bucketPairing  = []byte("pairing") // owned by this package: one sub-bucket per channel
 	bucketPending  = []byte("pending")
 	bucketApproved = []byte("approved")
 )
@@ -98,16 +99,19 @@ func New(db *store.DB, opts Options) *Store {
 // channelBuckets returns the pending and approved buckets of channel,
 // creating them when create is set (nil, nil when absent and !create).
 func channelBuckets(tx *bolt.Tx, channel string, create bool) (pending, approved *bolt.Bucket, err error) {
-	root := tx.Bucket(store.BucketPairing)
-	if root == nil {
-		return nil, nil, fmt.Errorf("bucket %s missing", store.BucketPairing)
-	}
+	root := tx.Bucket(bucketPairing)
 	if !create {
+		if root == nil {
+			return nil, nil, nil
+		}
 		ch := root.Bucket([]byte(channel))
 		if ch == nil {
 			return nil, nil, nil
 		}
 		return ch.Bucket(bucketPending), ch.Bucket(bucketApproved), nil
+	}
+	if root, err = tx.CreateBucketIfNotExists(bucketPairing); err != nil {
+		return nil, nil, fmt.Errorf("pairing bucket: %w", err)
 	}
 	ch, err := root.CreateBucketIfNotExists([]byte(channel))
 	if err != nil {

@@ -12,30 +12,33 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
-// Buckets: session records by id (store.BucketSessions), history messages
-// by id + 8-byte big-endian sequence (store.BucketHistory), and messages
-// acknowledged while a run was busy, waiting for their turn (bucketPending).
+// Buckets, owned by this package: session records by id, history
+// messages by id + 8-byte big-endian sequence, and messages acknowledged
+// while a run was busy, waiting for their turn.
+const (
+	nameSessions = "sessions"
+	nameHistory  = "history"
+	namePending  = "session_pending"
+)
+
 var (
-	bucketSessions = store.BucketSessions
-	bucketHistory  = store.BucketHistory
-	bucketPending  = []byte("session_pending")
+	bucketSessions = []byte(nameSessions)
+	bucketHistory  = []byte(nameHistory)
+	bucketPending  = []byte(namePending)
 )
 
 // boltBackend stores sessions in bbolt.
 type boltBackend struct {
-	db  *bolt.DB
-	gc  *committer
+	db  *store.DB
 	num atomic.Int64 // stored sessions
 }
 
-func newBoltBackend(db *bolt.DB) (*boltBackend, error) {
-	b := &boltBackend{db: db, gc: newCommitter(db)}
-	err := db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketSessions, bucketHistory, bucketPending} {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return fmt.Errorf("bucket %s: %w", name, err)
-			}
-		}
+func newBoltBackend(db *store.DB) (*boltBackend, error) {
+	b := &boltBackend{db: db}
+	if err := db.Buckets(nameSessions, nameHistory, namePending); err != nil {
+		return nil, fmt.Errorf("session store: %w", err)
+	}
+	err := db.View(func(tx *bolt.Tx) error {
 		b.num.Store(int64(tx.Bucket(bucketSessions).Stats().KeyN))
 		return nil
 	})
@@ -116,7 +119,7 @@ func (b *boltBackend) apply(id string, c change) error {
 			return err
 		}
 	}
-	err = b.gc.do(func(tx *bolt.Tx) error {
+	err = b.db.Update(func(tx *bolt.Tx) error {
 		hist := tx.Bucket(bucketHistory)
 		if c.reset {
 			if err := deletePrefix(hist, id); err != nil {
@@ -163,7 +166,7 @@ func deletePrefix(bk *bolt.Bucket, id string) error {
 
 func (b *boltBackend) remove(ids []string) error {
 	var n int64
-	err := b.gc.do(func(tx *bolt.Tx) error {
+	err := b.db.Update(func(tx *bolt.Tx) error {
 		n = 0
 		sb := tx.Bucket(bucketSessions)
 		for _, id := range ids {

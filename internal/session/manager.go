@@ -51,7 +51,7 @@ func New(opts Options) (*Manager, error) {
 	}
 	m := &Manager{opts: o, clock: o.Clock, log: o.Logger, live: make(map[string]*lane)}
 	if o.Persist {
-		b, err := newBoltBackend(o.DB.Bolt())
+		b, err := newBoltBackend(o.DB)
 		if err != nil {
 			return nil, err
 		}

@@ -16,27 +16,6 @@ import (
 // ErrInUse is returned by Open when another process holds the file.
 var ErrInUse = errors.New("database in use by another beamclaw")
 
-// Bucket names, one per domain. Packages may create sub-buckets or their
-// own buckets below these names.
-var (
-	BucketMeta        = []byte("meta")
-	BucketSessions    = []byte("sessions")
-	BucketHistory     = []byte("history")
-	BucketPairing     = []byte("pairing")
-	BucketMemory      = []byte("memory")
-	BucketEmbeddings  = []byte("embeddings")
-	BucketJobs        = []byte("jobs")
-	BucketA2ATasks    = []byte("a2a_tasks")
-	BucketMCPPins     = []byte("mcp_pins")
-	BucketChannelSeen = []byte("channel_seen")
-)
-
-// AllBuckets are created by Open.
-var AllBuckets = [][]byte{
-	BucketMeta, BucketSessions, BucketHistory, BucketPairing, BucketMemory,
-	BucketEmbeddings, BucketJobs, BucketA2ATasks, BucketMCPPins, BucketChannelSeen,
-}
-
 // Options tunes Open.
 type Options struct {
 	// LockTimeout bounds the wait for the file lock (default 1 s).
@@ -51,10 +30,11 @@ type Options struct {
 type DB struct {
 	bolt *bolt.DB
 	path string
+	gc   *committer
 }
 
-// Open opens (creating if needed) the bbolt file at path and makes sure
-// every domain bucket exists.
+// Open opens (creating if needed) the bbolt file at path. Each package
+// that keeps state creates its own buckets (Buckets) when it is built.
 func Open(path string, opts Options) (*DB, error) {
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = time.Second
@@ -75,21 +55,7 @@ func Open(path string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	db := &DB{bolt: b, path: path}
-	if !opts.ReadOnly {
-		if err := db.Update(func(tx *bolt.Tx) error {
-			for _, name := range AllBuckets {
-				if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-					return fmt.Errorf("bucket %s: %w", name, err)
-				}
-			}
-			return nil
-		}); err != nil {
-			_ = b.Close()
-			return nil, err
-		}
-	}
-	return db, nil
+	return &DB{bolt: b, path: path, gc: newCommitter(b)}, nil
 }
 
 func holder(pidFile string) string {
@@ -110,9 +76,6 @@ func holder(pidFile string) string {
 // Path is the file's path.
 func (db *DB) Path() string { return db.path }
 
-// Bolt exposes the handle for packages that manage their own buckets.
-func (db *DB) Bolt() *bolt.DB { return db.bolt }
-
 // Close closes the file. The daemon calls it last, after the tree stopped.
 func (db *DB) Close() error {
 	if err := db.bolt.Close(); err != nil {
@@ -121,14 +84,25 @@ func (db *DB) Close() error {
 	return nil
 }
 
-// Update runs fn in a read-write transaction; when it returns nil the
-// change is committed and synced.
-func (db *DB) Update(fn func(*bolt.Tx) error) error { return db.bolt.Update(fn) }
+// Buckets creates the named top-level buckets when they do not exist.
+// A package calls it once for the buckets it owns.
+func (db *DB) Buckets(names ...string) error {
+	return db.bolt.Update(func(tx *bolt.Tx) error {
+		for _, name := range names {
+			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
+				return fmt.Errorf("bucket %s: %w", name, err)
+			}
+		}
+		return nil
+	})
+}
 
-// Batch is Update for concurrent writers: bbolt coalesces calls from many
-// goroutines into one commit (one fsync). fn may run more than once, so it
-// must only touch the transaction. It returns after the commit.
-func (db *DB) Batch(fn func(*bolt.Tx) error) error { return db.bolt.Batch(fn) }
+// Update runs fn in a read-write transaction and returns once it is
+// committed and synced. Concurrent calls share one commit (one fsync);
+// a lone call commits at once, without bbolt Batch's timer. fn may run
+// more than once (when a shared transaction fails it is retried alone),
+// so it must only change the transaction.
+func (db *DB) Update(fn func(*bolt.Tx) error) error { return db.gc.do(fn) }
 
 // View runs fn in a read-only transaction.
 func (db *DB) View(fn func(*bolt.Tx) error) error { return db.bolt.View(fn) }

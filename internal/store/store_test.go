@@ -48,12 +48,15 @@ func TestReopenKeepsData(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := record{Name: "alpha", Count: 3}
-	if err := db.Batch(func(tx *bolt.Tx) error {
+	if err := db.Buckets("records"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error {
 		v, err := Encode(want)
 		if err != nil {
 			return err
 		}
-		return tx.Bucket(BucketSessions).Put([]byte("k"), v)
+		return tx.Bucket([]byte("records")).Put([]byte("k"), v)
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +70,7 @@ func TestReopenKeepsData(t *testing.T) {
 	defer db.Close()
 	var got record
 	if err := db.View(func(tx *bolt.Tx) error {
-		return Decode(tx.Bucket(BucketSessions).Get([]byte("k")), &got)
+		return Decode(tx.Bucket([]byte("records")).Get([]byte("k")), &got)
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -40,6 +40,9 @@ func New(opts Options) (*Channel, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
+	if err := opts.DB.Buckets(string(bucketChannelSeen)); err != nil {
+		return nil, fmt.Errorf("telegram inbox: %w", err)
+	}
 	red := newRedactor(opts.Token)
 	c := &Channel{
 		opts:  opts,

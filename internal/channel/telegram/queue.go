@@ -9,14 +9,16 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
-// The durable inbox lives under store.BucketChannelSeen/telegram:
+// The durable inbox lives under the bucket channel_seen/telegram (the
+// package owns channel_seen; other channels may add their own sub-bucket):
 //
 //	seen   update_id -> insertion seq (de-duplication)
 //	order  insertion seq -> update_id (to forget the oldest; its bucket
 //	       sequence counts the entries)
 //	queue  insertion seq -> raw update JSON, until processed
 var (
-	bucketTelegram = []byte(ChannelName)
+	bucketChannelSeen = []byte("channel_seen")
+	bucketTelegram    = []byte(ChannelName)
 	bucketSeen     = []byte("seen")
 	bucketOrder    = []byte("order")
 	bucketQueue    = []byte("queue")
@@ -32,9 +34,9 @@ type inbox struct {
 type inboxBuckets struct{ seen, order, queue *bolt.Bucket }
 
 func inboxOf(tx *bolt.Tx) (inboxBuckets, error) {
-	root := tx.Bucket(store.BucketChannelSeen)
+	root := tx.Bucket(bucketChannelSeen)
 	if root == nil {
-		return inboxBuckets{}, fmt.Errorf("bucket %s missing", store.BucketChannelSeen)
+		return inboxBuckets{}, fmt.Errorf("bucket %s missing", bucketChannelSeen)
 	}
 	var b inboxBuckets
 	var err error
@@ -61,8 +63,8 @@ func inboxOf(tx *bolt.Tx) (inboxBuckets, error) {
 // already seen. When it returns fresh = true the update is on disk.
 func (q *inbox) record(updateID int64, raw json.RawMessage) (fresh bool, err error) {
 	key := store.Seq(uint64(updateID))
-	err = q.db.Batch(func(tx *bolt.Tx) error {
-		fresh = false // Batch may run fn more than once
+	err = q.db.Update(func(tx *bolt.Tx) error {
+		fresh = false // Update may run fn more than once
 		b, err := inboxOf(tx)
 		if err != nil {
 			return err
@@ -130,7 +132,7 @@ func (q *inbox) next() (seq uint64, raw json.RawMessage, ok bool, err error) {
 
 // done removes a processed update from the queue (its id stays seen).
 func (q *inbox) done(seq uint64) error {
-	err := q.db.Batch(func(tx *bolt.Tx) error {
+	err := q.db.Update(func(tx *bolt.Tx) error {
 		b, err := inboxOf(tx)
 		if err != nil {
 			return err

@@ -13,8 +13,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"go.etcd.io/bbolt"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
 // Defaults for Options.
@@ -30,7 +32,7 @@ type Options struct {
 	Model         string        // part of every key: vectors of two models never mix
 	TTL           time.Duration // embedding.cache_ttl_seconds
 	MaxEntries    int           // bound of the in-memory LRU and of the bucket
-	DB            *bbolt.DB     // optional; an already-open database owned by the caller
+	DB            *store.DB     // optional; an already-open database owned by the caller
 	Bucket        string        // bucket name in DB
 	PruneInterval time.Duration // how often Serve prunes expired entries
 	Now           func() time.Time
@@ -85,14 +87,13 @@ func New(inner beamclaw.Embedder, opts Options) (*Cache, error) {
 	}
 	c := &Cache{inner: inner, opts: opts, lru: list.New(), byKey: make(map[string]*list.Element)}
 	if opts.DB != nil {
-		err := opts.DB.Update(func(tx *bbolt.Tx) error {
-			b, err := tx.CreateBucketIfNotExists([]byte(opts.Bucket))
-			if err != nil {
-				return err
-			}
-			c.persisted = b.Stats().KeyN
-			return nil
-		})
+		err := opts.DB.Buckets(opts.Bucket)
+		if err == nil {
+			err = opts.DB.View(func(tx *bbolt.Tx) error {
+				c.persisted = tx.Bucket([]byte(opts.Bucket)).Stats().KeyN
+				return nil
+			})
+		}
 		if err != nil {
 			return nil, fmt.Errorf("embedcache: create bucket %q: %w", opts.Bucket, err)
 		}

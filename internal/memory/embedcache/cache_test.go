@@ -8,10 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/google/go-cmp/cmp"
 	"go.etcd.io/bbolt"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+
 	"go.uber.org/goleak"
+
+	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -63,9 +67,9 @@ func (c *fakeClock) Advance(d time.Duration) {
 
 func newClock() *fakeClock { return &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)} }
 
-func mustOpenDB(tb testing.TB, path string) *bbolt.DB {
+func mustOpenDB(tb testing.TB, path string) *store.DB {
 	tb.Helper()
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: time.Second})
+	db, err := store.Open(path, store.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -186,7 +190,7 @@ func TestTTLExpiry(t *testing.T) {
 	}
 }
 
-func bucketLen(t *testing.T, db *bbolt.DB, name string) int {
+func bucketLen(t *testing.T, db *store.DB, name string) int {
 	t.Helper()
 	n := 0
 	if err := db.View(func(tx *bbolt.Tx) error {

@@ -80,14 +80,14 @@ func (c *Cache) load(k string, now time.Time) ([]float32, time.Time, bool) {
 	return vec, expires, true
 }
 
-// persist writes new vectors through db.Batch and prunes when the bucket
+// persist writes new vectors through the store's group commit and prunes when the bucket
 // grows past its bound.
 func (c *Cache) persist(ctx context.Context, keys []string, vecs [][]float32, expires time.Time) error {
 	if c.opts.DB == nil {
 		return nil
 	}
 	added := 0
-	err := c.opts.DB.Batch(func(tx *bbolt.Tx) error {
+	err := c.opts.DB.Update(func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte(c.opts.Bucket))
 		added = 0
 		for i, k := range keys {
