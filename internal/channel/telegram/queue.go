@@ -19,9 +19,9 @@ import (
 var (
 	bucketChannelSeen = []byte("channel_seen")
 	bucketTelegram    = []byte(ChannelName)
-	bucketSeen     = []byte("seen")
-	bucketOrder    = []byte("order")
-	bucketQueue    = []byte("queue")
+	bucketSeen        = []byte("seen")
+	bucketOrder       = []byte("order")
+	bucketQueue       = []byte("queue")
 )
 
 // inbox records updates durably before they are acknowledged or
