@@ -9,35 +9,18 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 func TestLimiterSlidingWindow(t *testing.T) {
-	clk := &fakeClock{t: time.Unix(1000, 0)} // aligned to a 10 s window
-	l := NewLimiter(5, 10*time.Second, 100, clk.Now)
+	clk := clock.NewFake(time.Unix(1000, 0)) // aligned to a 10 s window
+	l := NewLimiter(5, 10*time.Second, 100, clk)
 	for i := range 5 {
 		if ok, _ := l.Allow("a"); !ok {
 			t.Fatalf("request %d denied", i)
@@ -51,7 +34,7 @@ func TestLimiterSlidingWindow(t *testing.T) {
 		t.Fatal("another client was limited")
 	}
 	// Half-way into the next window, half of the previous 5 still count.
-	clk.Add(15 * time.Second)
+	clk.Advance(15 * time.Second)
 	allowed := 0
 	for range 5 {
 		if ok, _ := l.Allow("a"); ok {
@@ -61,23 +44,23 @@ func TestLimiterSlidingWindow(t *testing.T) {
 	if allowed != 2 {
 		t.Errorf("allowed %d in the half-overlapping window, want 2 (5 - 2.5 weighted)", allowed)
 	}
-	clk.Add(30 * time.Second)
+	clk.Advance(30 * time.Second)
 	if ok, _ := l.Allow("a"); !ok {
 		t.Error("still limited after the window passed")
 	}
 }
 
 func TestLimiterTableIsBounded(t *testing.T) {
-	clk := &fakeClock{t: time.Unix(1000, 0)}
-	l := NewLimiter(5, time.Second, 3, clk.Now)
+	clk := clock.NewFake(time.Unix(1000, 0))
+	l := NewLimiter(5, time.Second, 3, clk)
 	for i := range 10 {
 		l.Allow(fmt.Sprint("c", i))
-		clk.Add(time.Millisecond)
+		clk.Advance(time.Millisecond)
 	}
 	if n := l.Len(); n > 3 {
 		t.Fatalf("table holds %d clients, bound is 3", n)
 	}
-	clk.Add(time.Minute)
+	clk.Advance(time.Minute)
 	l.Prune()
 	if n := l.Len(); n != 0 {
 		t.Errorf("prune left %d idle clients", n)

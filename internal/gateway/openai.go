@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 )
 
 // Agents is what the OpenAI routes need to know about agents: a request's
@@ -45,7 +46,7 @@ type OpenAIOptions struct {
 	// DefaultAgent is the agent model "default" names (core.default_agent,
 	// default "default").
 	DefaultAgent string
-	Now          func() time.Time
+	Clock        clock.Clock // defaults to clock.System
 	// KeepAlive is the interval of ": keep-alive" comments on an idle
 	// stream (default 15 s).
 	KeepAlive time.Duration
@@ -76,16 +77,14 @@ func NewOpenAI(opts OpenAIOptions) *OpenAI {
 	if opts.DefaultAgent == "" {
 		opts.DefaultAgent = "default"
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
+	opts.Clock = clock.Or(opts.Clock)
 	if opts.KeepAlive <= 0 {
 		opts.KeepAlive = 15 * time.Second
 	}
 	if opts.WriteTimeout <= 0 {
 		opts.WriteTimeout = 30 * time.Second
 	}
-	return &OpenAI{opts: opts, log: opts.Logger.With("component", "openai"), created: opts.Now().Unix()}
+	return &OpenAI{opts: opts, log: opts.Logger.With("component", "openai"), created: opts.Clock.Now().Unix()}
 }
 
 // Routes are the mounts the daemon appends to gateway Options.Routes.

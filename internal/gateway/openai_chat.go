@@ -45,7 +45,7 @@ func (o *OpenAI) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := in.req
-	call := &chatCall{id: completionID(), model: req.Model, created: o.opts.Now().Unix(),
+	call := &chatCall{id: completionID(), model: req.Model, created: o.opts.Clock.Now().Unix(),
 		usage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage, route: newChatRoute(req.Stream)}
 	defer call.route.close()
 	ctx, cancel := context.WithCancel(r.Context())

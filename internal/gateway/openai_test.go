@@ -16,6 +16,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 )
 
 func TestOpenAIPlainCompletionEphemeral(t *testing.T) {
@@ -26,7 +27,7 @@ func TestOpenAIPlainCompletionEphemeral(t *testing.T) {
 		oaiFinal("Hello there, Ada.", 12, 5),
 	}}
 	now := time.Unix(1_700_000_000, 0)
-	env := newOAIEnv(t, fake, OpenAIOptions{Now: func() time.Time { return now }}, Options{})
+	env := newOAIEnv(t, fake, OpenAIOptions{Clock: clock.NewFake(now)}, Options{})
 	resp, err := env.client.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
 		Model: "beamclaw/coder",
 		Messages: []openai.ChatCompletionMessageParamUnion{
@@ -172,7 +173,7 @@ func TestOpenAIUnknownModel(t *testing.T) {
 
 func TestOpenAIModels(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
-	env := newOAIEnv(t, &oaiSessions{}, OpenAIOptions{Now: func() time.Time { return now }}, Options{})
+	env := newOAIEnv(t, &oaiSessions{}, OpenAIOptions{Clock: clock.NewFake(now)}, Options{})
 	page, err := env.client.Models.List(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 )
 
 // Limiter is a per-client sliding-window rate limiter (spec ADR-007). It
@@ -16,7 +18,7 @@ type Limiter struct {
 	limit      int
 	window     time.Duration
 	maxClients int
-	now        func() time.Time
+	clock      clock.Clock
 
 	mu      sync.Mutex
 	clients map[string]*bucket
@@ -30,21 +32,18 @@ type bucket struct {
 }
 
 // NewLimiter allows limit requests per window per client.
-func NewLimiter(limit int, window time.Duration, maxClients int, now func() time.Time) *Limiter {
-	if now == nil {
-		now = time.Now
-	}
+func NewLimiter(limit int, window time.Duration, maxClients int, clk clock.Clock) *Limiter {
 	if maxClients <= 0 {
 		maxClients = 10000
 	}
-	return &Limiter{limit: limit, window: window, maxClients: maxClients, now: now,
+	return &Limiter{limit: limit, window: window, maxClients: maxClients, clock: clock.Or(clk),
 		clients: make(map[string]*bucket)}
 }
 
 // Allow records a request from client and reports whether it is within the
 // limit; when not, retryAfter says when the next one would be.
 func (l *Limiter) Allow(client string) (ok bool, retryAfter time.Duration) {
-	now := l.now().UnixNano()
+	now := l.clock.Now().UnixNano()
 	w := int64(l.window)
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -110,7 +109,7 @@ func (l *Limiter) makeRoom(now int64) {
 // Prune drops clients idle for two windows; the gateway calls it every
 // minute so the table shrinks without traffic.
 func (l *Limiter) Prune() {
-	cut := l.now().UnixNano() - 2*int64(l.window)
+	cut := l.clock.Now().UnixNano() - 2*int64(l.window)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for k, b := range l.clients {

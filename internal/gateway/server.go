@@ -14,6 +14,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
@@ -57,7 +58,7 @@ type Options struct {
 	Control []Mount
 	Status  func(ctx context.Context) protocol.Status
 	Stop    func()
-	Now     func() time.Time
+	Clock   clock.Clock // defaults to clock.System
 }
 
 // Server builds the handlers and serves listeners.
@@ -81,7 +82,7 @@ func New(opts Options) *Server {
 	s := &Server{opts: opts, log: opts.Logger.With("component", "gateway")}
 	if opts.RateLimit.Requests > 0 {
 		s.limiter = NewLimiter(opts.RateLimit.Requests, opts.RateLimit.Window,
-			opts.RateLimit.MaxClients, opts.Now)
+			opts.RateLimit.MaxClients, opts.Clock)
 	}
 	return s
 }

@@ -75,7 +75,7 @@ func (rs *runState) maybeCompact(ctx context.Context) error {
 			slog.String("session_id", rs.r.SessionID), slog.String("err", opts.Scrub.String(err.Error())))
 	} else {
 		next = append(next, beamclaw.Message{Role: beamclaw.RoleSystem, Content: SummaryPrefix + summary,
-			Time: opts.Now()})
+			Time: opts.Clock.Now()})
 	}
 	next = append(next, kept...)
 	if err := rs.r.Lane.Replace(ctx, next); err != nil {

@@ -81,7 +81,7 @@ func (e *Engine) Scrub(s string) string { return e.opts.Scrub.String(s) }
 // ctx ended, or the lane failed to persist. A panic (a provider or tool bug)
 // propagates; the session's supervisor restarts the loop.
 func (e *Engine) Run(ctx context.Context, r Run) error {
-	rs := &runState{e: e, r: r, history: r.History[:len(r.History):len(r.History)], start: e.opts.Now()}
+	rs := &runState{e: e, r: r, history: r.History[:len(r.History):len(r.History)], start: e.opts.Clock.Now()}
 	e.emit(ctx, r, beamclaw.EventAgentStart, slog.String("user_id", r.UserID), slog.String("agent_id", r.AgentID),
 		slog.String("run_id", r.ID), slog.String("channel", r.Channel))
 	p, model, err := e.opts.Providers(r.AgentID)
@@ -127,7 +127,7 @@ func (e *Engine) emit(ctx context.Context, r Run, name beamclaw.EventName, attrs
 	if e.opts.Emitter == nil {
 		return
 	}
-	e.opts.Emitter.Emit(ctx, beamclaw.Event{Name: name, SessionID: r.SessionID, Time: e.opts.Now(), Attrs: attrs})
+	e.opts.Emitter.Emit(ctx, beamclaw.Event{Name: name, SessionID: r.SessionID, Time: e.opts.Clock.Now(), Attrs: attrs})
 }
 
 func ms(d time.Duration) slog.Attr { return slog.Int64("duration_ms", d.Milliseconds()) }

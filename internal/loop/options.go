@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/scrub"
 	"github.com/beamclaw/beamclaw-go/internal/tool"
 	"github.com/beamclaw/beamclaw-go/internal/toolparse"
@@ -109,8 +109,8 @@ type Options struct {
 	StreamChunkSize        int // core.agentic_loop.stream_chunk_size (80)
 	MaxTokens              int // per request; 0 lets the provider decide
 
-	// Now is the clock (time.Now when nil).
-	Now func() time.Time
+	// Clock defaults to clock.System.
+	Clock clock.Clock
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -134,9 +134,7 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	o.Clock = clock.Or(o.Clock)
 	setDefault(&o.MaxToolIterations, DefaultMaxToolIterations)
 	setDefault(&o.MaxRepeatedToolCalls, DefaultMaxRepeatedToolCalls)
 	setDefault(&o.CompactionThresholdPct, DefaultCompactionThresholdPct)

@@ -78,9 +78,9 @@ func (rs *runState) chat(ctx context.Context) (beamclaw.ChatResponse, error) {
 	ch := newChunker(rs.e.opts.StreamChunkSize, rs.e.opts.Scrub.String, func(s string) {
 		rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvChunk, Text: s})
 	})
-	t0 := rs.e.opts.Now()
+	t0 := rs.e.opts.Clock.Now()
 	resp, err := rs.provider.Chat(ctx, req, ch.write)
-	d := rs.e.opts.Now().Sub(t0)
+	d := rs.e.opts.Clock.Now().Sub(t0)
 	if err != nil {
 		rs.emit(ctx, beamclaw.EventLLMResponse, ms(d), slog.Bool("success", false),
 			slog.String("error", rs.e.opts.Scrub.String(err.Error())))
@@ -96,7 +96,7 @@ func (rs *runState) chat(ctx context.Context) (beamclaw.ChatResponse, error) {
 // finish persists the answer and delivers it as the run's final event.
 func (rs *runState) finish(ctx context.Context, text string) error {
 	rs.setState(ctx, StateFinalizing)
-	msg := beamclaw.Message{Role: beamclaw.RoleAssistant, Content: text, Time: rs.e.opts.Now()}
+	msg := beamclaw.Message{Role: beamclaw.RoleAssistant, Content: text, Time: rs.e.opts.Clock.Now()}
 	if err := rs.r.Lane.Commit(ctx, []beamclaw.Message{msg}); err != nil {
 		return fmt.Errorf("commit answer of run %s: %w", rs.r.ID, err)
 	}
@@ -121,7 +121,7 @@ func (rs *runState) fail(ctx context.Context, err error) error {
 }
 
 func (rs *runState) complete(ctx context.Context, ok bool) {
-	rs.emit(ctx, beamclaw.EventTurnComplete, slog.Int64("total_duration_ms", rs.e.opts.Now().Sub(rs.start).Milliseconds()),
+	rs.emit(ctx, beamclaw.EventTurnComplete, slog.Int64("total_duration_ms", rs.e.opts.Clock.Now().Sub(rs.start).Milliseconds()),
 		slog.Bool("success", ok), slog.String("run_id", rs.r.ID))
 	rs.setState(ctx, StateIdle)
 }

@@ -17,7 +17,7 @@ import (
 // to append: the assistant message carrying the (scrubbed) calls, then one
 // tool message per call, in order.
 func (rs *runState) step(ctx context.Context, text string, calls []beamclaw.ToolCall) ([]beamclaw.Message, error) {
-	now := rs.e.opts.Now()
+	now := rs.e.opts.Clock.Now()
 	shown := make([]beamclaw.ToolCall, len(calls))
 	for i := range calls {
 		// Calls parsed from text get run-unique ids (the same text
@@ -37,7 +37,7 @@ func (rs *runState) step(ctx context.Context, text string, calls []beamclaw.Tool
 			return nil, err
 		}
 		msgs = append(msgs, beamclaw.Message{Role: beamclaw.RoleTool, ToolCallID: calls[i].ID, Name: calls[i].Name,
-			Content: res.Content, Time: rs.e.opts.Now()})
+			Content: res.Content, Time: rs.e.opts.Clock.Now()})
 	}
 	return msgs, nil
 }
@@ -126,11 +126,11 @@ func (rs *runState) execute(ctx context.Context, t beamclaw.Tool, c, shown beamc
 	if opts.Workspace != nil {
 		inv.Workspace = opts.Workspace(rs.r.AgentID)
 	}
-	t0 := opts.Now()
+	t0 := opts.Clock.Now()
 	res := opts.Tools.Run(ctx, t, inv)
 	res.ToolCallID, res.Name = c.ID, c.Name
 	res.Content = opts.Scrub.String(res.Content)
-	rs.emit(ctx, beamclaw.EventToolCallResult, slog.String("tool_name", c.Name), ms(opts.Now().Sub(t0)),
+	rs.emit(ctx, beamclaw.EventToolCallResult, slog.String("tool_name", c.Name), ms(opts.Clock.Now().Sub(t0)),
 		slog.Bool("success", !res.IsError))
 	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvToolResult, Tool: &shown, Result: &res})
 	return res

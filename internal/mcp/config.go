@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 )
 
 // Transports a server may use.
@@ -107,17 +108,6 @@ func (p RestartPolicy) withDefaults() RestartPolicy {
 	return p
 }
 
-// Clock is the time source of the restart budget and backoff.
-type Clock interface {
-	Now() time.Time
-	After(d time.Duration) <-chan time.Time
-}
-
-type realClock struct{}
-
-func (realClock) Now() time.Time                         { return time.Now() }
-func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
-
 // Metrics receives per-server measurements; the daemon backs it with
 // Prometheus. Implementations must be safe for concurrent use and fast.
 type Metrics interface {
@@ -149,7 +139,7 @@ type Options struct {
 	Metrics         Metrics
 	Pins            PinStore          // default: in memory
 	OnChanged       func(tool string) // a pinned tool's definition changed
-	Clock           Clock             // default: the wall clock
+	Clock           clock.Clock       // default: clock.System
 }
 
 func (o Options) withDefaults() Options {
@@ -178,8 +168,6 @@ func (o Options) withDefaults() Options {
 	if o.OnChanged == nil {
 		o.OnChanged = func(string) {}
 	}
-	if o.Clock == nil {
-		o.Clock = realClock{}
-	}
+	o.Clock = clock.Or(o.Clock)
 	return o
 }

@@ -12,6 +12,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
@@ -24,21 +25,21 @@ func mustOpenDB(tb testing.TB, path string) *store.DB {
 	return db
 }
 
-type backendFactory func(t *testing.T, clock *fakeClock) Backend
+type backendFactory func(t *testing.T, clk *clock.Fake) Backend
 
 func backends() map[string]backendFactory {
 	return map[string]backendFactory{
-		"memory": func(t *testing.T, clock *fakeClock) Backend {
-			m, err := NewMemory("agent-1", testOptions(clock.Now), &hashEmbedder{})
+		"memory": func(t *testing.T, clk *clock.Fake) Backend {
+			m, err := NewMemory("agent-1", testOptions(clk), &hashEmbedder{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return m
 		},
-		"bbolt": func(t *testing.T, clock *fakeClock) Backend {
+		"bbolt": func(t *testing.T, clk *clock.Fake) Backend {
 			db := mustOpenDB(t, filepath.Join(t.TempDir(), "m.db"))
 			t.Cleanup(func() { db.Close() })
-			b, err := OpenBolt(context.Background(), db, "t_", "agent-1", testOptions(clock.Now), &hashEmbedder{})
+			b, err := OpenBolt(context.Background(), db, "t_", "agent-1", testOptions(clk), &hashEmbedder{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,8 +53,8 @@ func TestBackendContract(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-			clock := &fakeClock{now: t0}
-			b := newBackend(t, clock)
+			clk := clock.NewFake(t0)
+			b := newBackend(t, clk)
 			mustStore := func(k, v string, c Category) {
 				t.Helper()
 				if err := b.Store(ctx, k, v, c); err != nil {
@@ -61,7 +62,7 @@ func TestBackendContract(t *testing.T) {
 				}
 			}
 			mustStore("tz", "User lives in Lisbon, timezone Europe/Lisbon", CategoryCore)
-			clock.Set(t0.Add(time.Hour))
+			clk.Set(t0.Add(time.Hour))
 			mustStore("lunch", "Had ramen for lunch with Bob", CategoryDaily)
 			mustStore("tz", "User moved to Tokyo, timezone Asia/Tokyo", CategoryCore)
 
@@ -121,7 +122,7 @@ func TestBackendContract(t *testing.T) {
 func TestBackendInvalid(t *testing.T) {
 	for name, newBackend := range backends() {
 		t.Run(name, func(t *testing.T) {
-			b := newBackend(t, &fakeClock{now: time.Now()})
+			b := newBackend(t, clock.NewFake(time.Now()))
 			ctx := context.Background()
 			tests := []struct {
 				name string
@@ -146,7 +147,7 @@ func TestBackendInvalid(t *testing.T) {
 func TestBoltReopenAndScope(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "m.db")
-	opts := testOptions(func() time.Time { return time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) })
+	opts := testOptions(clock.NewFake(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)))
 	db := mustOpenDB(t, path)
 	a, err := OpenBolt(ctx, db, "bc_", "alice", opts, nil)
 	if err != nil {

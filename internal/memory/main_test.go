@@ -5,8 +5,8 @@ import (
 	"hash/fnv"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/memory/search"
 	"go.uber.org/goleak"
 )
@@ -73,26 +73,9 @@ func hashVector(text string) []float32 {
 	return v
 }
 
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
-
-func testOptions(now func() time.Time) Options {
+func testOptions(clk clock.Clock) Options {
 	o := DefaultOptions()
-	o.Now = now
+	o.Clock = clk
 	return o
 }
 

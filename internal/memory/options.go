@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/memory/search"
 )
 
@@ -42,13 +43,13 @@ type SearchOptions struct {
 }
 
 // Options mirrors the memory config section. The daemon fills it from
-// config; Now is the clock (nil means time.Now).
+// config; Clock defaults to clock.System.
 type Options struct {
 	Backend         string        // memory.backend: "memory" or "bbolt"
 	Search          SearchOptions // memory.search
 	CacheTTL        time.Duration // memory.embedding.cache_ttl_seconds, 86400
 	RefreshInterval time.Duration // how often Workspace.Serve re-checks files, 30 s
-	Now             func() time.Time
+	Clock           clock.Clock   // defaults to clock.System
 }
 
 // DefaultOptions returns the spec's defaults.
@@ -105,9 +106,4 @@ func (o Options) Validate() error {
 	return errors.Join(errs...)
 }
 
-func (o Options) now() time.Time {
-	if o.Now != nil {
-		return o.Now()
-	}
-	return time.Now()
-}
+func (o Options) now() time.Time { return clock.Or(o.Clock).Now() }

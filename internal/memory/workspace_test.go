@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -21,13 +22,13 @@ func writeFile(t *testing.T, path, content string) {
 	}
 }
 
-func newTestWorkspace(t *testing.T) (*Workspace, *hashEmbedder, *fakeClock, string) {
+func newTestWorkspace(t *testing.T) (*Workspace, *hashEmbedder, *clock.Fake, string) {
 	t.Helper()
 	dir := t.TempDir()
-	clock := &fakeClock{now: time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)}
+	clk := clock.NewFake(time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC))
 	emb := &hashEmbedder{}
-	opts := testOptions(clock.Now)
-	return NewWorkspace(NewIndex(opts.Search, emb), dir, opts, nil), emb, clock, dir
+	opts := testOptions(clk)
+	return NewWorkspace(NewIndex(opts.Search, emb), dir, opts, nil), emb, clk, dir
 }
 
 func mustRefresh(t *testing.T, w *Workspace) bool {
@@ -40,7 +41,7 @@ func mustRefresh(t *testing.T, w *Workspace) bool {
 }
 
 func TestWorkspaceDailyWindow(t *testing.T) {
-	w, _, clock, dir := newTestWorkspace(t)
+	w, _, clk, dir := newTestWorkspace(t)
 	writeFile(t, filepath.Join(dir, "MEMORY.md"), "# Memory\nThe user likes tea.")
 	for _, day := range []string{"2026-03-10", "2026-03-04", "2026-03-03", "2026-03-11"} {
 		writeFile(t, filepath.Join(dir, "memory", day+".md"), "log of "+day)
@@ -53,7 +54,7 @@ func TestWorkspaceDailyWindow(t *testing.T) {
 	if diff := cmp.Diff(want, w.Index().Sources()); diff != "" {
 		t.Errorf("sources (-want +got):\n%s", diff)
 	}
-	clock.Set(clock.Now().AddDate(0, 0, 1))
+	clk.Set(clk.Now().AddDate(0, 0, 1))
 	mustRefresh(t, w)
 	want = []string{"MEMORY.md", "memory/2026-03-10.md", "memory/2026-03-11.md"}
 	if diff := cmp.Diff(want, w.Index().Sources()); diff != "" {

@@ -24,7 +24,7 @@ func (s *Store) Request(channel, userID, name string) (p Pending, created bool, 
 	if err != nil {
 		return Pending{}, false, err
 	}
-	now := s.opts.Now()
+	now := s.opts.Clock.Now()
 	err = s.db.Update(func(tx *bolt.Tx) error {
 		pending, _, err := channelBuckets(tx, channel, true)
 		if err != nil {
@@ -61,7 +61,7 @@ func (s *Store) Approve(channel, code, agent string) (Peer, error) {
 	if channel == "" || code == "" {
 		return Peer{}, fmt.Errorf("%w: channel and code are required", ErrInvalid)
 	}
-	now := s.opts.Now()
+	now := s.opts.Clock.Now()
 	var peer Peer
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		pending, approved, err := channelBuckets(tx, channel, true)
@@ -156,7 +156,7 @@ func (s *Store) Revoke(channel, userID string) error {
 // ListPending returns the unexpired requests of channel ("" = every
 // channel), oldest first.
 func (s *Store) ListPending(channel string) ([]Pending, error) {
-	now := s.opts.Now()
+	now := s.opts.Clock.Now()
 	var out []Pending
 	err := s.each(channel, bucketPending, func(v []byte) {
 		var p Pending

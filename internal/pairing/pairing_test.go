@@ -6,40 +6,27 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// fakeClock is a settable clock.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-func mustStore(tb testing.TB) (*Store, *fakeClock) {
+func mustStore(tb testing.TB) (*Store, *clock.Fake) {
 	tb.Helper()
 	db, err := store.Open(filepath.Join(tb.TempDir(), "beamclaw.db"), store.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { _ = db.Close() })
-	clk := &fakeClock{now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
-	return New(db, Options{Now: clk.Now}), clk
+	clk := clock.NewFake(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
+	return New(db, Options{Clock: clk}), clk
 }
 
 func TestCodeShape(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
@@ -42,8 +43,8 @@ type Options struct {
 	// older request evicted, so a flood of strangers cannot push out the
 	// code the owner is about to approve.
 	MaxPending int
-	// Now is the clock (time.Now).
-	Now func() time.Time
+	// Clock defaults to clock.System.
+	Clock clock.Clock
 	// Rand is the randomness source of codes (crypto/rand.Reader).
 	Rand io.Reader
 }
@@ -90,9 +91,7 @@ func New(db *store.DB, opts Options) *Store {
 	if opts.MaxPending <= 0 {
 		opts.MaxPending = DefaultMaxPending
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
+	opts.Clock = clock.Or(opts.Clock)
 	return &Store{db: db, opts: opts}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 )
 
 func TestID(t *testing.T) {
@@ -104,17 +105,17 @@ func TestHibernateAndRevive(t *testing.T) {
 }
 
 func TestCleanerDeletesExpired(t *testing.T) {
-	clock := newFakeClock()
+	clk := clock.NewFake(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	e := newEnv(t, envOpts{session: func(o *Options) {
-		o.Clock, o.TTL, o.CleanupInterval = clock, time.Hour, time.Minute
+		o.Clock, o.TTL, o.CleanupInterval = clk, time.Hour, time.Minute
 	}})
 	r, _ := e.send(t, "local:old", "one")
 	r.wait(t)
-	clock.Advance(30 * time.Minute)
+	clk.Advance(30 * time.Minute)
 	r, _ = e.send(t, "local:new", "two")
 	r.wait(t)
-	waitUntil(t, "cleaner timer", func() bool { return clock.pending() == 1 })
-	clock.Advance(31 * time.Minute) // old: 61 min idle, new: 31 min
+	clk.WaitForWaiters(1, t.Context().Done())
+	clk.Advance(31 * time.Minute) // old: 61 min idle, new: 31 min
 	waitUntil(t, "cleanup", func() bool { return e.m.Stats().Stored == 1 })
 	if _, err := e.m.History(e.sid("local:old")); beamclaw.KindOf(err) != beamclaw.KindNotFound {
 		t.Errorf("expired session History: %v, want not found", err)

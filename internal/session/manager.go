@@ -14,6 +14,7 @@ import (
 	"github.com/thejerf/suture/v4"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/supervise"
 )
 
@@ -24,7 +25,7 @@ import (
 type Manager struct {
 	opts  Options
 	store backend
-	clock Clock
+	clock clock.Clock
 	log   *slog.Logger
 	sup   *suture.Supervisor
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/loop"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/internal/supervise"
@@ -24,17 +25,6 @@ const (
 type Emitter interface {
 	Emit(ctx context.Context, ev beamclaw.Event)
 }
-
-// Clock is the time source; tests inject a fake one.
-type Clock interface {
-	Now() time.Time
-	After(d time.Duration) <-chan time.Time
-}
-
-type realClock struct{}
-
-func (realClock) Now() time.Time                         { return time.Now() }
-func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // Options configure a Manager. Zero durations take the defaults; a
 // negative IdleHibernate or TTL disables hibernation or expiry.
@@ -63,7 +53,7 @@ type Options struct {
 
 	Emitter Emitter
 	Logger  *slog.Logger
-	Clock   Clock
+	Clock   clock.Clock // defaults to clock.System
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -83,9 +73,7 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	if o.Clock == nil {
-		o.Clock = realClock{}
-	}
+	o.Clock = clock.Or(o.Clock)
 	return o, nil
 }
 

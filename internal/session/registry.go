@@ -88,7 +88,7 @@ func (m *Manager) revive(ctx context.Context, l *lane, seed *record) error {
 	l.last = now
 	sup := supervise.New(l.id, supervise.Options{Logger: m.log, Contain: true})
 	sup.Add(&laneService{l: l})
-	sup.Add(supervise.Guard(&loopService{l: l}, supervise.GuardOptions{Budget: m.opts.LoopBudget, Now: m.clock.Now}))
+	sup.Add(supervise.Guard(&loopService{l: l}, supervise.GuardOptions{Budget: m.opts.LoopBudget, Clock: m.clock}))
 	m.sup.Add(&sessionService{l: l, sup: sup})
 	return nil
 }

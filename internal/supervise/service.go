@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/thejerf/suture/v4"
 )
 
@@ -46,8 +47,8 @@ func (b Budget) withDefaults() Budget {
 // GuardOptions tunes Guard.
 type GuardOptions struct {
 	Budget Budget
-	// Now is the clock (time.Now when nil).
-	Now func() time.Time
+	// Clock defaults to clock.System.
+	Clock clock.Clock
 	// OnFailure is called after each failure that will be restarted, with
 	// the service's name and the error (for logs and restart metrics).
 	OnFailure func(service string, err error)
@@ -73,9 +74,7 @@ type Guarded struct {
 //     error naming the last cause, so nothing spins forever.
 func Guard(svc suture.Service, opts GuardOptions) *Guarded {
 	opts.Budget = opts.Budget.withDefaults()
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
+	opts.Clock = clock.Or(opts.Clock)
 	return &Guarded{inner: svc, opts: opts}
 }
 
@@ -117,7 +116,7 @@ func (g *Guarded) serveRecover(ctx context.Context) (err error) {
 
 // exhausted records a failure and reports whether the budget is spent.
 func (g *Guarded) exhausted() bool {
-	now := g.opts.Now()
+	now := g.opts.Clock.Now()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	cut := now.Add(-g.opts.Budget.Window)

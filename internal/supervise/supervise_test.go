@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/thejerf/suture/v4"
@@ -134,27 +135,25 @@ func TestContainedSubtreeLeavesParentRunning(t *testing.T) {
 }
 
 func TestNoRestartRemovesService(t *testing.T) {
-	r := &runs{seen: make(chan int32, 4), next: func(int32, context.Context) error {
-		return NoRestart(errors.New("finished"))
-	}}
-	sup := New("test", Options{})
-	sup.Add(Guard(r, GuardOptions{}))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := sup.ServeBackground(ctx)
-	waitFor(t, r.seen, 1)
-	// A sync point: Services() goes through the supervisor's loop.
-	deadline := time.Now().Add(5 * time.Second)
-	for len(sup.Services()) != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("service not removed")
+	synctest.Test(t, func(t *testing.T) {
+		r := &runs{seen: make(chan int32, 4), next: func(int32, context.Context) error {
+			return NoRestart(errors.New("finished"))
+		}}
+		sup := New("test", Options{})
+		sup.Add(Guard(r, GuardOptions{}))
+		ctx, cancel := context.WithCancel(context.Background())
+		done := sup.ServeBackground(ctx)
+		waitFor(t, r.seen, 1)
+		synctest.Wait() // the supervisor has handled the service's end
+		if n := len(sup.Services()); n != 0 {
+			t.Fatalf("%d services left after NoRestart, want 0", n)
 		}
-		time.Sleep(time.Millisecond)
-	}
-	if r.n.Load() != 1 {
-		t.Errorf("restarted after NoRestart")
-	}
-	cancel()
-	<-done
+		if r.n.Load() != 1 {
+			t.Errorf("restarted after NoRestart")
+		}
+		cancel()
+		<-done
+	})
 }
 
 var _ suture.Service = (*Guarded)(nil)

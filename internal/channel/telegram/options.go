@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/pairing"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
@@ -40,13 +41,6 @@ type Transcriber interface {
 	// /audio/transcriptions endpoint).
 	Transcribe(ctx context.Context, audio []byte, filename string) (string, error)
 }
-
-// Clock is the channel's source of time.
-type Clock interface{ Now() time.Time }
-
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }
 
 // Groups says in which group chats the bot answers.
 type Groups struct {
@@ -92,7 +86,7 @@ type Options struct {
 	Pairing       *pairing.Store
 	DB            *store.DB // update_id de-duplication and the durable queue
 	Logger        *slog.Logger
-	Clock         Clock
+	Clock         clock.Clock // defaults to clock.System
 	// HTTPClient talks to the Bot API (a dedicated client when nil).
 	HTTPClient *http.Client
 	// PollTimeout is the long-poll wait of getUpdates (60 s).
@@ -137,9 +131,7 @@ func (o *Options) withDefaults() {
 	if o.Voice.MaxDurationSeconds <= 0 {
 		o.Voice.MaxDurationSeconds = DefaultMaxVoice
 	}
-	if o.Clock == nil {
-		o.Clock = realClock{}
-	}
+	o.Clock = clock.Or(o.Clock)
 	if o.PollTimeout <= 0 {
 		o.PollTimeout = DefaultPollTimeout
 	}

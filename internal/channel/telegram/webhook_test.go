@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/beamclaw/beamclaw-go/test/faketelegram"
 )
 
 const testSecret = "webhook-secret-0123456789"
@@ -40,7 +42,8 @@ func post(t *testing.T, url, secret string, body []byte) int {
 func TestWebhook(t *testing.T) {
 	h, srv := webhookHarness(t)
 	defer http.DefaultClient.CloseIdleConnections()
-	if _, err := h.tg.WaitCall(waitCtx(t), "setWebhook", nil); err != nil {
+	// The fake records a call before handling it: wait for its effect.
+	if err := h.tg.Wait(waitCtx(t), func([]faketelegram.Call) bool { url, _ := h.tg.Webhook(); return url != "" }); err != nil {
 		t.Fatal(err)
 	}
 	if url, secret := h.tg.Webhook(); url != "https://bot.example.com/webhook/telegram" || secret != testSecret {

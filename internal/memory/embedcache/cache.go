@@ -16,6 +16,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
@@ -35,7 +36,7 @@ type Options struct {
 	DB            *store.DB     // optional; an already-open database owned by the caller
 	Bucket        string        // bucket name in DB
 	PruneInterval time.Duration // how often Serve prunes expired entries
-	Now           func() time.Time
+	Clock         clock.Clock   // defaults to clock.System
 }
 
 // Stats counts cache lookups since New.
@@ -82,9 +83,7 @@ func New(inner beamclaw.Embedder, opts Options) (*Cache, error) {
 	if opts.PruneInterval <= 0 {
 		opts.PruneInterval = DefaultPruneInterval
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
+	opts.Clock = clock.Or(opts.Clock)
 	c := &Cache{inner: inner, opts: opts, lru: list.New(), byKey: make(map[string]*list.Element)}
 	if opts.DB != nil {
 		err := opts.DB.Buckets(opts.Bucket)
@@ -150,7 +149,7 @@ func (c *Cache) Embed(ctx context.Context, texts []string) ([][]float32, error) 
 		return nil, beamclaw.E("embedcache.Embed", beamclaw.KindUnavailable, "embedding provider returned a wrong number of vectors",
 			fmt.Errorf("got %d vectors for %d texts", len(vecs), len(missTexts)))
 	}
-	expires := c.opts.Now().Add(c.opts.TTL)
+	expires := c.opts.Clock.Now().Add(c.opts.TTL)
 	for j, v := range vecs {
 		for _, i := range missIdx[missKeys[j]] {
 			out[i] = append([]float32(nil), v...)
@@ -165,7 +164,7 @@ func (c *Cache) Embed(ctx context.Context, texts []string) ([][]float32, error) 
 
 // lookup checks memory, then the bucket, counting a hit or a miss.
 func (c *Cache) lookup(k string) ([]float32, bool) {
-	now := c.opts.Now()
+	now := c.opts.Clock.Now()
 	c.mu.Lock()
 	if el, ok := c.byKey[k]; ok {
 		it := el.Value.(*item)

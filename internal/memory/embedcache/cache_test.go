@@ -12,6 +12,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 
 	"go.uber.org/goleak"
 
@@ -47,25 +48,6 @@ func (e *countingEmbedder) Embed(_ context.Context, texts []string) ([][]float32
 	}
 	return out, nil
 }
-
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-func newClock() *fakeClock { return &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)} }
 
 func mustOpenDB(tb testing.TB, path string) *store.DB {
 	tb.Helper()
@@ -155,11 +137,11 @@ func TestPersistsAcrossReopen(t *testing.T) {
 }
 
 func TestTTLExpiry(t *testing.T) {
-	clock := newClock()
+	clk := clock.NewFake(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	inner := &countingEmbedder{}
 	db := mustOpenDB(t, filepath.Join(t.TempDir(), "c.db"))
 	defer db.Close()
-	c := mustNew(t, inner, Options{Model: "m", DB: db, TTL: time.Hour, Now: clock.Now})
+	c := mustNew(t, inner, Options{Model: "m", DB: db, TTL: time.Hour, Clock: clk})
 	ctx := context.Background()
 	embed := func() {
 		t.Helper()
@@ -168,17 +150,17 @@ func TestTTLExpiry(t *testing.T) {
 		}
 	}
 	embed()
-	clock.Advance(59 * time.Minute)
+	clk.Advance(59 * time.Minute)
 	embed()
 	if inner.calls != 1 {
 		t.Fatalf("calls before expiry = %d", inner.calls)
 	}
-	clock.Advance(time.Minute)
+	clk.Advance(time.Minute)
 	embed()
 	if inner.calls != 2 {
 		t.Fatalf("calls after expiry = %d, want 2", inner.calls)
 	}
-	clock.Advance(2 * time.Hour)
+	clk.Advance(2 * time.Hour)
 	if err := c.Prune(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -202,12 +184,12 @@ func bucketLen(t *testing.T, db *store.DB, name string) int {
 }
 
 func TestBounded(t *testing.T) {
-	clock := newClock()
+	clk := clock.NewFake(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	db := mustOpenDB(t, filepath.Join(t.TempDir(), "c.db"))
 	defer db.Close()
-	c := mustNew(t, &countingEmbedder{}, Options{Model: "m", DB: db, MaxEntries: 3, Now: clock.Now})
+	c := mustNew(t, &countingEmbedder{}, Options{Model: "m", DB: db, MaxEntries: 3, Clock: clk})
 	for _, s := range []string{"a", "bb", "ccc", "dddd", "eeeee"} {
-		clock.Advance(time.Second)
+		clk.Advance(time.Second)
 		if _, err := c.Embed(context.Background(), []string{s}); err != nil {
 			t.Fatal(err)
 		}

@@ -121,7 +121,7 @@ type stamped struct {
 // Prune drops expired entries from memory and from the bucket, then the
 // soonest-expiring persisted entries while the bucket is over MaxEntries.
 func (c *Cache) Prune(ctx context.Context) error {
-	now := c.opts.Now()
+	now := c.opts.Clock.Now()
 	c.mu.Lock()
 	for el := c.lru.Back(); el != nil; {
 		prev := el.Prev()

@@ -80,7 +80,7 @@ func (t *transport) statusError(op string, res *http.Response) error {
 		Provider:   t.name,
 		Status:     res.StatusCode,
 		Message:    t.redact(errorMessage(body)),
-		RetryAfter: retryAfter(res.Header, t.now()),
+		RetryAfter: retryAfter(res.Header, t.clock.Now()),
 	}
 	k := kindForStatus(res.StatusCode)
 	return beamclaw.E(op, k, userMessage(k), se)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 )
 
 // Options configure a Client, an Embedder or a Transcriber. Zero values
@@ -36,8 +37,8 @@ type Options struct {
 	// Sleep waits between retries; tests inject one that records and
 	// returns at once. Default: a timer honouring ctx.
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Now is the clock used for Retry-After dates. Default time.Now.
-	Now func() time.Time
+	// Clock defaults to clock.System.
+	Clock clock.Clock
 }
 
 // OpenRouter attribution headers sent when the base URL is openrouter.ai.
@@ -54,7 +55,7 @@ type transport struct {
 	hc                    *http.Client
 	log                   *slog.Logger
 	sleep                 func(context.Context, time.Duration) error
-	now                   func() time.Time
+	clock                 clock.Clock
 	timeout, firstToken   time.Duration
 	maxRetries            int
 	backoffBase           time.Duration
@@ -72,7 +73,7 @@ func newTransport(o Options) (*transport, error) {
 	}
 	t := &transport{
 		name: o.Name, baseURL: strings.TrimRight(o.BaseURL, "/"), apiKey: o.APIKey,
-		headers: http.Header{}, hc: o.HTTPClient, log: o.Logger, sleep: o.Sleep, now: o.Now,
+		headers: http.Header{}, hc: o.HTTPClient, log: o.Logger, sleep: o.Sleep, clock: clock.Or(o.Clock),
 		timeout: pick(o.Timeout, 120*time.Second), firstToken: pick(o.FirstTokenTimeout, 60*time.Second),
 		maxRetries:  o.MaxRetries,
 		backoffBase: pick(o.BackoffBase, 500*time.Millisecond), backoffMax: pick(o.BackoffMax, 8*time.Second),
@@ -100,9 +101,6 @@ func newTransport(o Options) (*transport, error) {
 	}
 	if t.sleep == nil {
 		t.sleep = sleepCtx
-	}
-	if t.now == nil {
-		t.now = time.Now
 	}
 	if u.Hostname() == "openrouter.ai" {
 		t.headers.Set("HTTP-Referer", openRouterReferer)

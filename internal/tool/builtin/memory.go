@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 )
 
 // Workspace is what workspace_memory needs of the agent workspaces; the
@@ -47,10 +48,10 @@ type Notes interface {
 
 // MemoryOptions configure workspace_memory.
 type MemoryOptions struct {
-	Workspace Workspace        // required
-	Search    MemorySearch     // optional; without it "search" says so
-	Notes     Notes            // optional; without it remember/recall/forget say so
-	Now       func() time.Time // default time.Now; picks "today"
+	Workspace Workspace    // required
+	Search    MemorySearch // optional; without it "search" says so
+	Notes     Notes        // optional; without it remember/recall/forget say so
+	Clock     clock.Clock  // defaults to clock.System
 	// SearchLimit is how many hits "search" returns (default 5).
 	SearchLimit int
 }
@@ -86,9 +87,7 @@ var _ beamclaw.Tool = (*WorkspaceMemory)(nil)
 
 // NewWorkspaceMemory returns the workspace_memory tool.
 func NewWorkspaceMemory(opts MemoryOptions) *WorkspaceMemory {
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
+	opts.Clock = clock.Or(opts.Clock)
 	opts.SearchLimit = orInt(opts.SearchLimit, 5)
 	return &WorkspaceMemory{opts: opts}
 }
@@ -230,7 +229,7 @@ func (m *WorkspaceMemory) notes(ctx context.Context, agent string, a memoryArgs)
 
 // date parses YYYY-MM-DD in the clock's location, defaulting to today.
 func (m *WorkspaceMemory) date(s string) (time.Time, error) {
-	now := m.opts.Now()
+	now := m.opts.Clock.Now()
 	if s == "" {
 		return now, nil
 	}

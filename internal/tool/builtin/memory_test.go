@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
 )
 
@@ -89,7 +90,7 @@ func (s substringSearch) Search(_ context.Context, agent, query string, limit in
 func TestWorkspaceMemory(t *testing.T) {
 	ws := newMemWorkspace()
 	now := time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
-	tl := builtin.NewWorkspaceMemory(builtin.MemoryOptions{Workspace: ws, Search: substringSearch{ws}, Now: func() time.Time { return now }})
+	tl := builtin.NewWorkspaceMemory(builtin.MemoryOptions{Workspace: ws, Search: substringSearch{ws}, Clock: clock.NewFake(now)})
 	steps := []struct {
 		name  string
 		args  map[string]any
