@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/beamclaw/beamclaw-go/internal/scrub"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -107,7 +108,7 @@ func join(path, key string) string {
 // keyName returns a mapping key's text, redacted if it looks like a secret
 // so that no credential is ever echoed in an error.
 func keyName(k *yaml.Node) string {
-	if LooksLikeSecret(k.Value) {
+	if scrub.LooksLikeSecret(k.Value) {
 		return "<redacted>"
 	}
 	return k.Value

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/beamclaw/beamclaw-go/internal/scrub"
 )
 
 // Error is one configuration problem, located by file, line and the dotted
@@ -70,7 +72,7 @@ func (p *problems) add(key, format string, args ...any) {
 // a credential so that no secret is ever echoed.
 func message(format string, args []any) string {
 	for i, a := range args {
-		if s, ok := a.(string); ok && LooksLikeSecret(s) {
+		if s, ok := a.(string); ok && scrub.LooksLikeSecret(s) {
 			args[i] = "<redacted>"
 		}
 	}

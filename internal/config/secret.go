@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strings"
 
+	"github.com/beamclaw/beamclaw-go/internal/scrub"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -110,7 +110,7 @@ func (v *EnvValue) unmarshalNode(n *yaml.Node) error {
 			*v = EnvValue{}
 			return nil
 		}
-		if LooksLikeSecret(n.Value) {
+		if scrub.LooksLikeSecret(n.Value) {
 			return errLooksLikeSecret
 		}
 		*v = EnvValue{Value: n.Value}
@@ -127,7 +127,7 @@ func (v *EnvValue) unmarshalNode(n *yaml.Node) error {
 var errLooksLikeSecret = errors.New("looks like a secret: write {env: VAR} instead")
 
 func literalSecretError(v string) error {
-	if LooksLikeSecret(v) {
+	if scrub.LooksLikeSecret(v) {
 		return errLooksLikeSecret
 	}
 	return errors.New("secret fields take {env: VAR}, not a literal value")
@@ -147,7 +147,7 @@ func envRef(n *yaml.Node) (string, error) {
 	if val.Kind != yaml.ScalarNode || isNull(val) {
 		return "", errors.New("env: expected a variable name")
 	}
-	if LooksLikeSecret(val.Value) {
+	if scrub.LooksLikeSecret(val.Value) {
 		return "", errors.New("env: takes a variable name, and this looks like a secret value")
 	}
 	if !envNameRE.MatchString(val.Value) {
@@ -165,39 +165,3 @@ func envNode(name string) *yaml.Node {
 		{Kind: yaml.ScalarNode, Value: name},
 	}}
 }
-
-// secretPatterns mirror the credential shapes the scrubber redacts.
-var secretPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`sk-[A-Za-z0-9_\-]{16,}`),             // OpenAI, sk-proj-, sk-ant-, sk-or-
-	regexp.MustCompile(`gsk_[A-Za-z0-9]{16,}`),               // Groq
-	regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{20,}`),         // GitHub tokens
-	regexp.MustCompile(`github_pat_[A-Za-z0-9_]{20,}`),       // GitHub fine-grained PAT
-	regexp.MustCompile(`xox[abposr]-[A-Za-z0-9\-]{10,}`),     // Slack
-	regexp.MustCompile(`(AKIA|ASIA)[0-9A-Z]{16}`),            // AWS access key id
-	regexp.MustCompile(`[0-9]{6,12}:[A-Za-z0-9_\-]{30,}`),    // Telegram bot token
-	regexp.MustCompile(`(?i)bearer\s+\S{8,}`),                // Authorization header
-	regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----`), // PEM
-	regexp.MustCompile(`^[0-9a-fA-F]{32,}$`),                 // long hex
-}
-
-var base64RE = regexp.MustCompile(`^[A-Za-z0-9+/_\-]{32,}={0,2}$`)
-
-// LooksLikeSecret reports whether s has the shape of a credential: a known
-// key prefix, a bearer header, a PEM key, or a long random-looking hex or
-// base64 string (mixed case and digits, few word separators, so that names
-// such as "Qwen2-72B-Instruct-AWQ-GPTQ-Int4" are not taken for one).
-func LooksLikeSecret(s string) bool {
-	s = strings.TrimSpace(s)
-	for _, re := range secretPatterns {
-		if re.MatchString(s) {
-			return true
-		}
-	}
-	return base64RE.MatchString(s) && !strings.HasPrefix(s, "/") &&
-		strings.Count(s, "-")+strings.Count(s, "_") <= 3 &&
-		strings.ContainsAny(s, "0123456789") &&
-		strings.IndexFunc(s, isUpper) >= 0 && strings.IndexFunc(s, isLower) >= 0
-}
-
-func isUpper(r rune) bool { return r >= 'A' && r <= 'Z' }
-func isLower(r rune) bool { return r >= 'a' && r <= 'z' }

@@ -4,54 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/beamclaw/beamclaw-go/internal/scrub/scrubtest"
 	"go.yaml.in/yaml/v3"
 )
-
-// Credential-shaped fixtures, assembled at run time so that no scanner
-// mistakes this file for one holding real keys.
-func fakeSecrets() map[string]string {
-	r := func(s string, n int) string { return strings.Repeat(s, n) }
-	return map[string]string{
-		"openai":       "sk-" + r("aB3dE5fG7h", 4),
-		"openai proj":  "sk-proj-" + r("Xy9_Zw8-Vu", 4),
-		"anthropic":    "sk-ant-api03-" + r("Qr7St6Uv5W", 4),
-		"openrouter":   "sk-or-v1-" + r("0a1b2c3d4e", 6),
-		"groq":         "gsk_" + r("Lm4No5Pq6R", 4),
-		"github":       "ghp_" + r("Ab1Cd2Ef3G", 4),
-		"github pat":   "github_pat_" + r("11AB22cd33", 4),
-		"slack bot":    "xoxb-" + r("1234-", 3) + "abcdefABCDEF",
-		"slack user":   "xoxp-" + r("9876-", 3) + "zyxwvuZYXWVU",
-		"aws":          "AKIA" + r("ABCD2345", 2),
-		"telegram":     "123456789:" + r("AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw", 1),
-		"bearer":       "Bearer " + r("abc123", 6),
-		"long hex":     r("0123456789abcdef", 3),
-		"long base64":  r("QmFzZTY0U2VjcmV0", 3) + "==",
-		"pem":          "-----BEGIN RSA PRIVATE KEY-----",
-		"padded space": "  sk-" + r("aB3dE5fG7h", 4) + "  ",
-	}
-}
-
-func TestLooksLikeSecret(t *testing.T) {
-	for name, s := range fakeSecrets() {
-		t.Run(name, func(t *testing.T) {
-			if !LooksLikeSecret(s) {
-				t.Fatalf("LooksLikeSecret(%s fixture) = false", name)
-			}
-		})
-	}
-	benign := []string{
-		"", "hunter2", "https://api.openai.com/v1", "/usr/local/bin/mcp-server-filesystem-2025",
-		"anthropic/claude-sonnet-4-5", "text-embedding-3-small", "application/json",
-		"OPENROUTER_API_KEY", "1", "--verbose", "@modelcontextprotocol/server-filesystem", "sk-short",
-		"whisper-large-v3-turbo", "beamclaw-sandbox:latest",
-		"Qwen2-72B-Instruct-AWQ-GPTQ-Int4-Ext", "SOME_LONG_ENV_VAR_NAME_WITH_DIGITS_2",
-	}
-	for _, s := range benign {
-		if LooksLikeSecret(s) {
-			t.Errorf("LooksLikeSecret(%q) = true", s)
-		}
-	}
-}
 
 // A credential written literally is refused, and the error never contains
 // it, wherever the secret lands.
@@ -68,7 +23,7 @@ func TestSecretLiteralRefusedWithoutEcho(t *testing.T) {
 		{"secret in wrong field", "core:\n  default_provider: %s\n", "core.default_provider"},
 		{"secret as key", "core:\n  %s: 1\n", "core.<redacted>"},
 	}
-	for name, secret := range fakeSecrets() {
+	for name, secret := range scrubtest.FakeSecrets() {
 		for _, pl := range places {
 			t.Run(name+"/"+pl.name, func(t *testing.T) {
 				doc := strings.ReplaceAll(pl.yaml, "%s", yamlQuote(secret))
@@ -94,7 +49,7 @@ func yamlQuote(s string) string {
 }
 
 func TestSecretLiteralMessage(t *testing.T) {
-	s := fakeSecrets()["openai proj"]
+	s := scrubtest.FakeSecrets()["openai proj"]
 	_, err := Parse("config.yaml", []byte("core:\n  providers:\n    openai:\n      api_key: "+s+"\n"))
 	want := "config.yaml:4: core.providers.openai.api_key: looks like a secret: write {env: VAR} instead"
 	if err == nil || err.Error() != want {
@@ -153,7 +108,7 @@ func TestSecretYAMLInterfaces(t *testing.T) {
 	if got, want := string(out), "key: {env: K}\nhdr: plain\nd: 2s\n"; got != want {
 		t.Fatalf("Marshal = %q, want %q", got, want)
 	}
-	if err := yaml.Unmarshal([]byte("key: "+fakeSecrets()["groq"]+"\n"), &v); err == nil || !strings.Contains(err.Error(), "looks like a secret") {
+	if err := yaml.Unmarshal([]byte("key: "+scrubtest.FakeSecrets()["groq"]+"\n"), &v); err == nil || !strings.Contains(err.Error(), "looks like a secret") {
 		t.Fatalf("literal accepted: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/config"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
+	"github.com/beamclaw/beamclaw-go/internal/scrub"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
@@ -38,7 +39,6 @@ var (
 	serverNameBadRE = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 	envVarBadRE     = regexp.MustCompile(`[^A-Z0-9_]+`)
 	envVarRE        = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	secretQueryRE   = regexp.MustCompile(`(?i)(key|token|secret|passw|auth|sig)`)
 )
 
 // MCPImport converts a Claude-Desktop style mcpServers JSON file into
@@ -151,7 +151,7 @@ func envValues(server, what string, in map[string]string, secret []string, file 
 	slices.Sort(keys)
 	for _, k := range keys {
 		v := in[k]
-		if !slices.Contains(secret, k) && !config.LooksLikeSecret(v) {
+		if !slices.Contains(secret, k) && !scrub.LooksLikeSecret(v) {
 			out[k] = config.EnvValue{Value: v}
 			continue
 		}
@@ -175,7 +175,7 @@ func redactURL(raw string) (string, bool) {
 	q := u.Query()
 	found := false
 	for k := range q {
-		if secretQueryRE.MatchString(k) {
+		if scrub.IsSecretName(k) {
 			q.Set(k, redacted)
 			found = true
 		}

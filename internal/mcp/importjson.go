@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/beamclaw/beamclaw-go/internal/scrub"
 )
 
 // maxImportSize bounds an imported mcpServers file.
@@ -133,30 +134,20 @@ func importOne(name string, raw json.RawMessage) (ImportedServer, error) {
 	s.SecretEnv = secretKeys(s.Env)
 	s.SecretHeaders = secretKeys(s.Headers)
 	for i, a := range s.Args {
-		if looksSecretValue(a) || looksSecretFlag(a) {
+		if scrub.LooksLikeSecret(a) {
 			s.SecretArgs = append(s.SecretArgs, i)
 		}
 	}
 	return s, nil
 }
 
-var (
-	secretKeyRE   = regexp.MustCompile(`(?i)(token|secret|passw|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|auth|cookie|session|(^|[_-])pat($|[_-])|(^|[_-])key$)`)
-	secretValueRE = regexp.MustCompile(`^(sk-|sk_|pk_live_|rk_live_|ghp_|gho_|ghs_|ghu_|github_pat_|glpat-|xox[abprs]-|AKIA|AIza|ya29\.|(?i:bearer|basic) )`)
-	secretFlagRE  = regexp.MustCompile(`(?i)^--?[a-z0-9_-]*(token|secret|password|api[_-]?key|apikey)[a-z0-9_-]*=.+`)
-)
-
 func secretKeys(m map[string]string) []string {
 	var out []string
 	for k, v := range m {
-		if v != "" && (secretKeyRE.MatchString(k) || looksSecretValue(v)) {
+		if v != "" && (scrub.IsSecretName(k) || scrub.LooksLikeSecret(v)) {
 			out = append(out, k)
 		}
 	}
 	sort.Strings(out)
 	return out
 }
-
-func looksSecretValue(v string) bool { return secretValueRE.MatchString(v) }
-
-func looksSecretFlag(v string) bool { return secretFlagRE.MatchString(v) }

@@ -30,6 +30,9 @@ var rules = []rule{
 	{"slack", token{[]string{"xoxb-", "xoxp-", "xoxa-", "xapp-"}, alnumDash, 10, 0, nil}.find},
 	{"aws_key_id", token{[]string{"AKIA", "ASIA"}, upperDigit, 16, 16, keepWord}.find},
 	{"google", token{[]string{"AIza"}, urlSafe, 35, 35, nil}.find},
+	{"google_oauth", token{[]string{"ya29."}, urlSafeDot, 20, 0, nil}.find},
+	{"gitlab", token{[]string{"glpat-"}, urlSafe, 20, 0, nil}.find},
+	{"stripe", token{[]string{"sk_live_", "rk_live_", "sk_test_", "rk_test_"}, alnum, 16, 0, nil}.find},
 	{"telegram_bot", findTelegram},
 	{"key_value", findAssignment},
 	{"bearer", findBearer},
@@ -68,6 +71,7 @@ func alnum(c byte) bool      { return '0' <= c && c <= '9' || 'a' <= c && c <= '
 func word(c byte) bool       { return alnum(c) || c == '_' }
 func alnumDash(c byte) bool  { return alnum(c) || c == '-' }
 func urlSafe(c byte) bool    { return word(c) || c == '-' }
+func urlSafeDot(c byte) bool { return urlSafe(c) || c == '.' }
 func upperDigit(c byte) bool { return '0' <= c && c <= '9' || 'A' <= c && c <= 'Z' }
 
 // reFind builds a finder from literals that every match contains and a

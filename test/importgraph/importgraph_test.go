@@ -21,8 +21,8 @@ var layers = []struct {
 	name string
 	pkgs []string // package paths relative to the module; "x/..." matches subpackages
 }{
-	{"vocabulary", []string{"internal/beamclaw", "pkg/protocol"}},
-	{"leaves", []string{"internal/config", "internal/obs", "internal/supervise", "internal/toolparse", "internal/scrub", "internal/clock"}},
+	{"vocabulary", []string{"internal/beamclaw", "internal/clock", "pkg/protocol"}},
+	{"leaves", []string{"internal/config", "internal/obs", "internal/supervise", "internal/toolparse", "internal/scrub/..."}},
 	{"adapters", []string{"internal/store", "internal/provider/...", "internal/mcp", "internal/sandbox"}},
 	{"core", []string{"internal/memory/...", "internal/skill", "internal/workspace", "internal/pairing", "internal/tool/...",
 		"internal/loop", "internal/session", "internal/sched", "skills"}},
@@ -41,6 +41,7 @@ var sameLayerAllowed = map[[2]string]bool{
 	{"internal/session", "internal/tool"}:             true,
 	{"internal/tool/builtin", "internal/tool"}:        true,
 	{"internal/obs", "internal/beamclaw"}:             true,
+	{"internal/config", "internal/scrub"}:             true, // one definition of "looks like a secret"
 	{"internal/memory", "internal/memory/search"}:     true,
 	{"internal/memory", "internal/memory/embedcache"}: true,
 }
