@@ -1,31 +1,32 @@
 package mcp
 
-import "time"
+import (
+	"time"
 
-// budget is the restart intensity of one server: it remembers failure
-// times and answers, for each new failure, how long to wait before the
-// next attempt or that the server has used up its restarts. It is plain
-// data driven by the caller's clock, so tests are deterministic.
+	"github.com/beamclaw/beamclaw-go/internal/supervise"
+)
+
+// budget is the restart intensity of one server (supervise.Window, the
+// rule every service follows) plus its backoff: for each new failure it
+// answers how long to wait before the next attempt, or that the server
+// has used up its restarts. It is plain data driven by the caller's
+// clock, so tests are deterministic.
 type budget struct {
-	policy   RestartPolicy
-	failures []time.Time // within the window, oldest first
-	streak   int         // consecutive failures since the last healthy connection
+	policy RestartPolicy
+	window supervise.Window
+	streak int // consecutive failures since the last healthy connection
+}
+
+func newBudget(p RestartPolicy) budget {
+	return budget{policy: p, window: supervise.NewWindow(supervise.Budget{Max: p.MaxRestarts, Window: p.Window})}
 }
 
 // fail records a failure at now. exhausted is true when more than
 // MaxRestarts failures fall within Window; otherwise delay is the backoff
 // before the next attempt.
 func (b *budget) fail(now time.Time) (delay time.Duration, exhausted bool) {
-	cutoff := now.Add(-b.policy.Window)
-	kept := b.failures[:0]
-	for _, t := range b.failures {
-		if t.After(cutoff) {
-			kept = append(kept, t)
-		}
-	}
-	b.failures = append(kept, now)
 	b.streak++
-	if len(b.failures) > b.policy.MaxRestarts {
+	if b.window.Fail(now) {
 		return 0, true
 	}
 	return backoff(b.policy, b.streak), false

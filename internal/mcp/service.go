@@ -41,7 +41,7 @@ func newServer(m *Manager, cfg ServerConfig) *server {
 	if !cfg.Enabled {
 		st = StateDisabled
 	}
-	return &server{m: m, cfg: cfg, state: st, budget: budget{policy: m.opts.Restart}}
+	return &server{m: m, cfg: cfg, state: st, budget: newBudget(m.opts.Restart)}
 }
 
 func (s *server) String() string { return "mcp:" + s.cfg.Name }

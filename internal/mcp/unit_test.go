@@ -68,7 +68,7 @@ func TestBudget(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b := budget{policy: p}
+			b := newBudget(p)
 			var (
 				delay time.Duration
 				done  bool
@@ -81,7 +81,7 @@ func TestBudget(t *testing.T) {
 			}
 		})
 	}
-	b := budget{policy: p}
+	b := newBudget(p)
 	b.fail(t0)
 	b.fail(t0.Add(time.Second))
 	b.healthy()

@@ -60,7 +60,7 @@ type Guarded struct {
 	opts  GuardOptions
 
 	mu       sync.Mutex
-	failures []time.Time
+	failures Window
 }
 
 // Guard wraps svc so that
@@ -75,7 +75,7 @@ type Guarded struct {
 func Guard(svc suture.Service, opts GuardOptions) *Guarded {
 	opts.Budget = opts.Budget.withDefaults()
 	opts.Clock = clock.Or(opts.Clock)
-	return &Guarded{inner: svc, opts: opts}
+	return &Guarded{inner: svc, opts: opts, failures: NewWindow(opts.Budget)}
 }
 
 func (g *Guarded) String() string { return fmt.Sprint(g.inner) }
@@ -119,13 +119,31 @@ func (g *Guarded) exhausted() bool {
 	now := g.opts.Clock.Now()
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	cut := now.Add(-g.opts.Budget.Window)
-	kept := g.failures[:0]
-	for _, t := range g.failures {
+	return g.failures.Fail(now)
+}
+
+// Window is the one restart-intensity rule of beamclaw: it remembers
+// failure times and reports when more than Budget.Max fall within
+// Budget.Window. Guard uses it, and so does every service that keeps its
+// own restarts (an MCP server's backoff loop). It is plain data driven by
+// the caller's clock; it is not safe for concurrent use.
+type Window struct {
+	budget   Budget
+	failures []time.Time // within the window, oldest first
+}
+
+// NewWindow returns an empty Window for b (defaults as Budget's).
+func NewWindow(b Budget) Window { return Window{budget: b.withDefaults()} }
+
+// Fail records a failure at now and reports whether the budget is spent.
+func (w *Window) Fail(now time.Time) bool {
+	cut := now.Add(-w.budget.Window)
+	kept := w.failures[:0]
+	for _, t := range w.failures {
 		if t.After(cut) {
 			kept = append(kept, t)
 		}
 	}
-	g.failures = append(kept, now)
-	return len(g.failures) > g.opts.Budget.Max
+	w.failures = append(kept, now)
+	return len(w.failures) > w.budget.Max
 }
