@@ -76,7 +76,7 @@ type ApprovalRequest struct {
 
 // Inbound is a message arriving from a channel for an agent.
 type Inbound struct {
-	Channel     string // "tui", "telegram", "http", "ws", "a2a", "sched"
+	Channel     Channel
 	UserID      string // already prefixed ("tg:123") or BEAMCLAW_USER
 	AgentID     string
 	MessageID   string // channel's id, for de-duplication ("" = none)

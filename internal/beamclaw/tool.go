@@ -41,8 +41,8 @@ type Invocation struct {
 	SessionID string
 	UserID    string
 	AgentID   string
-	Channel   string // the channel of the run: "tui", "telegram", "http", "ws", "a2a", "sched"
-	Workspace string // the agent's workspace directory
+	Channel   Channel // the channel of the run
+	Workspace string  // the agent's workspace directory
 }
 
 // Tool is something an agent can call. Execute returns the tool's output;

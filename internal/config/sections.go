@@ -7,7 +7,7 @@ type Tools struct {
 	// FileRoots confine the file tools; empty means the agent's workspace.
 	FileRoots []string `yaml:"file_roots"`
 	// RemoteHighRisk is what high-risk tools do on remote channels
-	// (Telegram, HTTP, A2A): "approve" asks, "deny" refuses.
+	// (Telegram, HTTP, A2A, TCP /ws): "approve" asks, "deny" refuses.
 	RemoteHighRisk string    `yaml:"remote_high_risk"`
 	Curl           Curl      `yaml:"curl"`
 	WebSearch      WebSearch `yaml:"web_search"`

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
 
 // Enumerations accepted by Validate.
@@ -20,7 +22,7 @@ var (
 	LogFormats      = []string{"text", "json"}
 	LogLevels       = []string{"debug", "info", "warn", "error"}
 	// Channels that may appear in core.channel_autonomy.
-	AutonomyChannels = []string{"telegram", "http", "ws", "a2a", "tui"}
+	AutonomyChannels = channelNames()
 )
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
@@ -195,4 +197,12 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+func channelNames() []string {
+	out := make([]string, len(beamclaw.Channels))
+	for i, c := range beamclaw.Channels {
+		out[i] = string(c)
+	}
+	return out
 }

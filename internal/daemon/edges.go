@@ -17,14 +17,14 @@ import (
 // every channel, and the /context numbers come from Info.
 type sessionsAPI struct {
 	*session.Manager
-	ceilings map[string]beamclaw.Autonomy
+	ceilings map[beamclaw.Channel]beamclaw.Autonomy
 }
 
 func newSessionsAPI(m *session.Manager, channelAutonomy map[string]string) *sessionsAPI {
-	c := make(map[string]beamclaw.Autonomy, len(channelAutonomy))
+	c := make(map[beamclaw.Channel]beamclaw.Autonomy, len(channelAutonomy))
 	for ch, lvl := range channelAutonomy {
 		if a, err := beamclaw.ParseAutonomy(lvl); err == nil {
-			c[ch] = a
+			c[beamclaw.Channel(ch)] = a
 		}
 	}
 	return &sessionsAPI{Manager: m, ceilings: c}

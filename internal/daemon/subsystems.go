@@ -182,8 +182,8 @@ func (d *daemon) sessions(rt *agentRuntime, provs *providers) (*session.Manager,
 	engine, err := loop.New(loop.Options{
 		Providers: provs.forAgent,
 		Tools:     rt.tools,
-		Policy: func(spec beamclaw.ToolSpec, a beamclaw.Autonomy, channel string) tool.Verdict {
-			return tool.Decide(spec, a, tool.RemoteChannel(channel), highRisk)
+		Policy: func(spec beamclaw.ToolSpec, a beamclaw.Autonomy, channel beamclaw.Channel) tool.Verdict {
+			return tool.Decide(spec, a, channel.Remote(), highRisk)
 		},
 		Prompt:                 rt.agents.prompt,
 		Window:                 provs.window,

@@ -45,7 +45,7 @@ func (d *daemon) telegram(api *sessionsAPI) (suture.Service, []gateway.Mount, er
 		Photo:         telegram.Photo{Enabled: tc.Photo.Enabled, MaxSizeBytes: tc.Photo.MaxSizeBytes},
 		Voice:         telegram.Voice{Enabled: tc.Voice.Enabled, MaxDurationSeconds: tc.Voice.MaxDurationSeconds},
 		EditInterval:  time.Duration(tc.EditIntervalMs) * time.Millisecond,
-		Autonomy:      api.ceilings["telegram"],
+		Autonomy:      api.ceilings[beamclaw.ChannelTelegram],
 		CanonicalUser: d.env.getenv("BEAMCLAW_USER"),
 		Sessions:      telegramSessions{api},
 		Pairing:       pairing.New(d.db, pairing.Options{}),

@@ -118,7 +118,7 @@ func (o *OpenAI) parse(r *http.Request, body []byte) (*chatInput, error) {
 func (o *OpenAI) start(ctx context.Context, in *chatInput, route *chatRoute) (wait func(), err error) {
 	noop := func() {}
 	if in.user != "" {
-		_, err := o.opts.Sessions.Send(ctx, beamclaw.Inbound{Channel: "http", UserID: o.opts.UserID("api", in.user),
+		_, err := o.opts.Sessions.Send(ctx, beamclaw.Inbound{Channel: beamclaw.ChannelHTTP, UserID: o.opts.UserID("api", in.user),
 			AgentID: in.agent, Content: in.text, Attachments: in.atts, NoApproval: true, Route: route})
 		return noop, err
 	}

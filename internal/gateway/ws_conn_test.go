@@ -74,7 +74,7 @@ func TestWSLocalTUIChannel(t *testing.T) {
 			wsWrite(t, c, protocol.ClientFrame{Type: protocol.FrameMessage, Content: "hi"})
 			wsRead(t, c) // ack
 			sent, _, _ := fake.snapshot()
-			if len(sent) != 1 || sent[0].Channel != tc.wantCh || sent[0].UserID != tc.wantUser {
+			if len(sent) != 1 || string(sent[0].Channel) != tc.wantCh || sent[0].UserID != tc.wantUser {
 				t.Errorf("inbound %+v, want channel %s user %s", sent, tc.wantCh, tc.wantUser)
 			}
 		})

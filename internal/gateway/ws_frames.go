@@ -12,7 +12,8 @@ import (
 
 // wsSession is who a connection talks as, fixed by its last hello.
 type wsSession struct {
-	id, agent, user, channel string
+	id, agent, user string
+	channel         beamclaw.Channel
 }
 
 const maxUserLen = 128
@@ -90,9 +91,9 @@ func (c *wsConn) hello(_ context.Context, f protocol.ClientFrame) {
 		c.sendError("", protocol.CodeBadFrame, "user must be at most 128 printable characters")
 		return
 	}
-	prefix, channel := "ws", "ws"
-	if o.Local && f.Channel == "tui" {
-		prefix, channel = "local", "tui"
+	prefix, channel := "ws", beamclaw.ChannelWS
+	if o.Local && beamclaw.Channel(f.Channel) == beamclaw.ChannelTUI {
+		prefix, channel = "local", beamclaw.ChannelTUI
 	}
 	s := &wsSession{agent: agent, user: o.UserID(prefix, user), channel: channel}
 	s.id = o.Sessions.SessionID(beamclaw.Inbound{Channel: channel, UserID: s.user, AgentID: agent})

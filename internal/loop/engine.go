@@ -46,7 +46,7 @@ type Run struct {
 	SessionID string
 	UserID    string
 	AgentID   string
-	Channel   string
+	Channel   beamclaw.Channel
 	Autonomy  beamclaw.Autonomy
 	// History is the conversation so far, ending with the run's input.
 	// The engine never modifies its elements.
@@ -83,7 +83,7 @@ func (e *Engine) Scrub(s string) string { return e.opts.Scrub.String(s) }
 func (e *Engine) Run(ctx context.Context, r Run) error {
 	rs := &runState{e: e, r: r, history: r.History[:len(r.History):len(r.History)], start: e.opts.Clock.Now()}
 	e.emit(ctx, r, beamclaw.EventAgentStart, slog.String("user_id", r.UserID), slog.String("agent_id", r.AgentID),
-		slog.String("run_id", r.ID), slog.String("channel", r.Channel))
+		slog.String("run_id", r.ID), slog.String("channel", string(r.Channel)))
 	p, model, err := e.opts.Providers(r.AgentID)
 	if err != nil {
 		return rs.fail(ctx, err)

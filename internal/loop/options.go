@@ -59,7 +59,7 @@ type ParseFunc func(msg beamclaw.Message) (calls []beamclaw.ToolCall, text strin
 
 // PolicyFunc decides what to do with a call of a tool at an autonomy level
 // on a channel (tool.Decide).
-type PolicyFunc func(spec beamclaw.ToolSpec, autonomy beamclaw.Autonomy, channel string) tool.Verdict
+type PolicyFunc func(spec beamclaw.ToolSpec, autonomy beamclaw.Autonomy, channel beamclaw.Channel) tool.Verdict
 
 // ShapeFunc is the allowlist key of a call that an "always" approves
 // (tool.ArgShape).
@@ -118,8 +118,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, errors.New("loop: Options.Providers is required")
 	}
 	if o.Policy == nil {
-		o.Policy = func(spec beamclaw.ToolSpec, a beamclaw.Autonomy, channel string) tool.Verdict {
-			return tool.Decide(spec, a, tool.RemoteChannel(channel), tool.RemoteHighRiskApprove)
+		o.Policy = func(spec beamclaw.ToolSpec, a beamclaw.Autonomy, channel beamclaw.Channel) tool.Verdict {
+			return tool.Decide(spec, a, channel.Remote(), tool.RemoteHighRiskApprove)
 		}
 	}
 	if o.Shape == nil {

@@ -10,14 +10,14 @@ import (
 
 // record is a session's stored metadata (the sessions bucket value).
 type record struct {
-	UserID      string    `json:"user_id"`
-	AgentID     string    `json:"agent_id"`
-	Channel     string    `json:"channel,omitempty"`
-	Created     time.Time `json:"created"`
-	Updated     time.Time `json:"updated"`
-	NextSeq     uint64    `json:"next_seq"`     // key of the next history message
-	NextPending uint64    `json:"next_pending"` // key of the next pending message
-	Messages    int       `json:"messages"`
+	UserID      string           `json:"user_id"`
+	AgentID     string           `json:"agent_id"`
+	Channel     beamclaw.Channel `json:"channel,omitempty"`
+	Created     time.Time        `json:"created"`
+	Updated     time.Time        `json:"updated"`
+	NextSeq     uint64           `json:"next_seq"`     // key of the next history message
+	NextPending uint64           `json:"next_pending"` // key of the next pending message
+	Messages    int              `json:"messages"`
 }
 
 // change is one atomic write to a session's stored state.

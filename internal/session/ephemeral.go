@@ -35,7 +35,7 @@ func (m *Manager) RunEphemeral(ctx context.Context, agentID string, history []be
 		}
 	}()
 	err = m.opts.Engine.Run(ctx, loop.Run{
-		ID: runID, SessionID: sessionID, AgentID: agentID, Channel: "http",
+		ID: runID, SessionID: sessionID, AgentID: agentID, Channel: beamclaw.ChannelHTTP,
 		Autonomy: m.opts.Autonomy(agentID), History: slices.Clip(history), Route: or,
 		Lane: ephemeralLane{}, NoApproval: true,
 	})

@@ -4,12 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
 
 // ID derives the session id of a user talking to an agent: "session-" and
 // the hex SHA-256 of user id and agent id, plus the channel when sessions
 // are per channel (core.session_sharing: per_channel).
-func ID(userID, agentID, channel string, perChannel bool) string {
+func ID(userID, agentID string, channel beamclaw.Channel, perChannel bool) string {
 	h := sha256.New()
 	h.Write([]byte(userID))
 	h.Write([]byte{0})

@@ -12,7 +12,7 @@ type Info struct {
 	ID       string
 	UserID   string
 	AgentID  string
-	Channel  string // the channel that created it
+	Channel  beamclaw.Channel // the channel that created it
 	Messages int
 	Tokens   int // estimated, about 4 bytes a token
 	Model    string

@@ -22,7 +22,7 @@ const (
 // run is one queued or running request of a session.
 type run struct {
 	id       string
-	channel  string
+	channel  beamclaw.Channel
 	autonomy beamclaw.Autonomy
 	noAsk    bool // nobody can answer approvals on this run's route
 	route    *onceRoute

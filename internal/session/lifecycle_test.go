@@ -28,8 +28,8 @@ func TestID(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			a := ID(tc.a[0], tc.a[1], tc.a[2], tc.perChannel)
-			b := ID(tc.b[0], tc.b[1], tc.b[2], tc.perChannel)
+			a := ID(tc.a[0], tc.a[1], beamclaw.Channel(tc.a[2]), tc.perChannel)
+			b := ID(tc.b[0], tc.b[1], beamclaw.Channel(tc.b[2]), tc.perChannel)
 			if (a == b) != tc.same {
 				t.Errorf("ids %s and %s: same=%v, want %v", a, b, a == b, tc.same)
 			}

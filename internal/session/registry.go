@@ -83,7 +83,7 @@ func (m *Manager) revive(ctx context.Context, l *lane, seed *record) error {
 		l.rec = *seed
 		l.rec.Created, l.rec.Updated = now, now
 		m.emit(ctx, beamclaw.EventSessionStart, l.id, slog.String("user_id", seed.UserID),
-			slog.String("agent_id", seed.AgentID), slog.String("channel", seed.Channel))
+			slog.String("agent_id", seed.AgentID), slog.String("channel", string(seed.Channel)))
 	}
 	l.last = now
 	sup := supervise.New(l.id, supervise.Options{Logger: m.log, Contain: true})

@@ -39,18 +39,6 @@ const (
 	RemoteHighRiskDeny    = "deny"    // refuse high-risk tools outright
 )
 
-// RemoteChannel reports whether a run's channel reaches the agent from
-// outside the machine (Telegram, HTTP, A2A); those follow the stricter
-// per-surface defaults. The TUI, WebSocket clients of the local daemon
-// and the scheduler are local.
-func RemoteChannel(channel string) bool {
-	switch channel {
-	case "telegram", "http", "a2a":
-		return true
-	}
-	return false
-}
-
 // Decide applies the tool policy, in this order:
 //
 //  1. autonomy below spec.MinAutonomy: Deny;

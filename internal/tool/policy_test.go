@@ -89,11 +89,3 @@ func TestDecideNamedCases(t *testing.T) {
 		})
 	}
 }
-
-func TestRemoteChannel(t *testing.T) {
-	for ch, want := range map[string]bool{"telegram": true, "http": true, "a2a": true, "tui": false, "ws": false, "sched": false, "": false} {
-		if got := tool.RemoteChannel(ch); got != want {
-			t.Errorf("RemoteChannel(%q) = %v, want %v", ch, got, want)
-		}
-	}
-}

@@ -113,13 +113,21 @@ func TestWSApprovalSupervisedAlways(t *testing.T) {
 	}
 }
 
-// TestWSApprovalFull: at full autonomy the tool runs without asking.
+// TestWSApprovalFull: TCP /ws is a remote channel, so even at full
+// autonomy a high-risk tool (bash) is asked for; approved, it runs.
 func TestWSApprovalFull(t *testing.T) {
 	r := newChatRig(t, rigOptions{autonomy: "full", channels: map[string]string{"ws": "full"}})
 	r.llm.SetDefault(fakellm.Rules)
 	r.start()
 	conn := r.dial("ana")
-	run := sendRun(t, conn, bashCall("echo full-$((40+2))"), nil)
+	var asked []protocol.WSApproval
+	run := sendRun(t, conn, bashCall("echo full-$((40+2))"), func(a protocol.WSApproval) string {
+		asked = append(asked, a)
+		return protocol.DecisionAllow
+	})
+	if len(asked) != 1 || asked[0].ToolName != "bash" {
+		t.Fatalf("approval requests %+v, want one for bash (TCP /ws is remote)", asked)
+	}
 	if got := run.finalText(t); !strings.Contains(got, "full-42") {
 		t.Errorf("final %q lacks the bash output", got)
 	}

@@ -15,8 +15,8 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
-// ChannelName is the channel's name in Inbound.Channel and pairing.
-const ChannelName = "telegram"
+// ChannelName is the channel's name in pairing and bucket names.
+const ChannelName = string(beamclaw.ChannelTelegram)
 
 // Modes of receiving updates.
 const (

@@ -67,7 +67,7 @@ func (c *Channel) onMessage(ctx context.Context, msg *models.Message) {
 	}
 	r := c.newRoute(ctx, msg.Chat.ID, msg.ID)
 	in := beamclaw.Inbound{
-		Channel:     ChannelName,
+		Channel:     beamclaw.ChannelTelegram,
 		UserID:      c.userID(uid),
 		AgentID:     agent,
 		MessageID:   fmt.Sprintf("tg:%d:%d", msg.Chat.ID, msg.ID),

@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/pkg/client"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
@@ -71,7 +72,7 @@ func (o Options) withDefaults() (Options, error) {
 		}
 		cl, user := o.Client, o.User
 		o.Dial = func(ctx context.Context, agent string) (Conn, error) {
-			c, err := cl.Dial(ctx, agent, client.DialOptions{User: user, Channel: "tui"})
+			c, err := cl.Dial(ctx, agent, client.DialOptions{User: user, Channel: string(beamclaw.ChannelTUI)})
 			if err != nil {
 				return nil, err
 			}
