@@ -7,6 +7,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/config"
+	"github.com/beamclaw/beamclaw-go/internal/provider"
 	"github.com/beamclaw/beamclaw-go/internal/provider/openai"
 )
 
@@ -17,10 +18,11 @@ type providers struct {
 	cfg     *config.Config
 	clients map[string]*openai.Client
 	chains  map[string]beamclaw.Provider // by first provider name
+	log     *slog.Logger
 }
 
 func newProviders(cfg *config.Config, getenv func(string) string, log *slog.Logger) (*providers, error) {
-	p := &providers{cfg: cfg, clients: map[string]*openai.Client{}, chains: map[string]beamclaw.Provider{}}
+	p := &providers{cfg: cfg, clients: map[string]*openai.Client{}, chains: map[string]beamclaw.Provider{}, log: log}
 	for name, pc := range cfg.Core.Providers {
 		key, _ := pc.APIKey.Resolve(getenv)
 		retries := pc.MaxRetries
@@ -61,7 +63,7 @@ func (p *providers) chain(first string) (beamclaw.Provider, error) {
 		p.chains[first] = primary
 		return primary, nil
 	}
-	chain, err := openai.NewChain(nil, list...)
+	chain, err := provider.NewChain(p.log, list...)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +116,7 @@ func (p *providers) window(model string) int {
 			return pc.ContextWindow
 		}
 	}
-	return openai.ContextWindow(model)
+	return provider.ContextWindow(model)
 }
 
 // autonomy is an agent's configured autonomy.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/provider"
 )
 
 // SummaryPrefix starts the system message that replaces compacted history.
@@ -40,7 +41,7 @@ func (e *Engine) Window(model string) int {
 			return w
 		}
 	}
-	return DefaultContextWindow
+	return provider.ContextWindow(model)
 }
 
 // maybeCompact compacts the history when it exceeds the threshold.

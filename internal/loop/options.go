@@ -20,7 +20,6 @@ const (
 	DefaultCompactionThresholdPct = 80
 	DefaultCompactionTargetPct    = 40
 	DefaultStreamChunkSize        = 80
-	DefaultContextWindow          = 128000
 )
 
 // Tools is what the loop needs from the tool registry (*tool.Registry).
@@ -77,7 +76,7 @@ type Options struct {
 	Shape ShapeFunc
 	// Prompt builds the system prompt; nil sends none.
 	Prompt PromptFunc
-	// Window gives the context window of a model (DefaultContextWindow
+	// Window gives the context window of a model (provider.ContextWindow
 	// when nil or when it answers <= 0).
 	Window WindowFunc
 	// Scrub defaults to scrub.New() (patterns only, no literals).

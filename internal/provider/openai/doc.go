@@ -3,10 +3,9 @@
 // compatible base URL (Ollama, vLLM, LM Studio, ...). It streams chat
 // completions over server-sent events, assembles native tool-call deltas,
 // strips reasoning text (<think>...</think> and kin) from what callers see,
-// maps failures to beamclaw error Kinds, retries only before the first token,
-// and falls over between providers with Chain. It also holds the Embedder
-// (/embeddings), the Transcriber (/audio/transcriptions) and a table of
-// model context windows.
+// maps failures to beamclaw error Kinds (which provider.Chain reads to fall
+// over), and retries only before the first token. It also holds the
+// Embedder (/embeddings) and the Transcriber (/audio/transcriptions).
 //
 // Request and response bodies are never logged; logs carry only metadata
 // (provider, model, status, duration, token counts).

@@ -1,4 +1,4 @@
-package openai
+package provider
 
 import (
 	"context"
@@ -23,7 +23,7 @@ var _ beamclaw.Provider = (*Chain)(nil)
 // provider.
 func NewChain(logger *slog.Logger, providers ...beamclaw.Provider) (*Chain, error) {
 	if len(providers) == 0 {
-		return nil, beamclaw.E("openai.NewChain", beamclaw.KindInvalid, "no providers configured", nil)
+		return nil, beamclaw.E("provider.NewChain", beamclaw.KindInvalid, "no providers configured", nil)
 	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)

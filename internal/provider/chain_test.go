@@ -1,10 +1,15 @@
-package openai
+package provider_test
 
 import (
 	"context"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/provider"
+	"github.com/beamclaw/beamclaw-go/internal/provider/openai"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
 
@@ -29,14 +34,14 @@ func TestChainFallsOver(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p1, p2 := fakellm.New(t), fakellm.New(t)
 			p1.Script(tt.primary)
-			c1, _ := newTestClient(t, p1, func(o *Options) { o.Name = "primary"; o.MaxRetries = -1; o.Model = "model-a" })
-			c2, _ := newTestClient(t, p2, func(o *Options) { o.Name = "fallback"; o.Model = "model-b" })
-			chain, err := NewChain(nil, c1, c2)
+			c1 := client(t, p1, openai.Options{Name: "primary", MaxRetries: -1, Model: "model-a"})
+			c2 := client(t, p2, openai.Options{Name: "fallback", Model: "model-b"})
+			chain, err := provider.NewChain(nil, c1, c2)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got collect
-			req := userReq("hello")
+			var got collected
+			req := beamclaw.ChatRequest{Messages: []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "hello"}}}
 			req.Model = "primary-only-model"
 			resp, err := chain.Chat(context.Background(), req, got.add)
 			if tt.wantErr {
@@ -63,7 +68,39 @@ func TestChainFallsOver(t *testing.T) {
 }
 
 func TestNewChainNeedsProviders(t *testing.T) {
-	if _, err := NewChain(nil); beamclaw.KindOf(err) != beamclaw.KindInvalid {
+	if _, err := provider.NewChain(nil); beamclaw.KindOf(err) != beamclaw.KindInvalid {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+// client is a real OpenAI-compatible client of a fake provider, with no
+// waits between retries.
+func client(t *testing.T, srv *fakellm.Server, o openai.Options) *openai.Client {
+	t.Helper()
+	o.BaseURL, o.APIKey = srv.URL(), "sk-test-key-0123456789"
+	o.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+	c, err := openai.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.CloseIdleConnections)
+	return c
+}
+
+// collected records the text pieces a provider streams.
+type collected struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (c *collected) add(s string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.b.WriteString(s)
+}
+
+func (c *collected) text() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.b.String()
 }
