@@ -11,12 +11,12 @@ import (
 
 // AgentBackend manages agent workspaces (files only; no daemon needed).
 type AgentBackend interface {
-	AgentCreate(configFlag, name string) (protocol.Agent, error)
-	AgentList(configFlag string) ([]protocol.Agent, error)
-	AgentShow(configFlag, name string) (protocol.Agent, error)
-	AgentPrompt(configFlag, name string) (string, error)
-	AgentDelete(configFlag, name string) error
-	AgentRehatch(configFlag, name string, all bool) (protocol.Agent, error)
+	AgentCreate(name string) (protocol.Agent, error)
+	AgentList() ([]protocol.Agent, error)
+	AgentShow(name string) (protocol.Agent, error)
+	AgentPrompt(name string) (string, error)
+	AgentDelete(name string) error
+	AgentRehatch(name string, all bool) (protocol.Agent, error)
 }
 
 func (a *app) newAgentCmd() *cobra.Command {
@@ -38,7 +38,7 @@ func (a *app) newAgentCreateCmd() *cobra.Command {
 		Short: "Create an agent from the default templates",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			ag, err := a.backend.AgentCreate(a.configFlag, args[0])
+			ag, err := a.backend().AgentCreate(args[0])
 			if err != nil {
 				return err
 			}
@@ -61,7 +61,7 @@ func (a *app) newAgentListCmd() *cobra.Command {
 		Short: "List the agents",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			list, err := a.backend.AgentList(a.configFlag)
+			list, err := a.backend().AgentList()
 			if err != nil {
 				return err
 			}
@@ -105,7 +105,7 @@ func (a *app) newAgentShowCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if prompt {
-				p, err := a.backend.AgentPrompt(a.configFlag, args[0])
+				p, err := a.backend().AgentPrompt(args[0])
 				if err != nil {
 					return err
 				}
@@ -115,7 +115,7 @@ func (a *app) newAgentShowCmd() *cobra.Command {
 				_, err = fmt.Fprintln(a.stdout, p)
 				return err
 			}
-			ag, err := a.backend.AgentShow(a.configFlag, args[0])
+			ag, err := a.backend().AgentShow(args[0])
 			if err != nil {
 				return err
 			}
@@ -158,7 +158,7 @@ func (a *app) newAgentDeleteCmd() *cobra.Command {
 		Short: "Delete an agent and everything in its workspace (asks first; --yes to skip)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			ag, err := a.backend.AgentShow(a.configFlag, args[0])
+			ag, err := a.backend().AgentShow(args[0])
 			if err != nil {
 				return err
 			}
@@ -166,7 +166,7 @@ func (a *app) newAgentDeleteCmd() *cobra.Command {
 			if !yes && !a.confirm(q) {
 				return errCancelled
 			}
-			if err := a.backend.AgentDelete(a.configFlag, ag.Name); err != nil {
+			if err := a.backend().AgentDelete(ag.Name); err != nil {
 				return err
 			}
 			fmt.Fprintf(a.stdout, "agent %s deleted\n", ag.Name)
@@ -191,13 +191,13 @@ func (a *app) newAgentRehatchCmd() *cobra.Command {
 			if all {
 				q = fmt.Sprintf("Wipe agent %s's whole workspace, daily logs included, and start over?", args[0])
 			}
-			if _, err := a.backend.AgentShow(a.configFlag, args[0]); err != nil {
+			if _, err := a.backend().AgentShow(args[0]); err != nil {
 				return err
 			}
 			if !yes && !a.confirm(q) {
 				return errCancelled
 			}
-			ag, err := a.backend.AgentRehatch(a.configFlag, args[0], all)
+			ag, err := a.backend().AgentRehatch(args[0], all)
 			if err != nil {
 				return err
 			}

@@ -15,38 +15,32 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
-// Ready describes a daemon that started serving.
-type Ready struct {
-	PID      int
-	HTTPAddr string
-	Socket   string
-}
-
-// Location is where a daemon's files are.
-type Location struct {
-	Home, Socket, LogFile, PIDFile string
-}
-
-// Backend is what the commands need from the composition root.
+// Backend is what the commands need, bound to one config file (the
+// --config flag, or $BEAMCLAW_HOME/config.yaml): internal/admin.
 type Backend interface {
 	Version() (version, commit, goVersion string)
-	Locate(configFlag string) (Location, error)
-	RunForeground(ctx context.Context, configFlag string, logOut io.Writer, ready func(Ready)) error
-	ConfigCheck(configFlag string) (summary string, err error)
-	ConfigShow(configFlag string) ([]byte, error)
-	Doctor(ctx context.Context, configFlag string) []protocol.Check
+	Locate() (beamclaw.Location, error)
+	RunForeground(ctx context.Context, logOut io.Writer, ready func(beamclaw.Ready)) error
+	ConfigCheck() (summary string, err error)
+	ConfigShow() ([]byte, error)
+	Doctor(ctx context.Context) []protocol.Check
 	AgentBackend
 	SkillsBackend
 	MCPBackend
 	PairingBackend
 }
 
+// Open returns the Backend of a config file ("" = the default file).
+type Open func(configFile string) Backend
+
 // app carries what every command shares.
 type app struct {
-	backend    Backend
+	open       Open
+	bound      Backend // open(configFlag), once the flags are parsed
 	configFlag string
 	stdin      io.Reader
 	stdout     io.Writer
@@ -63,8 +57,8 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 // Main runs the CLI and returns the process exit code.
-func Main(args []string, backend Backend, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{backend: backend, stdin: stdin, stdout: stdout, stderr: stderr}
+func Main(args []string, open Open, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{open: open, stdin: stdin, stdout: stdout, stderr: stderr}
 	root := a.newRootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -99,4 +93,13 @@ func (a *app) newRootCmd() *cobra.Command {
 		a.newAgentCmd(), a.newSkillsCmd(), a.newMCPCmd(), a.newPairCmd(),
 	)
 	return root
+}
+
+// backend is the Backend of the --config file, opened on first use (after
+// cobra parsed the flags).
+func (a *app) backend() Backend {
+	if a.bound == nil {
+		a.bound = a.open(a.configFlag)
+	}
+	return a.bound
 }

@@ -18,7 +18,7 @@ func (a *app) newStatusCmd() *cobra.Command {
 		Short: "Show the running daemon's status (exits 1 when none runs)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			loc, err := a.backend.Locate(a.configFlag)
+			loc, err := a.backend().Locate()
 			if err != nil {
 				return err
 			}
@@ -62,7 +62,7 @@ func (a *app) newVersionCmd() *cobra.Command {
 		Short: "Print the version, commit and Go version",
 		Args:  cobra.NoArgs,
 		Run: func(*cobra.Command, []string) {
-			v, commit, gover := a.backend.Version()
+			v, commit, gover := a.backend().Version()
 			fmt.Fprintf(a.stdout, "beamclaw %s (commit %s, %s)\n", v, commit, gover)
 		},
 	}
@@ -75,7 +75,7 @@ func (a *app) newDoctorCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			failed := 0
-			for _, c := range a.backend.Doctor(cmd.Context(), a.configFlag) {
+			for _, c := range a.backend().Doctor(cmd.Context()) {
 				fmt.Fprintf(a.stdout, "%-4s %-16s %s\n", c.Level, c.Name, c.Detail)
 				if c.Level != "ok" && c.Fix != "" {
 					fmt.Fprintf(a.stdout, "     %-16s fix: %s\n", "", c.Fix)
@@ -99,7 +99,7 @@ func (a *app) newConfigCmd() *cobra.Command {
 		Short: "Validate the config file (every problem, with line numbers)",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			summary, err := a.backend.ConfigCheck(a.configFlag)
+			summary, err := a.backend().ConfigCheck()
 			if err != nil {
 				return err
 			}
@@ -111,7 +111,7 @@ func (a *app) newConfigCmd() *cobra.Command {
 		Short: "Print the effective config; secrets appear only as {env: VAR} (set/unset)",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			out, err := a.backend.ConfigShow(a.configFlag)
+			out, err := a.backend().ConfigShow()
 			if err != nil {
 				return err
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/pkg/client"
 )
 
@@ -27,7 +28,7 @@ func (a *app) newStartCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if foreground {
-				return a.backend.RunForeground(cmd.Context(), a.configFlag, a.stderr, func(r Ready) {
+				return a.backend().RunForeground(cmd.Context(), a.stderr, func(r beamclaw.Ready) {
 					fmt.Fprintf(a.stdout, "beamclaw running (pid %d) on http://%s, control socket %s\n", r.PID, r.HTTPAddr, r.Socket)
 				})
 			}
@@ -41,7 +42,7 @@ func (a *app) newStartCmd() *cobra.Command {
 // startDetached re-runs this binary as `start --foreground` in its own
 // session, logging to the log file, and waits until it answers.
 func (a *app) startDetached(ctx context.Context) error {
-	loc, err := a.backend.Locate(a.configFlag)
+	loc, err := a.backend().Locate()
 	if err != nil {
 		return err
 	}
@@ -50,9 +51,16 @@ func (a *app) startDetached(ctx context.Context) error {
 	if st, err := c.Status(ctx); err == nil {
 		return fmt.Errorf("a beamclaw daemon is already running (pid %d, http://%s)", st.PID, st.HTTPAddr)
 	}
-	// Report config problems here, every one of them, not from the log.
-	if _, err := a.backend.ConfigCheck(a.configFlag); err != nil {
+	// Report config problems here, every one of them, not from the log,
+	// and the keys that do nothing yet.
+	summary, err := a.backend().ConfigCheck()
+	if err != nil {
 		return err
+	}
+	for _, line := range strings.Split(summary, "\n") {
+		if w, ok := strings.CutPrefix(strings.TrimSpace(line), "warning: "); ok {
+			fmt.Fprintln(a.stdout, "warning:", w)
+		}
 	}
 	if err := os.MkdirAll(dirOf(loc.LogFile), 0o700); err != nil {
 		return fmt.Errorf("create log directory: %w", err)
@@ -168,7 +176,7 @@ func (a *app) newStopCmd() *cobra.Command {
 
 // stop asks the daemon to stop and waits until its socket stops answering.
 func (a *app) stop(ctx context.Context) (int, error) {
-	loc, err := a.backend.Locate(a.configFlag)
+	loc, err := a.backend().Locate()
 	if err != nil {
 		return 0, err
 	}

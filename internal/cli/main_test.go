@@ -46,17 +46,17 @@ var _ Backend = (*fakeBackend)(nil)
 
 func (f *fakeBackend) call(name string) { f.calls = append(f.calls, name) }
 
-func (f *fakeBackend) AgentCreate(_, name string) (protocol.Agent, error) {
+func (f *fakeBackend) AgentCreate(name string) (protocol.Agent, error) {
 	f.call("create " + name)
 	return protocol.Agent{Name: name, Dir: "/home/agents/" + name}, f.err
 }
 
-func (f *fakeBackend) AgentList(string) ([]protocol.Agent, error) {
+func (f *fakeBackend) AgentList() ([]protocol.Agent, error) {
 	f.call("list")
 	return f.agents, f.err
 }
 
-func (f *fakeBackend) AgentShow(_, name string) (protocol.Agent, error) {
+func (f *fakeBackend) AgentShow(name string) (protocol.Agent, error) {
 	f.call("show " + name)
 	for _, a := range f.agents {
 		if a.Name == name {
@@ -66,30 +66,30 @@ func (f *fakeBackend) AgentShow(_, name string) (protocol.Agent, error) {
 	return protocol.Agent{}, errString("no agent named " + name)
 }
 
-func (f *fakeBackend) AgentPrompt(_, name string) (string, error) {
+func (f *fakeBackend) AgentPrompt(name string) (string, error) {
 	f.call("prompt " + name)
 	return f.prompt, f.err
 }
 
-func (f *fakeBackend) AgentDelete(_, name string) error { f.call("delete " + name); return f.err }
+func (f *fakeBackend) AgentDelete(name string) error { f.call("delete " + name); return f.err }
 
-func (f *fakeBackend) AgentRehatch(_, name string, all bool) (protocol.Agent, error) {
+func (f *fakeBackend) AgentRehatch(name string, all bool) (protocol.Agent, error) {
 	f.call("rehatch " + name)
 	f.lastAll = all
 	return protocol.Agent{Name: name}, f.err
 }
 
-func (f *fakeBackend) SkillsList(_, agent string) (protocol.SkillCatalog, error) {
+func (f *fakeBackend) SkillsList(agent string) (protocol.SkillCatalog, error) {
 	f.lastAgent = agent
 	return f.catalog, f.err
 }
 
-func (f *fakeBackend) SkillShow(_, agent, name string) (protocol.Skill, string, error) {
+func (f *fakeBackend) SkillShow(agent, name string) (protocol.Skill, string, error) {
 	f.lastAgent = agent
 	return protocol.Skill{Name: name, Source: "bundled", Eligible: true}, f.content, f.err
 }
 
-func (f *fakeBackend) SkillInstall(_ context.Context, _, agent, _ string,
+func (f *fakeBackend) SkillInstall(_ context.Context, agent, _ string,
 	confirm func(protocol.InstallPlan) bool, _, _ io.Writer) (protocol.InstallPlan, error) {
 	f.lastAgent = agent
 	if f.err != nil {
@@ -101,36 +101,36 @@ func (f *fakeBackend) SkillInstall(_ context.Context, _, agent, _ string,
 	return f.plan, nil
 }
 
-func (f *fakeBackend) MCPList(context.Context, string) (protocol.MCPList, error) {
+func (f *fakeBackend) MCPList(context.Context) (protocol.MCPList, error) {
 	return f.mcpList, f.err
 }
 
-func (f *fakeBackend) MCPTools(_ context.Context, _, server string) ([]protocol.MCPTool, error) {
+func (f *fakeBackend) MCPTools(_ context.Context, server string) ([]protocol.MCPTool, error) {
 	f.lastServer = server
 	return f.tools, f.err
 }
 
-func (f *fakeBackend) MCPTest(_ context.Context, _, name string) ([]protocol.MCPTool, error) {
+func (f *fakeBackend) MCPTest(_ context.Context, name string) ([]protocol.MCPTool, error) {
 	f.lastServer = name
 	return f.tools, f.err
 }
 
-func (f *fakeBackend) MCPImport(_, _ string, write bool) (protocol.MCPImport, error) {
+func (f *fakeBackend) MCPImport(_ string, write bool) (protocol.MCPImport, error) {
 	f.lastWrite = write
 	return f.imp, f.err
 }
 
-func (f *fakeBackend) PairList(context.Context, string, string) (protocol.PairingList, error) {
+func (f *fakeBackend) PairList(context.Context, string) (protocol.PairingList, error) {
 	f.call("pairlist")
 	return f.pairs, f.err
 }
 
-func (f *fakeBackend) PairApprove(_ context.Context, _ string, req protocol.PairApproveRequest) (protocol.Peer, error) {
+func (f *fakeBackend) PairApprove(_ context.Context, req protocol.PairApproveRequest) (protocol.Peer, error) {
 	f.lastApprove = req
 	return f.peer, f.err
 }
 
-func (f *fakeBackend) PairRevoke(_ context.Context, _ string, req protocol.PairRevokeRequest) error {
+func (f *fakeBackend) PairRevoke(_ context.Context, req protocol.PairRevokeRequest) error {
 	f.lastRevoke = req
 	return f.err
 }
@@ -149,7 +149,7 @@ type runResult struct {
 func run(t *testing.T, b Backend, stdin string, args ...string) runResult {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := Main(args, b, strings.NewReader(stdin), &out, &errb)
+	code := Main(args, func(string) Backend { return b }, strings.NewReader(stdin), &out, &errb)
 	return runResult{code: code, stdout: out.String(), stderr: errb.String()}
 }
 

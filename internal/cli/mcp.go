@@ -15,10 +15,10 @@ import (
 // the running daemon (List falls back to the config file without one);
 // Test and Import never need a daemon.
 type MCPBackend interface {
-	MCPList(ctx context.Context, configFlag string) (protocol.MCPList, error)
-	MCPTools(ctx context.Context, configFlag, server string) ([]protocol.MCPTool, error)
-	MCPTest(ctx context.Context, configFlag, name string) ([]protocol.MCPTool, error)
-	MCPImport(configFlag, file string, write bool) (protocol.MCPImport, error)
+	MCPList(ctx context.Context) (protocol.MCPList, error)
+	MCPTools(ctx context.Context, server string) ([]protocol.MCPTool, error)
+	MCPTest(ctx context.Context, name string) ([]protocol.MCPTool, error)
+	MCPImport(file string, write bool) (protocol.MCPImport, error)
 }
 
 func (a *app) newMCPCmd() *cobra.Command {
@@ -37,7 +37,7 @@ func (a *app) newMCPListCmd() *cobra.Command {
 		Short: "List MCP servers with their state, tool count, restarts and last error",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			list, err := a.backend.MCPList(cmd.Context(), a.configFlag)
+			list, err := a.backend().MCPList(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -77,7 +77,7 @@ func (a *app) newMCPToolsCmd() *cobra.Command {
 			if len(args) == 1 {
 				server = args[0]
 			}
-			tools, err := a.backend.MCPTools(cmd.Context(), a.configFlag, server)
+			tools, err := a.backend().MCPTools(cmd.Context(), server)
 			if err != nil {
 				return err
 			}
@@ -128,7 +128,7 @@ func (a *app) newMCPTestCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fmt.Fprintf(a.stderr, "connecting to %s...\n", args[0])
-			tools, err := a.backend.MCPTest(cmd.Context(), a.configFlag, args[0])
+			tools, err := a.backend().MCPTest(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -153,7 +153,7 @@ func (a *app) newMCPImportCmd() *cobra.Command {
 			"file (created if missing; the old file is kept as .bak) and refuses names already there.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			res, err := a.backend.MCPImport(a.configFlag, args[0], write)
+			res, err := a.backend().MCPImport(args[0], write)
 			if err != nil {
 				return err
 			}

@@ -12,9 +12,9 @@ import (
 // PairingBackend lists, approves and revokes channel pairings, through the
 // running daemon or, without one, on the store directly.
 type PairingBackend interface {
-	PairList(ctx context.Context, configFlag, channel string) (protocol.PairingList, error)
-	PairApprove(ctx context.Context, configFlag string, req protocol.PairApproveRequest) (protocol.Peer, error)
-	PairRevoke(ctx context.Context, configFlag string, req protocol.PairRevokeRequest) error
+	PairList(ctx context.Context, channel string) (protocol.PairingList, error)
+	PairApprove(ctx context.Context, req protocol.PairApproveRequest) (protocol.Peer, error)
+	PairRevoke(ctx context.Context, req protocol.PairRevokeRequest) error
 }
 
 func (a *app) newPairCmd() *cobra.Command {
@@ -37,7 +37,7 @@ func (a *app) newPairCmd() *cobra.Command {
 			if len(args) == 0 {
 				return a.pairList(cmd.Context(), "", asJSON)
 			}
-			peer, err := a.backend.PairApprove(cmd.Context(), a.configFlag,
+			peer, err := a.backend().PairApprove(cmd.Context(),
 				protocol.PairApproveRequest{Channel: args[0], Code: args[1], Agent: agent})
 			if err != nil {
 				return err
@@ -85,7 +85,7 @@ func (a *app) newPairListCmd() *cobra.Command {
 }
 
 func (a *app) pairList(ctx context.Context, channel string, asJSON bool) error {
-	list, err := a.backend.PairList(ctx, a.configFlag, channel)
+	list, err := a.backend().PairList(ctx, channel)
 	if err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func (a *app) newPairRevokeCmd() *cobra.Command {
 		Short: "Remove an approved peer (or a pending request) of a channel",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			err := a.backend.PairRevoke(cmd.Context(), a.configFlag,
+			err := a.backend().PairRevoke(cmd.Context(),
 				protocol.PairRevokeRequest{Channel: args[0], UserID: args[1]})
 			if err != nil {
 				return err

@@ -13,11 +13,11 @@ import (
 
 // SkillsBackend discovers, shows and installs skills (no daemon needed).
 type SkillsBackend interface {
-	SkillsList(configFlag, agent string) (protocol.SkillCatalog, error)
-	SkillShow(configFlag, agent, name string) (protocol.Skill, string, error)
+	SkillsList(agent string) (protocol.SkillCatalog, error)
+	SkillShow(agent, name string) (protocol.Skill, string, error)
 	// SkillInstall plans the install, calls confirm with the plan (not
 	// when it has no step) and runs it when confirm agrees.
-	SkillInstall(ctx context.Context, configFlag, agent, name string,
+	SkillInstall(ctx context.Context, agent, name string,
 		confirm func(protocol.InstallPlan) bool, out, errOut io.Writer) (protocol.InstallPlan, error)
 }
 
@@ -37,7 +37,7 @@ func (a *app) newSkillsCmd() *cobra.Command {
 }
 
 func (a *app) skillCatalog(agent string) (protocol.SkillCatalog, error) {
-	cat, err := a.backend.SkillsList(a.configFlag, agent)
+	cat, err := a.backend().SkillsList(agent)
 	if err != nil {
 		return cat, err
 	}
@@ -133,7 +133,7 @@ func (a *app) newSkillsShowCmd(agent *string) *cobra.Command {
 		Short: "Print a skill's SKILL.md",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			s, content, err := a.backend.SkillShow(a.configFlag, *agent, args[0])
+			s, content, err := a.backend().SkillShow(*agent, args[0])
 			if err != nil {
 				return err
 			}
@@ -160,7 +160,7 @@ func (a *app) newSkillsInstallCmd(agent *string) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			agreed := false
-			plan, err := a.backend.SkillInstall(cmd.Context(), a.configFlag, *agent, args[0],
+			plan, err := a.backend().SkillInstall(cmd.Context(), *agent, args[0],
 				func(p protocol.InstallPlan) bool {
 					a.printPlan(p)
 					agreed = yes || a.confirm("Run these commands?")

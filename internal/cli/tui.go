@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/channel/tui"
 	"github.com/beamclaw/beamclaw-go/pkg/client"
 )
@@ -30,7 +31,7 @@ func (a *app) newTUICmd() *cobra.Command {
 // runTUI connects to the running daemon, or starts one in this process for
 // the length of the session when none runs.
 func (a *app) runTUI(ctx context.Context, agent string) error {
-	loc, err := a.backend.Locate(a.configFlag)
+	loc, err := a.backend().Locate()
 	if err != nil {
 		return err
 	}
@@ -57,7 +58,7 @@ func (a *app) runTUI(ctx context.Context, agent string) error {
 
 // inProcess runs the daemon's runtime in this process, logging to the log
 // file, until the returned stop is called.
-func (a *app) inProcess(ctx context.Context, loc Location) (stop func(), err error) {
+func (a *app) inProcess(ctx context.Context, loc beamclaw.Location) (stop func(), err error) {
 	if err := os.MkdirAll(dirOf(loc.LogFile), 0o700); err != nil {
 		return nil, fmt.Errorf("create log directory: %w", err)
 	}
@@ -69,7 +70,7 @@ func (a *app) inProcess(ctx context.Context, loc Location) (stop func(), err err
 	ready := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- a.backend.RunForeground(ctx, a.configFlag, logf, func(Ready) { close(ready) })
+		done <- a.backend().RunForeground(ctx, logf, func(beamclaw.Ready) { close(ready) })
 	}()
 	select {
 	case <-ready:

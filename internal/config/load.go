@@ -23,19 +23,25 @@ const MaxFileBytes = 4 << 20
 // fs.ErrNotExist; use LoadOptional for the BEAMCLAW_HOME file, which may
 // be absent.
 func Load(path string) (*Config, error) {
+	cfg, _, err := loadKeys(path)
+	return cfg, err
+}
+
+// loadKeys is Load that also returns the line of every key the file sets.
+func loadKeys(path string) (*Config, map[string]int, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+		return nil, nil, fmt.Errorf("config: %w", err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("config: read %s: %w", path, err)
+		return nil, nil, fmt.Errorf("config: read %s: %w", path, err)
 	}
 	if len(data) > MaxFileBytes {
-		return nil, &Error{File: path, Msg: fmt.Sprintf("file larger than %d bytes", MaxFileBytes)}
+		return nil, nil, &Error{File: path, Msg: fmt.Sprintf("file larger than %d bytes", MaxFileBytes)}
 	}
-	return Parse(path, data)
+	return parseKeys(path, data)
 }
 
 // LoadOptional is Load, except that a missing file yields Default() with
@@ -52,14 +58,19 @@ func LoadOptional(path string) (cfg *Config, found bool, err error) {
 // the result. Decoding problems are all reported together; when there are
 // none, every Validate problem is reported, located in the file.
 func Parse(name string, data []byte) (*Config, error) {
+	cfg, _, err := parseKeys(name, data)
+	return cfg, err
+}
+
+func parseKeys(name string, data []byte) (*Config, map[string]int, error) {
 	cfg, lines, err := decodeOver(name, data, Default())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := locate(cfg.Validate(), name, lines); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return cfg, nil
+	return cfg, lines, nil
 }
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)

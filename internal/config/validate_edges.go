@@ -324,5 +324,6 @@ func (c *Config) SecretValues(getenv func(string) string) []string {
 			out = append(out, v)
 		}
 	})
-	return out
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/thejerf/suture/v4"
 
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/config"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/obs"
@@ -26,17 +27,24 @@ import (
 // ErrRunning means another daemon already serves this BEAMCLAW_HOME.
 var ErrRunning = errors.New("a beamclaw daemon is already running")
 
-// Ready is told to the caller once the daemon serves.
-type Ready struct {
-	PID      int
-	HTTPAddr string
-	Socket   string
+// Options say which config the daemon runs and where it reports.
+type Options struct {
+	// ConfigFile is the --config flag; "" means $BEAMCLAW_HOME/config.yaml.
+	ConfigFile string
+	// Getenv reads the environment: BEAMCLAW_HOME, {env: VAR} secrets,
+	// BEAMCLAW_USER (os.Getenv when nil).
+	Getenv func(string) string
+	Build  beamclaw.Build
+	// LogOut receives logs when obs.log.file is empty.
+	LogOut io.Writer
+	// Ready, when set, is called once the daemon serves.
+	Ready func(beamclaw.Ready)
 }
 
 // daemon holds what one run of the daemon owns.
 type daemon struct {
-	env     Env
-	cfg     *config.Config
+	opts    Options
+	plan    *plan
 	paths   config.Paths
 	log     *slog.Logger
 	bus     *obs.Bus
@@ -52,31 +60,40 @@ type daemon struct {
 }
 
 // Run starts the daemon and serves until ctx is done (a signal) or the
-// tree fails for good, then shuts down within core.shutdown_timeout. logOut
-// receives logs when obs.log.file is empty.
-func Run(ctx context.Context, env Env, logOut io.Writer, ready func(Ready)) (err error) {
-	cfg, paths, err := env.load()
+// tree fails for good, then shuts down within core.shutdown_timeout.
+func Run(ctx context.Context, opts Options) (err error) {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	l, err := config.Resolve(opts.Getenv, opts.ConfigFile)
 	if err != nil {
 		return err
 	}
-	if err := cfg.ValidateRuntime(env.getenv); err != nil {
+	if err := l.ValidateRuntime(opts.Getenv); err != nil {
 		return err
 	}
-	if err := ensureDirs(paths); err != nil {
+	p, err := buildPlan(l, opts.Getenv)
+	if err != nil {
 		return err
 	}
-	if pid, ok := running(ctx, paths.Socket); ok {
-		return fmt.Errorf("%w (pid %d, socket %s)", ErrRunning, pid, paths.Socket)
+	if err := l.Paths.Ensure(); err != nil {
+		return err
 	}
-	log, closeLog, err := openLog(cfg.Obs.Log, logOut)
+	if pid, ok := client.Running(ctx, l.Paths.Socket); ok {
+		return fmt.Errorf("%w (pid %d, socket %s)", ErrRunning, pid, l.Paths.Socket)
+	}
+	log, closeLog, err := openLog(p.Log, opts.LogOut)
 	if err != nil {
 		return err
 	}
 	defer closeLog()
+	for _, w := range p.Warnings {
+		log.Warn(w)
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	d := &daemon{env: env, cfg: cfg, paths: paths, log: log, started: time.Now(), stop: cancel,
+	d := &daemon{opts: opts, plan: p, paths: l.Paths, log: log, started: time.Now(), stop: cancel,
 		checks: map[string]func() protocol.Subsystem{}}
 	if err := d.open(); err != nil {
 		return err
@@ -89,9 +106,9 @@ func Run(ctx context.Context, env Env, logOut io.Writer, ready func(Ready)) (err
 	}
 	done := root.ServeBackground(ctx)
 	log.Info("beamclaw started", "pid", os.Getpid(), "http", d.public.Addr().String(),
-		"socket", paths.Socket, "version", env.Build.Version)
-	if ready != nil {
-		ready(Ready{PID: os.Getpid(), HTTPAddr: d.public.Addr().String(), Socket: paths.Socket})
+		"socket", d.paths.Socket, "version", opts.Build.Version)
+	if opts.Ready != nil {
+		opts.Ready(beamclaw.Ready{PID: os.Getpid(), HTTPAddr: d.public.Addr().String(), Socket: d.paths.Socket})
 	}
 	return d.wait(ctx, done)
 }
@@ -108,13 +125,13 @@ func (d *daemon) wait(ctx context.Context, done <-chan error) error {
 		return nil
 	case <-ctx.Done():
 	}
-	d.log.Info("shutting down", "timeout", d.cfg.Core.ShutdownTimeout.Duration)
+	d.log.Info("shutting down", "timeout", d.plan.ShutdownTimeout)
 	select {
 	case <-done:
 		d.log.Info("stopped")
 		return nil
-	case <-time.After(d.cfg.Core.ShutdownTimeout.Duration + time.Second):
-		return fmt.Errorf("shutdown did not finish within %s", d.cfg.Core.ShutdownTimeout.Duration)
+	case <-time.After(d.plan.ShutdownTimeout + time.Second):
+		return fmt.Errorf("shutdown did not finish within %s", d.plan.ShutdownTimeout)
 	}
 }
 
@@ -127,9 +144,9 @@ func (d *daemon) open() (err error) {
 	if err := os.WriteFile(d.paths.PIDFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
 		return fmt.Errorf("write pid file: %w", err)
 	}
-	ln, err := net.Listen("tcp", d.cfg.Gateway.HTTP.Addr)
+	ln, err := net.Listen("tcp", d.plan.Addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w (is the port taken? set gateway.http.addr)", d.cfg.Gateway.HTTP.Addr, err)
+		return fmt.Errorf("listen on %s: %w (is the port taken? set gateway.http.addr)", d.plan.Addr, err)
 	}
 	d.public = gateway.NewListener(ln)
 	_ = os.Remove(d.paths.Socket) // stale: running() found nobody answering
@@ -158,19 +175,6 @@ func (d *daemon) close() {
 			d.log.Error("close store", "err", err)
 		}
 	}
-}
-
-// running reports whether a daemon answers on socket, and its pid.
-func running(ctx context.Context, socket string) (int, bool) {
-	c := client.NewUnix(socket)
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	st, err := c.Status(ctx)
-	if err != nil {
-		return 0, false
-	}
-	return st.PID, true
 }
 
 func openLog(lc config.Log, out io.Writer) (*slog.Logger, func(), error) {

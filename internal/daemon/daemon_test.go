@@ -5,22 +5,30 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
 	"go.uber.org/goleak"
 
+	"github.com/beamclaw/beamclaw-go/internal/admin"
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/pkg/client"
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
+	"github.com/beamclaw/beamclaw-go/test/mcpfixtures"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// testEnv makes a BEAMCLAW_HOME with a config listening on a free port.
-func testEnv(t *testing.T, configYAML string) Env {
+// testEnv makes a BEAMCLAW_HOME with a config listening on a free port,
+// and the daemon Options and the Admin of that home.
+func testEnv(t *testing.T, configYAML string) Options {
 	t.Helper()
 	home := t.TempDir()
 	if configYAML == "" {
@@ -30,16 +38,22 @@ func testEnv(t *testing.T, configYAML string) Env {
 		t.Fatal(err)
 	}
 	vars := map[string]string{"BEAMCLAW_HOME": home, "HOME": home}
-	return Env{Getenv: func(k string) string { return vars[k] }, Build: Build{Version: "test"}}
+	return Options{Getenv: func(k string) string { return vars[k] }, Build: beamclaw.Build{Version: "test"}, LogOut: io.Discard}
+}
+
+// adminOf is the CLI's view of the daemon's home.
+func adminOf(o Options) *admin.Admin {
+	return admin.New(admin.Options{Getenv: o.Getenv, Build: o.Build})
 }
 
 // startDaemon runs the daemon in-process until the test ends.
-func startDaemon(t *testing.T, env Env) (Ready, func() error) {
+func startDaemon(t *testing.T, env Options) (beamclaw.Ready, func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	readyc := make(chan Ready, 1)
+	readyc := make(chan beamclaw.Ready, 1)
 	errc := make(chan error, 1)
-	go func() { errc <- Run(ctx, env, io.Discard, func(r Ready) { readyc <- r }) }()
+	env.Ready = func(r beamclaw.Ready) { readyc <- r }
+	go func() { errc <- Run(ctx, env) }()
 	select {
 	case r := <-readyc:
 		return r, func() error { cancel(); return <-errc }
@@ -50,7 +64,7 @@ func startDaemon(t *testing.T, env Env) (Ready, func() error) {
 		cancel()
 		t.Fatal("daemon not ready")
 	}
-	return Ready{}, nil
+	return beamclaw.Ready{}, nil
 }
 
 func TestDaemonServesAndStopsCleanly(t *testing.T) {
@@ -88,7 +102,7 @@ func TestSecondDaemonRefused(t *testing.T) {
 	env := testEnv(t, "")
 	_, stop := startDaemon(t, env)
 	defer func() { _ = stop() }()
-	err := Run(context.Background(), env, io.Discard, nil)
+	err := Run(context.Background(), env)
 	if !errors.Is(err, ErrRunning) {
 		t.Fatalf("second daemon: %v, want ErrRunning", err)
 	}
@@ -96,13 +110,13 @@ func TestSecondDaemonRefused(t *testing.T) {
 
 func TestStoreHeldElsewhereIsClearError(t *testing.T) {
 	env := testEnv(t, "")
-	loc, _ := env.Locate()
+	loc, _ := adminOf(env).Locate()
 	db, err := store.Open(filepath.Join(loc.Home, "beamclaw.db"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	err = Run(context.Background(), env, io.Discard, nil)
+	err = Run(context.Background(), env)
 	if !errors.Is(err, store.ErrInUse) {
 		t.Fatalf("got %v, want ErrInUse", err)
 	}
@@ -110,7 +124,7 @@ func TestStoreHeldElsewhereIsClearError(t *testing.T) {
 
 func TestRefusesOpenBindWithoutToken(t *testing.T) {
 	env := testEnv(t, "gateway:\n  http:\n    addr: \"0.0.0.0:0\"\n")
-	err := Run(context.Background(), env, io.Discard, nil)
+	err := Run(context.Background(), env)
 	if err == nil || !strings.Contains(err.Error(), "without gateway.auth.token") {
 		t.Fatalf("got %v", err)
 	}
@@ -118,7 +132,7 @@ func TestRefusesOpenBindWithoutToken(t *testing.T) {
 
 func TestDoctorReportsEachCheck(t *testing.T) {
 	env := testEnv(t, "")
-	checks := Doctor(context.Background(), env)
+	checks := adminOf(env).Doctor(context.Background())
 	names := map[string]string{}
 	for _, c := range checks {
 		names[c.Name] = c.Level
@@ -130,5 +144,60 @@ func TestDoctorReportsEachCheck(t *testing.T) {
 	}
 	if names["config"] != "ok" || names["store"] != "ok" {
 		t.Errorf("doctor: %v", names)
+	}
+}
+
+func mcpConfig(servers string) string {
+	return "gateway:\n  http:\n    addr: \"127.0.0.1:0\"\nmcp:\n  servers:\n" + servers
+}
+
+// fixtureServer serves the MCP fixture over streamable HTTP until the
+// test ends.
+func fixtureServer(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(mcpserver.NewStreamableHTTPServer(mcpfixtures.NewServer(mcpfixtures.Options{})))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestMCPListAndToolsThroughDaemon(t *testing.T) {
+	url := fixtureServer(t)
+	opts := testEnv(t, mcpConfig("    - {name: fx, transport: http, url: \""+url+"\", trust: true}\n"))
+	_, stop := startDaemon(t, opts)
+	env := adminOf(opts)
+	defer func() {
+		if err := stop(); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var list protocol.MCPList
+	for {
+		var err error
+		if list, err = env.MCPList(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Servers) == 1 && list.Servers[0].State == "ready" {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("fx never ready: %+v", list)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if !list.Daemon || list.Servers[0].Tools == 0 {
+		t.Errorf("live list: %+v", list)
+	}
+	tools, err := env.MCPTools(ctx, "fx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools) != list.Servers[0].Tools || !tools[0].Trusted {
+		t.Errorf("tools: %d (list says %d): %+v", len(tools), list.Servers[0].Tools, tools)
+	}
+	if _, err := env.MCPTools(ctx, "nope"); err == nil || err.Error() != `no MCP server named "nope" (see `+"`beamclaw mcp list`)" {
+		t.Errorf("unknown server: %v", err)
 	}
 }

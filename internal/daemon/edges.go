@@ -2,10 +2,10 @@ package daemon
 
 import (
 	"context"
-	"time"
 
 	"github.com/thejerf/suture/v4"
 
+	"github.com/beamclaw/beamclaw-go/internal/admin"
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/session"
@@ -20,14 +20,8 @@ type sessionsAPI struct {
 	ceilings map[beamclaw.Channel]beamclaw.Autonomy
 }
 
-func newSessionsAPI(m *session.Manager, channelAutonomy map[string]string) *sessionsAPI {
-	c := make(map[beamclaw.Channel]beamclaw.Autonomy, len(channelAutonomy))
-	for ch, lvl := range channelAutonomy {
-		if a, err := beamclaw.ParseAutonomy(lvl); err == nil {
-			c[beamclaw.Channel(ch)] = a
-		}
-	}
-	return &sessionsAPI{Manager: m, ceilings: c}
+func newSessionsAPI(m *session.Manager, ceilings map[beamclaw.Channel]beamclaw.Autonomy) *sessionsAPI {
+	return &sessionsAPI{Manager: m, ceilings: ceilings}
 }
 
 // Send applies the channel's ceiling unless the edge set a stricter one.
@@ -50,28 +44,18 @@ func (s *sessionsAPI) Context(_ context.Context, sessionID string) (used, window
 	return info.Tokens, info.Window, info.Messages, nil
 }
 
-// agentSet answers which agents exist, for model names and hellos.
-type agentSet struct{ a *agents }
-
-func (s agentSet) Exists(name string) bool { return s.a.exists(name) }
-func (s agentSet) List() []string          { return s.a.list() }
-
 // edges builds the gateway routes over the runtime, and the services
 // (WebSocket hubs, channels) that must run under the gateway supervisor.
 func (d *daemon) edges(rt *agentRuntime) (routes, control []gateway.Mount, services []suture.Service, err error) {
-	canonical := d.env.getenv("BEAMCLAW_USER")
+	canonical := d.plan.CanonicalUser
 	userID := func(prefix, id string) string { return session.UserID(prefix, id, canonical) }
-	api := newSessionsAPI(rt.sessions, d.cfg.Core.ChannelAutonomy)
+	api := newSessionsAPI(rt.sessions, d.plan.Ceilings)
 	rt.api = api
-	ws := d.cfg.Gateway.WS
-	wsOpts := gateway.WSOptions{
-		Sessions: api, Logger: d.log, AllowedOrigins: ws.AllowedOrigins, UserID: userID,
-		KnownAgent: rt.agents.exists, DefaultAgent: d.cfg.Core.DefaultAgent,
-		SendQueue: ws.SendQueue, PingInterval: time.Duration(ws.PingIntervalSeconds) * time.Second,
-		MaxMessageBytes: ws.MaxMessageBytes,
-	}
-	openai := gateway.NewOpenAI(gateway.OpenAIOptions{Sessions: api, Agents: agentSet{rt.agents}, Logger: d.log,
-		UserID: userID, DefaultAgent: d.cfg.Core.DefaultAgent})
+	wsOpts := d.plan.WS
+	wsOpts.Sessions, wsOpts.Logger, wsOpts.UserID, wsOpts.KnownAgent = api, d.log, userID, rt.agents.Exists
+	oo := d.plan.OpenAI
+	oo.Sessions, oo.Agents, oo.Logger, oo.UserID = api, rt.agents, d.log, userID
+	openai := gateway.NewOpenAI(oo)
 	routes = append(routes, openai.Routes()...)
 	public := gateway.NewWS(wsOpts)
 	for _, m := range public.Routes() {
@@ -79,10 +63,10 @@ func (d *daemon) edges(rt *agentRuntime) (routes, control []gateway.Mount, servi
 		routes = append(routes, m)
 	}
 	localOpts := wsOpts
-	localOpts.Local = true
+	localOpts.Local, localOpts.TUIDisabled = true, !d.plan.TUI
 	local := gateway.NewWS(localOpts)
 	control = append(control, local.Routes()...)
-	control = append(control, d.controlRoutes(rt)...)
+	control = append(control, admin.ControlRoutes(rt.mcp, d.db, d.paths, d.log)...)
 	services = []suture.Service{public, local}
 	tg, tgRoutes, err := d.telegram(api)
 	if err != nil {
@@ -92,7 +76,7 @@ func (d *daemon) edges(rt *agentRuntime) (routes, control []gateway.Mount, servi
 		// A channel whose upstream keeps failing (Telegram down, a revoked
 		// token) stops alone; the daemon and the other channels go on.
 		channels := supervise.New("channels", supervise.Options{Logger: d.log, Contain: true,
-			Timeout: d.cfg.Core.ShutdownTimeout.Duration})
+			Timeout: d.plan.ShutdownTimeout})
 		channels.Add(d.guard(tg))
 		services = append(services, channels)
 		routes = append(routes, tgRoutes...)

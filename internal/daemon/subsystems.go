@@ -3,10 +3,10 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/thejerf/suture/v4"
 
+	"github.com/beamclaw/beamclaw-go/internal/agent"
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/loop"
@@ -25,7 +25,7 @@ import (
 // agentRuntime is the agent side of the daemon, built by subsystemsInto.
 type agentRuntime struct {
 	scrubber *scrub.Scrubber
-	agents   *agents
+	agents   *agent.Runtime
 	tools    *tool.Registry
 	mcp      *mcp.Manager
 	sessions *session.Manager
@@ -35,23 +35,23 @@ type agentRuntime struct {
 // subsystemsInto builds the agent runtime under root and returns the
 // routes it serves publicly and on the control socket.
 func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options) (routes, control []gateway.Mount, services []suture.Service, err error) {
+	p := d.plan
 	rt := &agentRuntime{scrubber: scrub.New()}
-	for _, v := range d.cfg.SecretValues(d.env.getenv) {
+	for _, v := range p.Secrets {
 		rt.scrubber.Add(v)
 	}
-	provs, err := newProviders(d.cfg, d.env.getenv, d.log)
+	provs, err := newProviders(p.Providers, d.log)
 	if err != nil {
-		return nil, nil, nil, err
-	}
-	if err := provs.warm(); err != nil {
 		return nil, nil, nil, err
 	}
 	emb, embSvc, err := d.embedder()
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	rt.agents = newAgents(d.cfg, d.paths, d.db, emb, d.log)
-	if err := rt.agents.ws.Ensure(d.cfg.Core.DefaultAgent); err != nil {
+	ao := p.Agent
+	ao.Embedder, ao.DB, ao.Logger = emb, d.db, d.log
+	rt.agents = agent.New(ao)
+	if err := rt.agents.Ensure(p.DefaultAgent); err != nil {
 		return nil, nil, nil, fmt.Errorf("default agent: %w", err)
 	}
 	if rt.tools, err = d.toolRegistry(rt.agents); err != nil {
@@ -62,7 +62,6 @@ func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options)
 		memSup.Add(d.guard(embSvc))
 		root.Add(memSup)
 	}
-
 	if err := d.mcpInto(root, opts, rt); err != nil {
 		return nil, nil, nil, err
 	}
@@ -72,6 +71,7 @@ func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options)
 	sessSup := supervise.New("sessions", opts)
 	sessSup.Add(d.guard(rt.sessions))
 	root.Add(sessSup)
+	d.metrics.LiveSessions(func() int { return rt.sessions.Stats().Live })
 	d.check("sessions", func() protocol.Subsystem {
 		st := rt.sessions.Stats()
 		return protocol.Subsystem{Ready: true, Detail: fmt.Sprintf("%d live, %d hibernated", st.Live, st.Hibernated)}
@@ -81,40 +81,37 @@ func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options)
 
 // embedder builds the cached embeddings client, or none without a key.
 func (d *daemon) embedder() (beamclaw.Embedder, suture.Service, error) {
-	ec := d.cfg.Memory.Embedding
-	key, ok := ec.APIKey.Resolve(d.env.getenv)
-	if !ec.Enabled || (!ok && !ec.APIKey.IsZero()) {
+	ep := d.plan.Embedding
+	if ep == nil {
 		d.log.Info("memory search without embeddings: keyword (BM25) only", "reason", "no embedding key")
 		return nil, nil, nil
 	}
-	inner, err := openai.NewEmbedder(openai.Options{Name: "embeddings", BaseURL: ec.BaseURL, APIKey: key,
-		Model: ec.Model, Logger: d.log}, ec.Dimensions)
+	co := ep.Client
+	co.Logger = d.log
+	inner, err := openai.NewEmbedder(co, ep.Dimensions)
 	if err != nil {
 		return nil, nil, fmt.Errorf("embeddings: %w", err)
 	}
-	cache, err := embedcache.New(inner, embedcache.Options{Model: ec.Model,
-		TTL: time.Duration(ec.CacheTTLSeconds) * time.Second, DB: d.db})
+	cacheOpts := ep.Cache
+	cacheOpts.DB = d.db
+	cache, err := embedcache.New(inner, cacheOpts)
 	if err != nil {
 		return nil, nil, err
 	}
 	return cache, cache, nil
 }
 
-func (d *daemon) toolRegistry(ag *agents) (*tool.Registry, error) {
-	tc := d.cfg.Tools
-	reg := tool.New(tool.Options{Timeout: time.Duration(tc.TimeoutSeconds) * time.Second,
-		MaxOutputBytes: tc.MaxOutputBytes, Logger: d.log})
-	key, _ := tc.WebSearch.APIKey.Resolve(d.env.getenv)
-	all := builtin.Defaults(builtin.Options{
-		Files: builtin.FileOptions{Roots: tc.FileRoots},
-		Curl:  builtin.CurlOptions{AllowPrivate: tc.Curl.AllowPrivate, MaxResponseBytes: tc.Curl.MaxResponseBytes},
-		WebSearch: builtin.WebSearchOptions{APIKey: key, BaseURL: tc.WebSearch.BaseURL,
-			MaxResults: tc.WebSearch.MaxResults},
-		Memory: builtin.MemoryOptions{Workspace: workspaceFiles{ag.ws}, Search: ag, Notes: ag},
-		Skills: builtin.SkillOptions{Reader: ag},
-	})
-	for _, t := range all {
-		if !tc.Bash.Enabled && t.Spec().Def.Name == "bash" {
+// toolRegistry registers the built-in tools; tools.bash.enabled: false
+// leaves out both shells, bash and terminal.
+func (d *daemon) toolRegistry(ag *agent.Runtime) (*tool.Registry, error) {
+	to := d.plan.Tools
+	to.Logger = d.log
+	reg := tool.New(to)
+	bo := d.plan.Builtin
+	bo.Memory = builtin.MemoryOptions{Workspace: ag.Files(), Search: ag, Notes: ag}
+	bo.Skills = builtin.SkillOptions{Reader: ag}
+	for _, t := range builtin.Defaults(bo) {
+		if !d.plan.Bash && builtin.IsShell(t.Spec().Def.Name) {
 			continue
 		}
 		if err := reg.Register(t); err != nil {
@@ -125,23 +122,14 @@ func (d *daemon) toolRegistry(ag *agents) (*tool.Registry, error) {
 }
 
 func (d *daemon) mcpInto(root *suture.Supervisor, opts supervise.Options, rt *agentRuntime) error {
-	servers, err := mcpServers(d.cfg, d.env.getenv)
-	if err != nil {
-		d.log.Warn("MCP servers disabled until their variables are set", "err", err)
-	}
 	pins, err := store.NewKV(d.db, "mcp_pins")
 	if err != nil {
 		return err
 	}
-	m, err := mcp.New(mcp.Options{
-		Servers: servers, ProtocolVersion: d.cfg.MCP.ProtocolVersion, MaxInlineTools: d.cfg.MCP.MaxInlineTools,
-		Restart: mcp.RestartPolicy{MaxRestarts: d.cfg.MCP.MaxRestarts,
-			Window: time.Duration(d.cfg.MCP.RestartWindowSeconds) * time.Second},
-		Logger:  d.log,
-		Emit:    func(ev beamclaw.Event) { d.bus.Emit(context.Background(), ev) },
-		Metrics: mcpMetrics{d.bus},
-		Pins:    pins,
-	})
+	mo := d.plan.MCP
+	mo.Logger, mo.Pins = d.log, pins
+	mo.Emit = func(ev beamclaw.Event) { d.bus.Emit(context.Background(), ev) }
+	m, err := mcp.New(mo)
 	if err != nil {
 		return err
 	}
@@ -169,59 +157,30 @@ func (d *daemon) mcpInto(root *suture.Supervisor, opts supervise.Options, rt *ag
 }
 
 func (d *daemon) sessions(rt *agentRuntime, provs *providers) (*session.Manager, error) {
-	al := d.cfg.Core.AgenticLoop
-	var compaction beamclaw.Provider
-	if al.CompactionProvider != "" {
-		p, err := provs.chain(al.CompactionProvider)
+	p := d.plan
+	lo := p.Loop
+	if p.Providers.Compaction != "" {
+		c, err := provs.chain(p.Providers.Compaction)
 		if err != nil {
 			return nil, err
 		}
-		compaction = p
+		lo.CompactionProvider = c
 	}
-	highRisk := d.cfg.Tools.RemoteHighRisk
-	engine, err := loop.New(loop.Options{
-		Providers: provs.forAgent,
-		Tools:     rt.tools,
-		Policy: func(spec beamclaw.ToolSpec, a beamclaw.Autonomy, channel beamclaw.Channel) tool.Verdict {
-			return tool.Decide(spec, a, channel.Remote(), highRisk)
-		},
-		Prompt:                 rt.agents.prompt,
-		Window:                 provs.window,
-		Scrub:                  rt.scrubber,
-		Emitter:                d.bus,
-		Logger:                 d.log,
-		Workspace:              func(agentID string) string { return d.paths.AgentDir(agentID) },
-		MemoryFlush:            memoryFlush(al.MemoryFlush, rt.agents),
-		CompactionProvider:     compaction,
-		CompactionModel:        al.CompactionModel,
-		MaxToolIterations:      al.MaxToolIterations,
-		MaxRepeatedToolCalls:   al.MaxRepeatedToolCalls,
-		CompactionThresholdPct: al.CompactionThresholdPct,
-		CompactionTargetPct:    al.CompactionTargetPct,
-		StreamChunkSize:        al.StreamChunkSize,
-	})
+	highRisk := p.RemoteHighRisk
+	lo.Providers, lo.Tools, lo.Prompt, lo.Window = provs.forAgent, rt.tools, rt.agents.Prompt, provs.window
+	lo.Policy = func(spec beamclaw.ToolSpec, a beamclaw.Autonomy, channel beamclaw.Channel) tool.Verdict {
+		return tool.Decide(spec, a, channel.Remote(), highRisk)
+	}
+	lo.Scrub, lo.Emitter, lo.Logger = rt.scrubber, d.bus, d.log
+	lo.Workspace = d.paths.AgentDir
+	if p.MemoryFlush {
+		lo.MemoryFlush = rt.agents.Flush
+	}
+	engine, err := loop.New(lo)
 	if err != nil {
 		return nil, err
 	}
-	c := d.cfg.Core
-	return session.New(session.Options{
-		Engine:          engine,
-		Persist:         c.SessionPersistence,
-		DB:              d.db,
-		PerChannel:      c.SessionSharing == "per_channel",
-		Autonomy:        agentAutonomy(d.cfg),
-		IdleHibernate:   time.Duration(c.SessionIdleHibernateSeconds) * time.Second,
-		TTL:             time.Duration(c.SessionTTLSeconds) * time.Second,
-		CleanupInterval: time.Duration(c.SessionCleanupIntervalMs) * time.Millisecond,
-		ApprovalTimeout: time.Duration(c.ApprovalTimeoutSeconds) * time.Second,
-		Emitter:         d.bus,
-		Logger:          d.log,
-	})
-}
-
-func memoryFlush(on bool, ag *agents) func(context.Context, string, string) error {
-	if !on {
-		return nil
-	}
-	return ag.flush
+	so := p.Sessions
+	so.Engine, so.DB, so.Autonomy, so.Emitter, so.Logger = engine, d.db, p.Autonomy.For, d.bus, d.log
+	return session.New(so)
 }

@@ -16,12 +16,12 @@ import (
 
 // tree builds the root supervisor and every subsystem under it.
 func (d *daemon) tree() (*suture.Supervisor, error) {
-	d.bus = obs.NewBus(d.cfg.Obs.QueueSize)
+	d.bus = obs.NewBus(d.plan.QueueSize)
 	d.bus.Add(obs.NewLogBackend(d.log))
 	d.metrics = obs.NewMetrics(d.bus.Dropped)
 	d.bus.Add(d.metrics)
 
-	opts := supervise.Options{Logger: d.log, Timeout: d.cfg.Core.ShutdownTimeout.Duration}
+	opts := supervise.Options{Logger: d.log, Timeout: d.plan.ShutdownTimeout}
 	root := supervise.New("beamclaw", opts)
 
 	obsSup := supervise.New("obs", opts)
@@ -55,38 +55,18 @@ func (d *daemon) tree() (*suture.Supervisor, error) {
 }
 
 func (d *daemon) gateway(routes, control []gateway.Mount) (*gateway.Server, error) {
-	g := d.cfg.Gateway
-	trusted, err := gateway.ParseTrusted(g.TrustedProxies)
-	if err != nil {
-		return nil, err
-	}
-	token, _ := g.Auth.Token.Resolve(d.env.getenv)
-	opts := gateway.Options{
-		Logger:            d.log,
-		Token:             token,
-		TrustedProxies:    trusted,
-		MaxBodyBytes:      g.HTTP.MaxBodyBytes,
-		ReadHeaderTimeout: time.Duration(g.HTTP.ReadHeaderTimeoutSeconds) * time.Second,
-		Metrics:           d.metrics,
-		Health:            d.health,
-		Routes:            routes,
-		Control:           control,
-		Status:            d.status,
-		Stop:              d.stop,
-	}
-	if d.cfg.Obs.Metrics.Enabled {
+	opts := d.plan.Gateway
+	opts.Logger, opts.Metrics, opts.Health, opts.Status, opts.Stop = d.log, d.metrics, d.health, d.status, d.stop
+	opts.Routes, opts.Control = routes, control
+	if d.plan.Metrics {
 		opts.MetricsHandler = d.metrics.Handler()
-	}
-	if g.RateLimit.Enabled {
-		opts.RateLimit = gateway.RateLimit{Requests: g.RateLimit.Requests,
-			Window: time.Duration(g.RateLimit.WindowSeconds) * time.Second, MaxClients: g.RateLimit.MaxClients}
 	}
 	return gateway.New(opts), nil
 }
 
 func (d *daemon) health(context.Context) protocol.Health {
 	subs := d.subsystems()
-	h := protocol.Health{Status: "ok", Ready: true, Version: d.env.Build.Version, Subsystems: subs}
+	h := protocol.Health{Status: "ok", Ready: true, Version: d.opts.Build.Version, Subsystems: subs}
 	for _, s := range subs {
 		if !s.Ready {
 			h.Status, h.Ready = "degraded", false
@@ -98,8 +78,8 @@ func (d *daemon) health(context.Context) protocol.Health {
 func (d *daemon) status(context.Context) protocol.Status {
 	return protocol.Status{
 		PID:           os.Getpid(),
-		Version:       d.env.Build.Version,
-		Commit:        d.env.Build.Commit,
+		Version:       d.opts.Build.Version,
+		Commit:        d.opts.Build.Commit,
 		GoVersion:     runtime.Version(),
 		StartedAt:     d.started.UTC().Format(time.RFC3339),
 		UptimeSeconds: time.Since(d.started).Seconds(),

@@ -198,7 +198,7 @@ type HTTPService struct {
 func (h *HTTPService) String() string { return h.name }
 
 // Serve serves until ctx is done, then shuts down gracefully: in-flight
-// requests get until the supervisor's stop timeout.
+// requests get 5 s to finish.
 func (h *HTTPService) Serve(ctx context.Context) error {
 	h.ln.reopen()
 	srv := h.newServer()

@@ -52,6 +52,9 @@ type WSOptions struct {
 	// Local marks the instance served on the control socket: there a hello
 	// with channel "tui" talks as channel "tui" with user prefix "local".
 	Local bool
+	// TUIDisabled refuses the "tui" hellos of Local
+	// (gateway.channels.tui.enabled: false).
+	TUIDisabled bool
 	// UserID builds a user id from a channel prefix ("ws", "local") and the
 	// hello's user; the daemon applies BEAMCLAW_USER here. Default
 	// prefix + ":" + id.

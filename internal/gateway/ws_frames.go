@@ -93,6 +93,10 @@ func (c *wsConn) hello(_ context.Context, f protocol.ClientFrame) {
 	}
 	prefix, channel := "ws", beamclaw.ChannelWS
 	if o.Local && beamclaw.Channel(f.Channel) == beamclaw.ChannelTUI {
+		if o.TUIDisabled {
+			c.sendError("", protocol.CodeForbidden, "the terminal channel is disabled (gateway.channels.tui.enabled: false)")
+			return
+		}
 		prefix, channel = "local", beamclaw.ChannelTUI
 	}
 	s := &wsSession{agent: agent, user: o.UserID(prefix, user), channel: channel}

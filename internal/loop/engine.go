@@ -72,9 +72,6 @@ func New(opts Options) (*Engine, error) {
 	return &Engine{opts: o}, nil
 }
 
-// Scrub exposes the engine's scrubber to the session package.
-func (e *Engine) Scrub(s string) string { return e.opts.Scrub.String(s) }
-
 // Run answers r. It delivers exactly one terminal event (EvFinal or EvError)
 // to r.Route and returns nil, or returns an error without a terminal event
 // when the run could not be completed for a reason the caller must handle:

@@ -108,25 +108,6 @@ func (p RestartPolicy) withDefaults() RestartPolicy {
 	return p
 }
 
-// Metrics receives per-server measurements; the daemon backs it with
-// Prometheus. Implementations must be safe for concurrent use and fast.
-type Metrics interface {
-	// ToolCall is called after every tools/call (err is nil on success,
-	// including results the server marked isError).
-	ToolCall(server, tool string, d time.Duration, err error)
-	// Restart is called each time a server's connection failed and the
-	// service will try again (or has given up: see ServerState).
-	Restart(server string)
-	// ServerState is called on every state change.
-	ServerState(server string, state State)
-}
-
-type nopMetrics struct{}
-
-func (nopMetrics) ToolCall(string, string, time.Duration, error) {}
-func (nopMetrics) Restart(string)                                {}
-func (nopMetrics) ServerState(string, State)                     {}
-
 // Options configures a Manager.
 type Options struct {
 	Servers         []ServerConfig
@@ -135,11 +116,12 @@ type Options struct {
 	PingInterval    time.Duration
 	Restart         RestartPolicy
 	Logger          *slog.Logger
-	Emit            func(beamclaw.Event) // must not block
-	Metrics         Metrics
-	Pins            PinStore          // default: in memory
-	OnChanged       func(tool string) // a pinned tool's definition changed
-	Clock           clock.Clock       // default: clock.System
+	// Emit receives events (mcp_call, mcp_restart, mcp_server_state,
+	// mcp_tool_changed; the metrics derive from them). It must not block.
+	Emit      func(beamclaw.Event)
+	Pins      PinStore          // default: in memory
+	OnChanged func(tool string) // a pinned tool's definition changed
+	Clock     clock.Clock       // default: clock.System
 }
 
 func (o Options) withDefaults() Options {
@@ -158,9 +140,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Emit == nil {
 		o.Emit = func(beamclaw.Event) {}
-	}
-	if o.Metrics == nil {
-		o.Metrics = nopMetrics{}
 	}
 	if o.Pins == nil {
 		o.Pins = NewMemPinStore()

@@ -186,7 +186,7 @@ func (s *server) fail(cause error) error {
 		s.m.log.Error("mcp server failed; not restarting", "server", s.cfg.Name, "err", cause)
 		return fmt.Errorf("%w: %w: %w", err, ErrFailed, suture.ErrDoNotRestart)
 	}
-	s.m.opts.Metrics.Restart(s.cfg.Name)
+	s.m.emit(beamclaw.EventMCPRestart, slog.String("server", s.cfg.Name))
 	s.m.log.Warn("mcp server connection lost; restarting", "server", s.cfg.Name, "backoff", delay, "err", cause)
 	return err
 }
@@ -223,7 +223,6 @@ func (s *server) announce(st State, changed bool) {
 	if !changed {
 		return
 	}
-	s.m.opts.Metrics.ServerState(s.cfg.Name, st)
 	s.m.emit(beamclaw.EventMCPServerState, slog.String("server", s.cfg.Name), slog.String("state", string(st)))
 }
 

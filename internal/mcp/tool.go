@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
-	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -84,9 +84,10 @@ func (t *mcpTool) Execute(ctx context.Context, inv beamclaw.Invocation) (string,
 		return "", beamclaw.E(opCall, beamclaw.KindUnavailable,
 			fmt.Sprintf("mcp server %q is not connected (%s)", srv, state), ErrNotConnected)
 	}
-	start := time.Now()
+	start := t.srv.m.opts.Clock.Now()
 	res, err := c.callTool(ctx, t.remote, inv.Args, t.srv.cfg.timeout())
-	t.srv.m.opts.Metrics.ToolCall(srv, t.remote, time.Since(start), err)
+	t.srv.m.emit(beamclaw.EventMCPCall, slog.String("server", srv), slog.String("tool", t.remote),
+		slog.Int64("duration_ms", t.srv.m.opts.Clock.Now().Sub(start).Milliseconds()), slog.Bool("success", err == nil))
 	switch {
 	case err == nil:
 	case errors.Is(err, ErrDisconnected):

@@ -25,7 +25,6 @@ type Metrics struct {
 	restarts     *prometheus.CounterVec
 	events       *prometheus.CounterVec
 
-	sessionsLive  prometheus.Gauge
 	llmRequests   *prometheus.CounterVec
 	llmDuration   prometheus.Histogram
 	toolCalls     *prometheus.CounterVec
@@ -50,7 +49,6 @@ func NewMetrics(dropped func() uint64) *Metrics {
 		httpDuration:  f.histogramVec("beamclaw_http_request_duration_seconds", "HTTP request duration by route.", "route"),
 		restarts:      f.counterVec("beamclaw_supervisor_restarts_total", "Service restarts after a failure, by service.", "service"),
 		events:        f.counterVec("beamclaw_events_total", "Observability events by name.", "event"),
-		sessionsLive:  f.gauge("beamclaw_sessions_live", "Sessions with running goroutines (not hibernated)."),
 		llmRequests:   f.counterVec("beamclaw_llm_requests_total", "LLM provider calls by outcome.", "success"),
 		llmDuration:   f.histogram("beamclaw_llm_request_duration_seconds", "LLM provider call duration."),
 		toolCalls:     f.counterVec("beamclaw_tool_calls_total", "Tool calls by tool and outcome.", "tool", "success"),
@@ -67,6 +65,16 @@ func NewMetrics(dropped func() uint64) *Metrics {
 		}, func() float64 { return float64(dropped()) }))
 	}
 	return m
+}
+
+// LiveSessions registers beamclaw_sessions_live, read from live (the
+// session manager's own count) at each scrape rather than counted from
+// events, which the bus may drop.
+func (m *Metrics) LiveSessions(live func() int) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "beamclaw_sessions_live",
+		Help: "Sessions with goroutines and history in memory (not hibernated).",
+	}, func() float64 { return float64(live()) }))
 }
 
 // Registry exposes the registry (tests, extra collectors).
@@ -90,10 +98,6 @@ func (m *Metrics) Restarted(service string) { m.restarts.WithLabelValues(service
 func (m *Metrics) Handle(ev beamclaw.Event) {
 	m.events.WithLabelValues(string(ev.Name)).Inc()
 	switch ev.Name {
-	case beamclaw.EventSessionStart, beamclaw.EventSessionRestored:
-		m.sessionsLive.Inc()
-	case beamclaw.EventSessionEnd, beamclaw.EventSessionHibernated:
-		m.sessionsLive.Dec()
 	case beamclaw.EventLLMResponse:
 		m.llmRequests.WithLabelValues(boolAttr(ev, "success")).Inc()
 		m.llmDuration.Observe(msAttr(ev, "duration_ms"))
@@ -164,12 +168,6 @@ func (f promFactory) counter(name, help string) prometheus.Counter {
 	c := prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
 	f.reg.MustRegister(c)
 	return c
-}
-
-func (f promFactory) gauge(name, help string) prometheus.Gauge {
-	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
-	f.reg.MustRegister(g)
-	return g
 }
 
 func (f promFactory) histogram(name, help string) prometheus.Histogram {

@@ -108,14 +108,14 @@ func TestMetricsFromEvents(t *testing.T) {
 	m := NewMetrics(nil)
 	m.Handle(beamclaw.Event{Name: beamclaw.EventToolCallResult, Attrs: []slog.Attr{
 		slog.String("tool_name", "jq"), slog.Bool("success", true), slog.Int64("duration_ms", 12)}})
-	m.Handle(beamclaw.Event{Name: beamclaw.EventSessionStart})
+	m.LiveSessions(func() int { return 1 })
 	m.ObserveHTTP("/health", "GET", 200, time.Millisecond)
 	m.Restarted("gateway.http")
 	if got := testutil.ToFloat64(m.toolCalls.WithLabelValues("jq", "true")); got != 1 {
 		t.Errorf("tool calls = %v", got)
 	}
-	if got := testutil.ToFloat64(m.sessionsLive); got != 1 {
-		t.Errorf("live sessions = %v", got)
+	if n, err := testutil.GatherAndCount(m.Registry(), "beamclaw_sessions_live"); err != nil || n != 1 {
+		t.Errorf("beamclaw_sessions_live: %d series, %v", n, err)
 	}
 	if got := testutil.ToFloat64(m.httpRequests.WithLabelValues("/health", "GET", "200")); got != 1 {
 		t.Errorf("http requests = %v", got)

@@ -9,7 +9,8 @@
 // change at run time (one per MCP server). Lookups consult both on every
 // call, so a tool an MCP server drops disappears at once.
 //
-// Imported by the loop, the daemon (composition root), mcp and sandbox
-// adapters (which implement Source or Tool), and tool/builtin. It imports
-// only the beamclaw vocabulary and the standard library.
+// Imported by the loop, the session, tool/builtin and the daemon
+// (composition root). Adapters (mcp, sandbox) never import it: they
+// implement beamclaw.Tool and the Source shape it declares. It imports only
+// the beamclaw vocabulary and the standard library.
 package tool

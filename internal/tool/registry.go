@@ -57,13 +57,6 @@ type Options struct {
 	// MaxOutputBytes caps a result's content (tools.max_output_bytes,
 	// default 64 KiB); longer output ends with a truncation marker.
 	MaxOutputBytes int
-	// Deny names tools no agent may see or run (tools.deny).
-	Deny []string
-	// AgentAllow, when it has an entry for an agent, is the only set of
-	// tools that agent may see or run (agents.<name>.tools.allow).
-	AgentAllow map[string][]string
-	// AgentDeny adds per-agent denials (agents.<name>.tools.deny).
-	AgentDeny map[string][]string
 	// Logger receives panics of tools (name and stack, never arguments).
 	Logger *slog.Logger
 }
@@ -102,7 +95,6 @@ type snapshot struct {
 // reads never take a lock.
 type Registry struct {
 	opts    Options
-	deny    map[string]bool
 	mu      sync.Mutex // serialises writers
 	state   atomic.Pointer[snapshot]
 	schemas schemaCache
@@ -110,10 +102,7 @@ type Registry struct {
 
 // New returns an empty Registry.
 func New(opts Options) *Registry {
-	r := &Registry{opts: opts.withDefaults(), deny: map[string]bool{}}
-	for _, n := range opts.Deny {
-		r.deny[n] = true
-	}
+	r := &Registry{opts: opts.withDefaults()}
 	r.state.Store(&snapshot{static: map[string]beamclaw.Tool{}})
 	return r
 }
@@ -173,11 +162,8 @@ func (r *Registry) RemoveSource(name string) {
 }
 
 // Lookup finds a tool by name: registered tools first, then sources in
-// name order. Tools denied globally (Options.Deny) are not found.
+// name order.
 func (r *Registry) Lookup(name string) (beamclaw.Tool, bool) {
-	if r.deny[name] {
-		return nil, false
-	}
 	st := r.state.Load()
 	if t, ok := st.static[name]; ok {
 		return t, true
@@ -203,14 +189,9 @@ func lookupIn(src Source, name string) (beamclaw.Tool, bool) {
 	return nil, false
 }
 
-// Allowed reports whether agentID may see and run the tool called name.
+// Allowed reports whether agentID may see and run the tool called name
+// (a source's per-agent filter: an MCP server's agents list).
 func (r *Registry) Allowed(agentID, name string) bool {
-	if r.deny[name] || slices.Contains(r.opts.AgentDeny[agentID], name) {
-		return false
-	}
-	if allow, ok := r.opts.AgentAllow[agentID]; ok && !slices.Contains(allow, name) {
-		return false
-	}
 	if agentID == "" {
 		return true
 	}

@@ -74,37 +74,6 @@ func TestLookupAndSources(t *testing.T) {
 	}
 }
 
-func TestSpecsAllowDeny(t *testing.T) {
-	r := tool.New(tool.Options{
-		Deny:       []string{"gone"},
-		AgentAllow: map[string][]string{"narrow": {"one", "gone"}},
-		AgentDeny:  map[string][]string{"picky": {"two"}},
-	})
-	for _, n := range []string{"two", "one", "gone", "three"} {
-		if err := r.Register(echo(n)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tests := []struct {
-		agent string
-		want  []string
-	}{
-		{"", []string{"one", "three", "two"}},
-		{"narrow", []string{"one"}},
-		{"picky", []string{"one", "three"}},
-	}
-	for _, tc := range tests {
-		t.Run("agent="+tc.agent, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, names(r.Specs(tc.agent))); diff != "" {
-				t.Errorf("Specs (-want +got):\n%s", diff)
-			}
-		})
-	}
-	if _, ok := r.Lookup("gone"); ok {
-		t.Error("globally denied tool found")
-	}
-}
-
 func TestRegistryConcurrent(t *testing.T) {
 	r := tool.New(tool.Options{})
 	var wg sync.WaitGroup

@@ -151,14 +151,6 @@ func TestRunIgnoresContextButReturns(t *testing.T) {
 	}
 }
 
-func TestRunAgentNotAllowed(t *testing.T) {
-	r := tool.New(tool.Options{AgentDeny: map[string][]string{"main": {"echo"}}})
-	res := r.Run(t.Context(), echo("echo"), inv(`{"text":"x"}`))
-	if !res.IsError || res.Content != "tool echo is not enabled for agent main" {
-		t.Errorf("result = %+v", res)
-	}
-}
-
 func TestRunBadSchema(t *testing.T) {
 	r := tool.New(tool.Options{})
 	res := r.Run(t.Context(), newTool("weird", `{"type":`, nil), inv(`{}`))

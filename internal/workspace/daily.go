@@ -17,7 +17,7 @@ import (
 // anything else must be a real date written YYYY-MM-DD.
 func (s *Store) ParseDate(date string) (string, error) {
 	if date == "" {
-		return s.clock().Format(DateLayout), nil
+		return s.clock.Now().Format(DateLayout), nil
 	}
 	t, err := time.Parse(DateLayout, date)
 	if err != nil || t.Format(DateLayout) != date {
@@ -28,7 +28,7 @@ func (s *Store) ParseDate(date string) (string, error) {
 }
 
 // Today returns today's date by the Store's clock, as YYYY-MM-DD.
-func (s *Store) Today() string { return s.clock().Format(DateLayout) }
+func (s *Store) Today() string { return s.clock.Now().Format(DateLayout) }
 
 // dailyPath is the path of a daily log inside the workspace.
 func dailyPath(date string) string { return path.Join(DailyDir, date+".md") }
@@ -55,7 +55,7 @@ func (s *Store) AppendDaily(name, date, text string) error {
 		return fmt.Errorf("agent %s: create %s: %w", name, DailyDir, err)
 	}
 	defer s.cache.forget(filepath.Join(root.Name(), DailyDir))
-	entry := "## " + s.clock().Format("15:04") + "\n\n" + strings.TrimSpace(text) + "\n"
+	entry := "## " + s.clock.Now().Format("15:04") + "\n\n" + strings.TrimSpace(text) + "\n"
 	return appendText(root, dailyPath(date), "\n", entry)
 }
 

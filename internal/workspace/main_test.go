@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"go.uber.org/goleak"
 )
 
@@ -17,12 +18,10 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // fixedNow is the fake "now" of the tests: 2026-11-20 14:05 UTC.
 var fixedNow = time.Date(2026, 11, 20, 14, 5, 0, 0, time.UTC)
 
-func fixedClock() time.Time { return fixedNow }
-
 // mustStore returns a Store on a fresh temporary agents directory.
 func mustStore(tb testing.TB) *Store {
 	tb.Helper()
-	return New(filepath.Join(tb.TempDir(), "agents"), fixedClock)
+	return New(filepath.Join(tb.TempDir(), "agents"), clock.NewFake(fixedNow))
 }
 
 // mustCreate creates agent name in s.

@@ -72,7 +72,7 @@ func (s *Store) SystemPrompt(name string, extras PromptExtras) (string, error) {
 	for _, file := range promptOrder {
 		s.writeFileSection(&b, root, dir, file, file+" ("+fileTitles[file]+")")
 	}
-	now := s.clock()
+	now := s.clock.Now()
 	days := [...]struct{ date, label string }{
 		{now.AddDate(0, 0, -1).Format(DateLayout), "yesterday"},
 		{now.Format(DateLayout), "today"},

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 )
 
 // Store manages the agent workspaces under one agents directory
@@ -18,7 +19,7 @@ import (
 // are serialized inside the process.
 type Store struct {
 	dir   string
-	clock func() time.Time
+	clock clock.Clock
 	mu    sync.Mutex // serializes every write to the workspaces
 	cache fileCache
 }
@@ -43,14 +44,11 @@ type FileInfo struct {
 	ModTime time.Time
 }
 
-// New returns a Store for agentsDir. clock gives "now" for the daily logs
-// and the system prompt; nil means time.Now. The directory is created on
-// the first write.
-func New(agentsDir string, clock func() time.Time) *Store {
-	if clock == nil {
-		clock = time.Now
-	}
-	return &Store{dir: filepath.Clean(agentsDir), clock: clock, cache: newFileCache()}
+// New returns a Store for agentsDir. clk gives "now" for the daily logs
+// and the system prompt; nil means clock.System. The directory is created
+// on the first write.
+func New(agentsDir string, clk clock.Clock) *Store {
+	return &Store{dir: filepath.Clean(agentsDir), clock: clock.Or(clk), cache: newFileCache()}
 }
 
 // AgentsDir returns the directory holding every workspace.

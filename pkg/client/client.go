@@ -144,3 +144,17 @@ func (c *Client) Status(ctx context.Context) (protocol.Status, error) {
 func (c *Client) Stop(ctx context.Context) error {
 	return c.Do(ctx, http.MethodPost, "/control/stop", nil, nil)
 }
+
+// Running reports whether a daemon answers on the control socket, and its
+// pid. It waits at most two seconds.
+func Running(ctx context.Context, socket string) (pid int, ok bool) {
+	c := NewUnix(socket)
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	st, err := c.Status(ctx)
+	if err != nil {
+		return 0, false
+	}
+	return st.PID, true
+}

@@ -30,6 +30,8 @@ type rigOptions struct {
 	providers       map[string]string
 	defaultProvider string   // default fakeName
 	fallback        []string // core.fallback_providers
+	extra           string   // more top-level YAML (tools:, sandbox: ...)
+	gateway         string   // more lines under gateway:, indented two spaces
 }
 
 // chatRig is one daemon under test (not started until start) with the
@@ -87,8 +89,9 @@ func rigConfig(fakeURL string, o rigOptions) string {
 	for _, name := range rigSortedKeys(providers) {
 		fmt.Fprintf(&b, "    %s: {base_url: %q, model: fake-model, max_retries: 0}\n", name, providers[name])
 	}
-	b.WriteString("gateway:\n  http:\n    addr: \"127.0.0.1:0\"\n")
+	b.WriteString("gateway:\n  http:\n    addr: \"127.0.0.1:0\"\n" + o.gateway)
 	b.WriteString("memory:\n  embedding:\n    enabled: false\n")
+	b.WriteString(o.extra)
 	return b.String()
 }
 

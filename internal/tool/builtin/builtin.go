@@ -90,3 +90,7 @@ func orInt[T int | int64](v, def T) T {
 	}
 	return v
 }
+
+// IsShell reports whether the named built-in runs arbitrary commands on
+// the host (bash, terminal): tools.bash.enabled: false removes both.
+func IsShell(name string) bool { return name == "bash" || name == "terminal" }

@@ -1,4 +1,4 @@
-package daemon
+package agent
 
 import (
 	"cmp"
@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
-	"github.com/beamclaw/beamclaw-go/internal/config"
 	"github.com/beamclaw/beamclaw-go/internal/memory"
 	"github.com/beamclaw/beamclaw-go/internal/skill"
 	"github.com/beamclaw/beamclaw-go/internal/store"
@@ -21,20 +20,39 @@ import (
 	"github.com/beamclaw/beamclaw-go/skills"
 )
 
-// agents ties the workspaces, skills and memory of every agent together
-// for the loop (system prompt) and the workspace_memory tool.
-type agents struct {
-	ws       *workspace.Store
-	paths    config.Paths
-	memOpts  memory.Options
-	embedder beamclaw.Embedder
-	log      *slog.Logger
-	autoCtx  int // core.agentic_loop.auto_context_limit when auto_context is on, else 0
+// Options configure a Runtime. The daemon builds them from config.
+type Options struct {
+	AgentsDir string // $BEAMCLAW_HOME/agents: one workspace per agent
+	SkillsDir string // $BEAMCLAW_HOME/skills: skills shared by every agent
+	// Memory tunes memory search and names the keyed-note backend
+	// (memory.backend, memory.search.*).
+	Memory memory.Options
+	// AutoContextLimit is how many memory hits go into the system prompt
+	// (core.agentic_loop.auto_context_limit when auto_context is on); 0 = none.
+	AutoContextLimit int
+	// AllowFlagged names skills the security scan flagged that may still
+	// be offered (core.skills.allow_flagged).
+	AllowFlagged []string
+	Embedder     beamclaw.Embedder // nil: keyword search only
+	DB           *store.DB         // for memory.backend: bbolt
+	Logger       *slog.Logger
+}
 
-	db *store.DB // for memory.backend: bbolt
+// Runtime ties the workspaces, skills and memory of every agent together
+// for the loop (system prompt, memory flush) and the tools (workspace
+// memory, skill). It is safe for concurrent use.
+type Runtime struct {
+	ws                   *workspace.Store
+	agentsDir, skillsDir string
+	memOpts              memory.Options
+	embedder             beamclaw.Embedder
+	log                  *slog.Logger
+	autoCtx              int
+
+	db *store.DB
 
 	skills       *skill.Cache
-	allowFlagged []string // core.skills.allow_flagged
+	allowFlagged []string
 
 	mu       sync.Mutex
 	indexes  map[string]*memory.Workspace
@@ -53,33 +71,29 @@ type catalogAt struct {
 // within this time.
 const skillsFresh = 2 * time.Second
 
-func newAgents(cfg *config.Config, paths config.Paths, db *store.DB, emb beamclaw.Embedder, log *slog.Logger) *agents {
-	mo := memory.DefaultOptions()
-	s := cfg.Memory.Search
-	mo.Search = memory.SearchOptions{
-		VectorWeight: s.VectorWeight, BM25Weight: s.BM25Weight, MinScore: s.MinScore,
-		DefaultLimit: s.DefaultLimit, ChunkSize: s.ChunkSize, ChunkOverlap: s.ChunkOverlap,
-		WorkspaceFiles: s.WorkspaceFiles, DailyLogLookback: s.DailyLogLookback,
+// New returns the Runtime of the agents under opts.AgentsDir.
+func New(opts Options) *Runtime {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	mo.Backend = cfg.Memory.Backend
-	mo.CacheTTL = time.Duration(cfg.Memory.Embedding.CacheTTLSeconds) * time.Second
-	a := &agents{ws: workspace.New(paths.AgentsDir, nil), paths: paths, memOpts: mo, embedder: emb,
-		log: log, db: db, indexes: map[string]*memory.Workspace{}, backends: map[string]memory.Backend{},
-		skills: skill.NewCache(), catalogs: map[string]catalogAt{}, allowFlagged: cfg.Core.Skills.AllowFlagged}
-	if cfg.Core.AgenticLoop.AutoContext {
-		a.autoCtx = cfg.Core.AgenticLoop.AutoContextLimit
-	}
-	return a
+	return &Runtime{ws: workspace.New(opts.AgentsDir, nil), agentsDir: opts.AgentsDir, skillsDir: opts.SkillsDir,
+		memOpts: opts.Memory, embedder: opts.Embedder, log: opts.Logger, db: opts.DB, autoCtx: opts.AutoContextLimit,
+		indexes: map[string]*memory.Workspace{}, backends: map[string]memory.Backend{},
+		skills: skill.NewCache(), catalogs: map[string]catalogAt{}, allowFlagged: opts.AllowFlagged}
 }
 
-// exists reports whether an agent has a workspace (the default agent is
-// created on demand).
-func (a *agents) exists(name string) bool {
+// Ensure creates the agent's workspace from the templates when it has
+// none (the default agent exists from the first start).
+func (a *Runtime) Ensure(name string) error { return a.ws.Ensure(name) }
+
+// Exists reports whether an agent has a workspace.
+func (a *Runtime) Exists(name string) bool {
 	ok, err := a.ws.Exists(name)
 	return err == nil && ok
 }
 
-func (a *agents) list() []string {
+// List names every agent with a workspace.
+func (a *Runtime) List() []string {
 	list, err := a.ws.List()
 	if err != nil {
 		return nil
@@ -91,9 +105,9 @@ func (a *agents) list() []string {
 	return out
 }
 
-// prompt is the loop's PromptFunc: workspace files, eligible skills, and
+// Prompt is the loop's PromptFunc: workspace files, eligible skills, and
 // (with auto_context) the memory that best matches the run's input.
-func (a *agents) prompt(ctx context.Context, agentID, input string) (string, error) {
+func (a *Runtime) Prompt(ctx context.Context, agentID, input string) (string, error) {
 	cat, err := a.catalog(agentID)
 	if err != nil {
 		return "", err
@@ -112,7 +126,7 @@ func (a *agents) prompt(ctx context.Context, agentID, input string) (string, err
 }
 
 // catalog returns the agent's skills: bundled, global and its own.
-func (a *agents) catalog(agentID string) (skill.Catalog, error) {
+func (a *Runtime) catalog(agentID string) (skill.Catalog, error) {
 	now := time.Now()
 	a.mu.Lock()
 	c, ok := a.catalogs[agentID]
@@ -122,8 +136,8 @@ func (a *agents) catalog(agentID string) (skill.Catalog, error) {
 	}
 	cat, err := a.skills.Discover(skill.Options{
 		Bundled:      skills.FS,
-		GlobalDir:    a.paths.SkillsDir,
-		AgentDir:     filepath.Join(a.paths.AgentDir(agentID), "skills"),
+		GlobalDir:    a.skillsDir,
+		AgentDir:     filepath.Join(a.agentsDir, agentID, "skills"),
 		AllowFlagged: a.allowFlagged,
 	})
 	if err != nil {
@@ -137,7 +151,7 @@ func (a *agents) catalog(agentID string) (skill.Catalog, error) {
 
 // SkillText implements builtin.SkillReader: the SKILL.md of a skill the
 // agent's prompt lists.
-func (a *agents) SkillText(_ context.Context, agentID, name string) (string, error) {
+func (a *Runtime) SkillText(_ context.Context, agentID, name string) (string, error) {
 	cat, err := a.catalog(agentID)
 	if err != nil {
 		return "", err
@@ -154,14 +168,14 @@ func (a *agents) SkillText(_ context.Context, agentID, name string) (string, err
 	return s.Content, nil
 }
 
-// flush is the loop's MemoryFlush: notes from the hidden pre-compaction
+// Flush is the loop's MemoryFlush: notes from the hidden pre-compaction
 // turn go to today's daily log, where memory search finds them.
-func (a *agents) flush(_ context.Context, agentID, notes string) error {
+func (a *Runtime) Flush(_ context.Context, agentID, notes string) error {
 	return a.ws.AppendDaily(agentID, "", "Saved before the conversation was compacted:\n"+notes)
 }
 
 // index returns the agent's memory index, refreshed from its files.
-func (a *agents) index(ctx context.Context, agentID string) (*memory.Workspace, error) {
+func (a *Runtime) index(ctx context.Context, agentID string) (*memory.Workspace, error) {
 	dir, err := a.ws.Dir(agentID)
 	if err != nil {
 		return nil, err
@@ -180,7 +194,7 @@ func (a *agents) index(ctx context.Context, agentID string) (*memory.Workspace, 
 }
 
 // Search implements builtin.MemorySearch over the agent's workspace.
-func (a *agents) Search(ctx context.Context, agentID, query string, limit int) ([]builtin.Hit, error) {
+func (a *Runtime) Search(ctx context.Context, agentID, query string, limit int) ([]builtin.Hit, error) {
 	w, err := a.index(ctx, agentID)
 	if err != nil {
 		return nil, err
@@ -211,7 +225,7 @@ func (a *agents) Search(ctx context.Context, agentID, query string, limit int) (
 }
 
 // notes returns the agent's keyed-note backend (memory.backend).
-func (a *agents) notes(ctx context.Context, agentID string) (memory.Backend, error) {
+func (a *Runtime) notes(ctx context.Context, agentID string) (memory.Backend, error) {
 	if _, err := a.ws.Dir(agentID); err != nil {
 		return nil, err
 	}
@@ -235,7 +249,7 @@ func (a *agents) notes(ctx context.Context, agentID string) (memory.Backend, err
 }
 
 // Remember implements builtin.Notes.
-func (a *agents) Remember(ctx context.Context, agentID, key, content string) error {
+func (a *Runtime) Remember(ctx context.Context, agentID, key, content string) error {
 	b, err := a.notes(ctx, agentID)
 	if err != nil {
 		return err
@@ -244,7 +258,7 @@ func (a *agents) Remember(ctx context.Context, agentID, key, content string) err
 }
 
 // Recall implements builtin.Notes: the best-matching notes.
-func (a *agents) Recall(ctx context.Context, agentID, query string, limit int) ([]builtin.Hit, error) {
+func (a *Runtime) Recall(ctx context.Context, agentID, query string, limit int) ([]builtin.Hit, error) {
 	b, err := a.notes(ctx, agentID)
 	if err != nil {
 		return nil, err
@@ -261,13 +275,17 @@ func (a *agents) Recall(ctx context.Context, agentID, query string, limit int) (
 }
 
 // Forget implements builtin.Notes.
-func (a *agents) Forget(ctx context.Context, agentID, key string) error {
+func (a *Runtime) Forget(ctx context.Context, agentID, key string) error {
 	b, err := a.notes(ctx, agentID)
 	if err != nil {
 		return err
 	}
 	return b.Forget(ctx, key)
 }
+
+// Files is the agents' workspace files as the workspace_memory tool
+// reads and writes them (builtin.Workspace).
+func (a *Runtime) Files() builtin.Workspace { return workspaceFiles{a.ws} }
 
 // workspaceFiles adapts the workspace store to builtin.Workspace.
 type workspaceFiles struct{ ws *workspace.Store }

@@ -1,4 +1,4 @@
-package daemon
+package config
 
 import (
 	"bytes"
@@ -11,15 +11,14 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/beamclaw/beamclaw-go/internal/config"
 )
 
-// appendServers adds items to mcp.servers of the config file at path
-// (created when missing). It refuses names already configured, checks
+// AppendMCPServers adds items (YAML mappings of MCPServer) to mcp.servers
+// of the config file at path (created when missing); the comments and
+// layout of the rest of the file are kept. It refuses names already configured, checks
 // that the result is a valid config, keeps the previous file as
 // path.bak, and replaces the file atomically. Nothing is written on error.
-func appendServers(path string, items []*yaml.Node, names []string) error {
+func AppendMCPServers(path string, items []*yaml.Node, names []string) error {
 	old, err := os.ReadFile(path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -44,11 +43,11 @@ func appendServers(path string, items []*yaml.Node, names []string) error {
 	}
 	servers.Style = 0 // block style, even if the file had `servers: []`
 	servers.Content = append(servers.Content, items...)
-	text, err := encodeYAML(doc)
+	text, err := EncodeYAML(doc)
 	if err != nil {
 		return err
 	}
-	if _, err := config.Parse(path, []byte(text)); err != nil {
+	if _, err := Parse(path, []byte(text)); err != nil {
 		return fmt.Errorf("the config would not be valid after the import; nothing written: %w", err)
 	}
 	mode := fs.FileMode(0o600)
@@ -109,16 +108,16 @@ func child(m *yaml.Node, key string, kind yaml.Kind) (*yaml.Node, error) {
 			*v = yaml.Node{Kind: kind, Line: v.Line, Column: v.Column}
 		}
 		if v.Kind != kind {
-			return nil, fmt.Errorf("%s is not a %s; nothing written", key, kindName(kind))
+			return nil, fmt.Errorf("%s is not a %s; nothing written", key, sectionKind(kind))
 		}
 		return v, nil
 	}
 	v := &yaml.Node{Kind: kind}
-	m.Content = append(m.Content, scalar(key), v)
+	m.Content = append(m.Content, scalar("!!str", key), v)
 	return v, nil
 }
 
-func kindName(k yaml.Kind) string {
+func sectionKind(k yaml.Kind) string {
 	if k == yaml.SequenceNode {
 		return "list"
 	}
@@ -170,4 +169,19 @@ func writeFileAtomic(path string, data []byte, mode fs.FileMode) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// EncodeYAML renders n with two-space indentation, as config files are
+// written.
+func EncodeYAML(n *yaml.Node) (string, error) {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(n); err != nil {
+		return "", fmt.Errorf("encode yaml: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return "", fmt.Errorf("encode yaml: %w", err)
+	}
+	return b.String(), nil
 }

@@ -1,4 +1,4 @@
-package daemon
+package admin
 
 import (
 	"os"
@@ -11,24 +11,24 @@ import (
 
 func TestAgentCommandsOnFiles(t *testing.T) {
 	env := testEnv(t, "")
-	ag, err := AgentCreate(env, "work")
+	ag, err := env.AgentCreate("work")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !ag.BootstrapPending || len(ag.Files) != 7 || !strings.HasSuffix(ag.Dir, filepath.Join("agents", "work")) {
 		t.Fatalf("created agent: %+v", ag)
 	}
-	if _, err := AgentCreate(env, "work"); err == nil || !strings.Contains(err.Error(), "already exists") {
+	if _, err := env.AgentCreate("work"); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("second create: %v", err)
 	}
-	if _, err := AgentCreate(env, "../evil"); err == nil || strings.Contains(err.Error(), "workspace.ValidName") ||
+	if _, err := env.AgentCreate("../evil"); err == nil || strings.Contains(err.Error(), "workspace.ValidName") ||
 		!strings.Contains(err.Error(), "agent names use") {
 		t.Errorf("bad name: %v", err)
 	}
-	if _, err := AgentCreate(env, "assistant"); err != nil {
+	if _, err := env.AgentCreate("assistant"); err != nil {
 		t.Fatal(err)
 	}
-	list, err := AgentList(env)
+	list, err := env.AgentList()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestAgentCommandsOnFiles(t *testing.T) {
 		t.Errorf("list (-want +got):\n%s", diff)
 	}
 
-	prompt, err := AgentPrompt(env, "work")
+	prompt, err := env.AgentPrompt("work")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,14 +49,14 @@ func TestAgentCommandsOnFiles(t *testing.T) {
 			t.Errorf("prompt lacks %q", want)
 		}
 	}
-	if _, err := AgentPrompt(env, "ghost"); err == nil || !strings.Contains(err.Error(), "no agent named") {
+	if _, err := env.AgentPrompt("ghost"); err == nil || !strings.Contains(err.Error(), "no agent named") {
 		t.Errorf("prompt of a missing agent: %v", err)
 	}
 }
 
 func TestAgentRehatchAndDelete(t *testing.T) {
 	env := testEnv(t, "")
-	ag, err := AgentCreate(env, "work")
+	ag, err := env.AgentCreate("work")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestAgentRehatchAndDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ag, err = AgentRehatch(env, "work", false)
+	ag, err = env.AgentRehatch("work", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestAgentRehatchAndDelete(t *testing.T) {
 	if b, _ := os.ReadFile(soul); string(b) == "edited soul\n" {
 		t.Error("rehatch kept the edited SOUL.md")
 	}
-	ag, err = AgentRehatch(env, "work", true)
+	ag, err = env.AgentRehatch("work", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,16 +86,16 @@ func TestAgentRehatchAndDelete(t *testing.T) {
 		t.Errorf("rehatch --all kept daily logs: %v", ag.DailyLogs)
 	}
 
-	if err := AgentDelete(env, "work"); err != nil {
+	if err := env.AgentDelete("work"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(ag.Dir); !os.IsNotExist(err) {
 		t.Errorf("workspace still there: %v", err)
 	}
 	for name, fn := range map[string]func() error{
-		"show":    func() error { _, err := AgentShow(env, "work"); return err },
-		"delete":  func() error { return AgentDelete(env, "work") },
-		"rehatch": func() error { _, err := AgentRehatch(env, "work", false); return err },
+		"show":    func() error { _, err := env.AgentShow("work"); return err },
+		"delete":  func() error { return env.AgentDelete("work") },
+		"rehatch": func() error { _, err := env.AgentRehatch("work", false); return err },
 	} {
 		if err := fn(); err == nil || err.Error() != `no agent named "work"` {
 			t.Errorf("%s of a deleted agent: %v", name, err)

@@ -1,7 +1,6 @@
-package daemon
+package admin
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -16,47 +15,17 @@ import (
 // The agent commands work on files only, so they run with or without a
 // daemon and do not need a valid config: only BEAMCLAW_HOME.
 
-// homePaths resolves the paths under BEAMCLAW_HOME without loading the
-// config.
-func (e Env) homePaths() (config.Paths, error) {
-	home, err := config.HomeDir(e.getenv)
-	if err != nil {
-		return config.Paths{}, err
-	}
-	return config.NewPaths(home), nil
-}
-
-func (e Env) workspaces() (*workspace.Store, config.Paths, error) {
-	p, err := e.homePaths()
+func (a *Admin) workspaces() (*workspace.Store, config.Paths, error) {
+	p, err := a.paths()
 	if err != nil {
 		return nil, p, err
 	}
 	return workspace.New(p.AgentsDir, nil), p, nil
 }
 
-// userError shows a user-facing message while keeping the cause for
-// errors.Is and errors.As.
-type userError struct {
-	msg string
-	err error
-}
-
-func (e *userError) Error() string { return e.msg }
-func (e *userError) Unwrap() error { return e.err }
-
-// plain turns a beamclaw.Error that carries a user message (not found,
-// invalid, conflict...) into that message alone; other errors pass.
-func plain(err error) error {
-	var be *beamclaw.Error
-	if err == nil || !errors.As(err, &be) || be.Kind == beamclaw.KindInternal {
-		return err
-	}
-	return &userError{msg: beamclaw.UserMessage(err), err: err}
-}
-
 // AgentCreate makes a new agent workspace from the default templates.
-func AgentCreate(env Env, name string) (protocol.Agent, error) {
-	ws, _, err := env.workspaces()
+func (a *Admin) AgentCreate(name string) (protocol.Agent, error) {
+	ws, _, err := a.workspaces()
 	if err != nil {
 		return protocol.Agent{}, err
 	}
@@ -67,8 +36,8 @@ func AgentCreate(env Env, name string) (protocol.Agent, error) {
 }
 
 // AgentList describes every agent, sorted by name.
-func AgentList(env Env) ([]protocol.Agent, error) {
-	ws, _, err := env.workspaces()
+func (a *Admin) AgentList() ([]protocol.Agent, error) {
+	ws, _, err := a.workspaces()
 	if err != nil {
 		return nil, err
 	}
@@ -77,15 +46,15 @@ func AgentList(env Env) ([]protocol.Agent, error) {
 		return nil, plain(err)
 	}
 	out := make([]protocol.Agent, 0, len(list))
-	for _, a := range list {
-		out = append(out, agentWire(a))
+	for _, ag := range list {
+		out = append(out, agentWire(ag))
 	}
 	return out, nil
 }
 
 // AgentShow describes one agent.
-func AgentShow(env Env, name string) (protocol.Agent, error) {
-	ws, _, err := env.workspaces()
+func (a *Admin) AgentShow(name string) (protocol.Agent, error) {
+	ws, _, err := a.workspaces()
 	if err != nil {
 		return protocol.Agent{}, err
 	}
@@ -102,8 +71,8 @@ func agentShow(ws *workspace.Store, name string) (protocol.Agent, error) {
 
 // AgentPrompt assembles the agent's system prompt as the loop would
 // (workspace files, daily logs, eligible skills), without recalled memory.
-func AgentPrompt(env Env, name string) (string, error) {
-	ws, paths, err := env.workspaces()
+func (a *Admin) AgentPrompt(name string) (string, error) {
+	ws, paths, err := a.workspaces()
 	if err != nil {
 		return "", err
 	}
@@ -123,8 +92,8 @@ func AgentPrompt(env Env, name string) (string, error) {
 }
 
 // AgentDelete removes the agent's workspace and everything in it.
-func AgentDelete(env Env, name string) error {
-	ws, _, err := env.workspaces()
+func (a *Admin) AgentDelete(name string) error {
+	ws, _, err := a.workspaces()
 	if err != nil {
 		return err
 	}
@@ -132,8 +101,8 @@ func AgentDelete(env Env, name string) error {
 }
 
 // AgentRehatch restores the default templates, keeping memory/ unless all.
-func AgentRehatch(env Env, name string, all bool) (protocol.Agent, error) {
-	ws, _, err := env.workspaces()
+func (a *Admin) AgentRehatch(name string, all bool) (protocol.Agent, error) {
+	ws, _, err := a.workspaces()
 	if err != nil {
 		return protocol.Agent{}, err
 	}

@@ -1,7 +1,6 @@
-package daemon
+package admin
 
 import (
-	"bytes"
 	"fmt"
 	"net/url"
 	"os"
@@ -46,7 +45,7 @@ var (
 // references (the notes say what to export) and are never printed. With
 // write, the servers are appended to the config file, which is created
 // when missing; names already configured are refused.
-func MCPImport(env Env, file string, write bool) (protocol.MCPImport, error) {
+func (a *Admin) MCPImport(file string, write bool) (protocol.MCPImport, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return protocol.MCPImport{}, fmt.Errorf("mcp import: %w", err)
@@ -74,21 +73,18 @@ func MCPImport(env Env, file string, write bool) (protocol.MCPImport, error) {
 	block := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
 		scalar("mcp"), {Kind: yaml.MappingNode, Content: []*yaml.Node{scalar("servers"), seq}},
 	}}
-	if out.YAML, err = encodeYAML(block); err != nil {
+	if out.YAML, err = config.EncodeYAML(block); err != nil {
 		return protocol.MCPImport{}, err
 	}
 	if !write {
 		return out, nil
 	}
-	paths, err := env.homePaths()
+	paths, err := a.paths()
 	if err != nil {
 		return protocol.MCPImport{}, err
 	}
 	target := paths.ConfigFile
-	if env.ConfigFlag != "" {
-		target = env.ConfigFlag
-	}
-	if err := appendServers(target, seq.Content, out.Servers); err != nil {
+	if err := config.AppendMCPServers(target, seq.Content, out.Servers); err != nil {
 		return protocol.MCPImport{}, err
 	}
 	out.Written = target
@@ -195,17 +191,4 @@ func serversNode(servers []importedServer) (*yaml.Node, error) {
 		return nil, fmt.Errorf("mcp import: encode: %w", err)
 	}
 	return &n, nil
-}
-
-func encodeYAML(n *yaml.Node) (string, error) {
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(n); err != nil {
-		return "", fmt.Errorf("encode yaml: %w", err)
-	}
-	if err := enc.Close(); err != nil {
-		return "", fmt.Errorf("encode yaml: %w", err)
-	}
-	return b.String(), nil
 }

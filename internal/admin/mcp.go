@@ -1,42 +1,23 @@
-package daemon
+package admin
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 
 	"github.com/beamclaw/beamclaw-go/internal/config"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
-	"github.com/beamclaw/beamclaw-go/pkg/client"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
 // stateNotRunning is the state of a configured server when no daemon runs.
 const stateNotRunning = "not running"
 
-// controlDo calls a control route of the running daemon. ok is false
-// (with no error) when no daemon answers on the socket; a daemon's error
-// answer becomes its message alone.
-func controlDo(ctx context.Context, socket, method, path string, in, out any) (ok bool, err error) {
-	c := client.NewUnix(socket)
-	defer c.Close()
-	err = c.Do(ctx, method, path, in, out)
-	if errors.Is(err, client.ErrNoDaemon) {
-		return false, nil
-	}
-	var ce *client.Error
-	if errors.As(err, &ce) {
-		return true, &userError{msg: ce.Message, err: err}
-	}
-	return true, err
-}
-
 // MCPList reports the MCP servers: live from the running daemon, or from
 // the config file (state "not running" or "disabled") when none runs.
-func MCPList(ctx context.Context, env Env) (protocol.MCPList, error) {
-	paths, err := env.homePaths()
+func (a *Admin) MCPList(ctx context.Context) (protocol.MCPList, error) {
+	paths, err := a.paths()
 	if err != nil {
 		return protocol.MCPList{}, err
 	}
@@ -44,7 +25,7 @@ func MCPList(ctx context.Context, env Env) (protocol.MCPList, error) {
 	if ok, err := controlDo(ctx, paths.Socket, http.MethodGet, protocol.ControlMCP, nil, &list); ok || err != nil {
 		return list, err
 	}
-	cfg, _, err := env.load()
+	cfg, err := a.load()
 	if err != nil {
 		return protocol.MCPList{}, err
 	}
@@ -61,8 +42,8 @@ func MCPList(ctx context.Context, env Env) (protocol.MCPList, error) {
 
 // MCPTools lists the tools of the running daemon's ready MCP servers (of
 // one server when server is not empty). It needs a daemon.
-func MCPTools(ctx context.Context, env Env, server string) ([]protocol.MCPTool, error) {
-	paths, err := env.homePaths()
+func (a *Admin) MCPTools(ctx context.Context, server string) ([]protocol.MCPTool, error) {
+	paths, err := a.paths()
 	if err != nil {
 		return nil, err
 	}
@@ -83,8 +64,8 @@ func MCPTools(ctx context.Context, env Env, server string) ([]protocol.MCPTool, 
 
 // MCPTest connects to the configured server name without a daemon,
 // performs the handshake, lists its tools and disconnects.
-func MCPTest(ctx context.Context, env Env, name string) ([]protocol.MCPTool, error) {
-	cfg, _, err := env.load()
+func (a *Admin) MCPTest(ctx context.Context, name string) ([]protocol.MCPTool, error) {
+	cfg, err := a.load()
 	if err != nil {
 		return nil, err
 	}
@@ -97,9 +78,9 @@ func MCPTest(ctx context.Context, env Env, name string) ([]protocol.MCPTool, err
 	if found == nil {
 		return nil, fmt.Errorf("no MCP server named %q in mcp.servers (see `beamclaw mcp list`)", name)
 	}
-	one := *cfg
+	one := *cfg.Config
 	one.MCP.Servers = []config.MCPServer{*found}
-	servers, err := mcpServers(&one, env.getenv)
+	servers, err := MCPServers(&one, a.getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -107,10 +88,10 @@ func MCPTest(ctx context.Context, env Env, name string) ([]protocol.MCPTool, err
 	if err != nil {
 		return nil, err
 	}
-	return toolsWire(infos), nil
+	return MCPToolsWire(infos), nil
 }
 
-func toolsWire(infos []mcp.ToolInfo) []protocol.MCPTool {
+func MCPToolsWire(infos []mcp.ToolInfo) []protocol.MCPTool {
 	out := make([]protocol.MCPTool, 0, len(infos))
 	for _, t := range infos {
 		out = append(out, protocol.MCPTool{Name: t.Name, Server: t.Server, RemoteName: t.RemoteName,
@@ -119,7 +100,7 @@ func toolsWire(infos []mcp.ToolInfo) []protocol.MCPTool {
 	return out
 }
 
-func serversWire(st []mcp.ServerStatus) []protocol.MCPServer {
+func MCPServersWire(st []mcp.ServerStatus) []protocol.MCPServer {
 	out := make([]protocol.MCPServer, 0, len(st))
 	for _, s := range st {
 		out = append(out, protocol.MCPServer{Name: s.Name, Transport: s.Transport, State: string(s.State),

@@ -1,4 +1,4 @@
-package daemon
+package admin
 
 import (
 	"context"
@@ -25,11 +25,11 @@ var pairChannels = []string{"telegram"}
 
 // PairList returns the pending requests and the approved peers of channel
 // ("" = every channel).
-func PairList(ctx context.Context, env Env, channel string) (protocol.PairingList, error) {
+func (a *Admin) PairList(ctx context.Context, channel string) (protocol.PairingList, error) {
 	if err := checkChannel(channel, true); err != nil {
 		return protocol.PairingList{}, err
 	}
-	paths, err := env.homePaths()
+	paths, err := a.paths()
 	if err != nil {
 		return protocol.PairingList{}, err
 	}
@@ -50,8 +50,8 @@ func PairList(ctx context.Context, env Env, channel string) (protocol.PairingLis
 
 // PairApprove approves the pending request with code on channel, binding
 // the peer to agent ("" = the channel's default agent).
-func PairApprove(ctx context.Context, env Env, req protocol.PairApproveRequest) (protocol.Peer, error) {
-	paths, err := env.homePaths()
+func (a *Admin) PairApprove(ctx context.Context, req protocol.PairApproveRequest) (protocol.Peer, error) {
+	paths, err := a.paths()
 	if err != nil {
 		return protocol.Peer{}, err
 	}
@@ -67,8 +67,8 @@ func PairApprove(ctx context.Context, env Env, req protocol.PairApproveRequest) 
 }
 
 // PairRevoke removes an approved peer (or a pending request) of channel.
-func PairRevoke(ctx context.Context, env Env, req protocol.PairRevokeRequest) error {
-	paths, err := env.homePaths()
+func (a *Admin) PairRevoke(ctx context.Context, req protocol.PairRevokeRequest) error {
+	paths, err := a.paths()
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package daemon
+package admin
 
 import (
 	"context"
@@ -27,9 +27,9 @@ func request(t *testing.T, db *store.DB, userID, name string) string {
 	return p.Code
 }
 
-func openStore(t *testing.T, env Env) (*store.DB, config.Paths) {
+func openStore(t *testing.T, env *Admin) (*store.DB, config.Paths) {
 	t.Helper()
-	paths, err := env.homePaths()
+	paths, err := env.paths()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,10 +42,10 @@ func openStore(t *testing.T, env Env) (*store.DB, config.Paths) {
 
 // pairFlow approves, lists and revokes through the exported functions and
 // checks the answers; it works the same with or without a daemon.
-func pairFlow(t *testing.T, env Env, code string) {
+func pairFlow(t *testing.T, env *Admin, code string) {
 	t.Helper()
 	ctx := context.Background()
-	list, err := PairList(ctx, env, "")
+	list, err := env.PairList(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,40 +61,40 @@ func pairFlow(t *testing.T, env Env, code string) {
 		{protocol.PairApproveRequest{Channel: "telegram", Code: code, Agent: "ghost"}, `no agent named "ghost"`},
 		{protocol.PairApproveRequest{Channel: "telegram", Code: code, Agent: "../x"}, "agent names use"},
 	} {
-		if _, err := PairApprove(ctx, env, tc.req); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+		if _, err := env.PairApprove(ctx, tc.req); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("approve %+v: %v, want %q", tc.req, err, tc.want)
 		}
 	}
 	typed := strings.ToLower(code[:4] + "-" + code[4:])
-	peer, err := PairApprove(ctx, env, protocol.PairApproveRequest{Channel: "telegram", Code: typed, Agent: "work"})
+	peer, err := env.PairApprove(ctx, protocol.PairApproveRequest{Channel: "telegram", Code: typed, Agent: "work"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if peer.UserID != "42" || peer.Name != "ann" || peer.Agent != "work" {
 		t.Errorf("peer: %+v", peer)
 	}
-	list, err = PairList(ctx, env, "telegram")
+	list, err = env.PairList(ctx, "telegram")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(list.Pending) != 0 || len(list.Approved) != 1 || list.Approved[0].Agent != "work" {
 		t.Errorf("list after: %+v", list)
 	}
-	if err := PairRevoke(ctx, env, protocol.PairRevokeRequest{Channel: "telegram", UserID: "42"}); err != nil {
+	if err := env.PairRevoke(ctx, protocol.PairRevokeRequest{Channel: "telegram", UserID: "42"}); err != nil {
 		t.Fatal(err)
 	}
-	err = PairRevoke(ctx, env, protocol.PairRevokeRequest{Channel: "telegram", UserID: "42"})
+	err = env.PairRevoke(ctx, protocol.PairRevokeRequest{Channel: "telegram", UserID: "42"})
 	if err == nil || !strings.HasPrefix(err.Error(), "no approved peer or pending request") {
 		t.Errorf("second revoke: %v", err)
 	}
-	if _, err := PairList(ctx, env, "irc"); err == nil || !strings.Contains(err.Error(), "unknown channel") {
+	if _, err := env.PairList(ctx, "irc"); err == nil || !strings.Contains(err.Error(), "unknown channel") {
 		t.Errorf("list of an unknown channel: %v", err)
 	}
 }
 
 func TestPairingWithoutDaemon(t *testing.T) {
 	env := testEnv(t, "")
-	if _, err := AgentCreate(env, "work"); err != nil {
+	if _, err := env.AgentCreate("work"); err != nil {
 		t.Fatal(err)
 	}
 	db, _ := openStore(t, env)
@@ -109,7 +109,7 @@ func TestPairingWithoutDaemon(t *testing.T) {
 // so only the control routes can reach it.
 func TestPairingThroughControlSocket(t *testing.T) {
 	env := testEnv(t, "")
-	if _, err := AgentCreate(env, "work"); err != nil {
+	if _, err := env.AgentCreate("work"); err != nil {
 		t.Fatal(err)
 	}
 	db, paths := openStore(t, env)
@@ -123,7 +123,7 @@ func TestPairingThroughControlSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	gw := gateway.New(gateway.Options{
-		Control: newControl(nil, db, paths, nil).routes(),
+		Control: ControlRoutes(nil, db, paths, nil),
 		Status:  func(context.Context) protocol.Status { return protocol.Status{PID: os.Getpid()} },
 	})
 	srv := &http.Server{Handler: gw.ControlHandler(), ReadHeaderTimeout: 5 * time.Second}
@@ -140,7 +140,7 @@ func TestPairingThroughControlSocket(t *testing.T) {
 	pairFlow(t, env, code)
 
 	// Without pairing state the MCP routes still answer.
-	list, err := MCPList(context.Background(), env)
+	list, err := env.MCPList(context.Background())
 	if err != nil || !list.Daemon || len(list.Servers) != 0 {
 		t.Errorf("mcp list over the socket: %+v %v", list, err)
 	}

@@ -1,4 +1,4 @@
-package daemon
+package admin
 
 import (
 	"os"
@@ -34,7 +34,7 @@ func writeImportFile(t *testing.T) string {
 
 func TestMCPImportPrintsYAMLWithoutSecrets(t *testing.T) {
 	env := testEnv(t, "")
-	res, err := MCPImport(env, writeImportFile(t), false)
+	res, err := env.MCPImport(writeImportFile(t), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestMCPImportWrite(t *testing.T) {
 			if tc.existing != nil {
 				mustWrite(t, path, *tc.existing)
 			}
-			res, err := MCPImport(env, writeImportFile(t), true)
+			res, err := env.MCPImport(writeImportFile(t), true)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)
@@ -162,11 +162,11 @@ func TestMCPImportRejectsBadInput(t *testing.T) {
 	} {
 		p := filepath.Join(dir, name)
 		mustWrite(t, p, content)
-		if _, err := MCPImport(env, p, false); err == nil {
+		if _, err := env.MCPImport(p, false); err == nil {
 			t.Errorf("%s imported", name)
 		}
 	}
-	if _, err := MCPImport(env, filepath.Join(dir, "missing.json"), false); err == nil {
+	if _, err := env.MCPImport(filepath.Join(dir, "missing.json"), false); err == nil {
 		t.Error("a missing file imported")
 	}
 }

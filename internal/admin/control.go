@@ -1,4 +1,4 @@
-package daemon
+package admin
 
 import (
 	"encoding/json"
@@ -29,18 +29,15 @@ type control struct {
 	log     *slog.Logger
 }
 
-// controlRoutes returns the control-socket routes of the CLI commands
-// (beamclaw mcp list|tools, beamclaw pair ...). edges() adds them to the
-// control mounts.
-func (d *daemon) controlRoutes(rt *agentRuntime) []gateway.Mount {
-	return newControl(rt.mcp, d.db, d.paths, d.log).routes()
-}
-
-func newControl(m *mcp.Manager, db *store.DB, paths config.Paths, log *slog.Logger) *control {
+// ControlRoutes returns the routes the daemon serves on its control
+// socket for the CLI (beamclaw mcp list|tools, beamclaw pair ...) over
+// its live MCP manager (nil without one) and its database.
+func ControlRoutes(m *mcp.Manager, db *store.DB, paths config.Paths, log *slog.Logger) []gateway.Mount {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &control{mcp: m, pairing: pairing.New(db, pairing.Options{}), paths: paths, log: log}
+	c := &control{mcp: m, pairing: pairing.New(db, pairing.Options{}), paths: paths, log: log}
+	return c.routes()
 }
 
 func (c *control) routes() []gateway.Mount {
@@ -56,7 +53,7 @@ func (c *control) routes() []gateway.Mount {
 func (c *control) mcpList(w http.ResponseWriter, _ *http.Request) {
 	out := protocol.MCPList{Daemon: true, Servers: []protocol.MCPServer{}}
 	if c.mcp != nil {
-		out.Servers = serversWire(c.mcp.Status())
+		out.Servers = MCPServersWire(c.mcp.Status())
 	}
 	controlJSON(w, http.StatusOK, out)
 }
@@ -76,7 +73,7 @@ func (c *control) mcpTools(w http.ResponseWriter, r *http.Request) {
 		controlError(w, http.StatusNotFound, fmt.Sprintf("no MCP server named %q (see `beamclaw mcp list`)", server))
 		return
 	}
-	out.Tools = toolsWire(c.mcp.ToolInfos(server))
+	out.Tools = MCPToolsWire(c.mcp.ToolInfos(server))
 	controlJSON(w, http.StatusOK, out)
 }
 

@@ -1,4 +1,4 @@
-package daemon
+package admin
 
 import (
 	"context"
@@ -12,38 +12,9 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/config"
 	"github.com/beamclaw/beamclaw-go/internal/store"
+	"github.com/beamclaw/beamclaw-go/pkg/client"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
-
-// ConfigCheck validates the config and summarises it.
-func ConfigCheck(env Env) (string, error) {
-	cfg, paths, err := env.load()
-	if err != nil {
-		return "", err
-	}
-	src := paths.ConfigFile
-	if _, err := os.Stat(src); err != nil {
-		src = "built-in defaults (no " + paths.ConfigFile + ")"
-	}
-	msg := fmt.Sprintf("config ok: %s\n  http %s, default provider %s, autonomy %s",
-		src, cfg.Gateway.HTTP.Addr, cfg.Core.DefaultProvider, cfg.Core.AutonomyLevel)
-	if missing := cfg.MissingSecrets(env.getenv); len(missing) > 0 {
-		msg += "\n  unset secrets (their features stay off until set): " + strings.Join(missing, ", ")
-	}
-	if err := cfg.ValidateRuntime(env.getenv); err != nil {
-		return "", err
-	}
-	return msg, nil
-}
-
-// ConfigShow renders the effective config with secrets as references.
-func ConfigShow(env Env) ([]byte, error) {
-	cfg, _, err := env.load()
-	if err != nil {
-		return nil, err
-	}
-	return cfg.Show(env.getenv)
-}
 
 func ok(name, detail string) protocol.Check {
 	return protocol.Check{Name: name, Level: "ok", Detail: detail}
@@ -58,21 +29,25 @@ func fail(name, detail, fix string) protocol.Check {
 }
 
 // Doctor checks what a working install needs, each with a fix.
-func Doctor(ctx context.Context, env Env) []protocol.Check {
-	cfg, paths, err := env.load()
+func (a *Admin) Doctor(ctx context.Context) []protocol.Check {
+	cfg, err := a.load()
+	paths := cfg.Paths
 	if err != nil {
-		home, _ := config.HomeDir(env.getenv)
+		home, _ := config.HomeDir(a.getenv)
 		return []protocol.Check{fail("config", err.Error(), "fix the lines named above; `beamclaw config check` repeats them"),
 			homeCheck(home)}
 	}
 	out := []protocol.Check{ok("config", "valid ("+paths.ConfigFile+")")}
-	if err := cfg.ValidateRuntime(env.getenv); err != nil {
+	if err := cfg.ValidateRuntime(a.getenv); err != nil {
 		out[0] = fail("config", err.Error(), "set the environment variables named above")
 	}
+	for _, w := range cfg.Warnings() {
+		out = append(out, warn("config", w, "remove the key, or leave it for when the subsystem lands"))
+	}
 	out = append(out, homeCheck(paths.Home))
-	pid, daemonUp := running(ctx, paths.Socket)
+	pid, daemonUp := client.Running(ctx, paths.Socket)
 	out = append(out, storeCheck(paths, pid, daemonUp))
-	out = append(out, providerChecks(cfg, env.getenv)...)
+	out = append(out, providerChecks(cfg.Config, a.getenv)...)
 	out = append(out, dockerCheck(ctx, cfg.Sandbox.Enabled))
 	out = append(out, portCheck(cfg.Gateway.HTTP.Addr, daemonUp))
 	return out

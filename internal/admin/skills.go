@@ -1,4 +1,4 @@
-package daemon
+package admin
 
 import (
 	"context"
@@ -19,14 +19,11 @@ type skillEnv struct {
 	run     skill.Runner
 }
 
-func (e Env) skillEnv(out, errOut io.Writer) skillEnv {
-	return skillEnv{machine: skill.Env{Getenv: e.getenv}, run: skill.ExecRunner{Stdout: out, Stderr: errOut}}
-}
-
 // discoverSkills loads the bundled, global and agent skills as the agent
 // sees them; agent "" means core.default_agent.
-func discoverSkills(env Env, se skillEnv, agent string) (skill.Catalog, string, error) {
-	cfg, paths, err := env.load()
+func (a *Admin) discoverSkills(se skillEnv, agent string) (skill.Catalog, string, error) {
+	cfg, err := a.load()
+	paths := cfg.Paths
 	if err != nil {
 		return skill.Catalog{}, "", err
 	}
@@ -46,12 +43,12 @@ func discoverSkills(env Env, se skillEnv, agent string) (skill.Catalog, string, 
 
 // SkillsList describes every skill the agent ("" = the default agent)
 // sees, with its eligibility on this machine.
-func SkillsList(env Env, agent string) (protocol.SkillCatalog, error) {
-	return skillsList(env, env.skillEnv(nil, nil), agent)
+func (a *Admin) SkillsList(agent string) (protocol.SkillCatalog, error) {
+	return a.skillsList(a.skills(nil, nil), agent)
 }
 
-func skillsList(env Env, se skillEnv, agent string) (protocol.SkillCatalog, error) {
-	cat, agent, err := discoverSkills(env, se, agent)
+func (a *Admin) skillsList(se skillEnv, agent string) (protocol.SkillCatalog, error) {
+	cat, agent, err := a.discoverSkills(se, agent)
 	if err != nil {
 		return protocol.SkillCatalog{}, err
 	}
@@ -66,16 +63,16 @@ func skillsList(env Env, se skillEnv, agent string) (protocol.SkillCatalog, erro
 }
 
 // SkillShow returns the skill's description and its whole SKILL.md.
-func SkillShow(env Env, agent, name string) (protocol.Skill, string, error) {
-	s, err := findSkill(env, env.skillEnv(nil, nil), agent, name)
+func (a *Admin) SkillShow(agent, name string) (protocol.Skill, string, error) {
+	s, err := a.findSkill(a.skills(nil, nil), agent, name)
 	if err != nil {
 		return protocol.Skill{}, "", err
 	}
 	return skillWire(s), s.Content, nil
 }
 
-func findSkill(env Env, se skillEnv, agent, name string) (skill.Skill, error) {
-	cat, agent, err := discoverSkills(env, se, agent)
+func (a *Admin) findSkill(se skillEnv, agent, name string) (skill.Skill, error) {
+	cat, agent, err := a.discoverSkills(se, agent)
 	if err != nil {
 		return skill.Skill{}, err
 	}
@@ -91,14 +88,14 @@ func findSkill(env Env, se skillEnv, agent, name string) (skill.Skill, error) {
 // asks confirm (skipped when the plan has no step), then runs the steps
 // with their output on out and errOut. A declined plan is returned with
 // no error and nothing run.
-func SkillInstall(ctx context.Context, env Env, agent, name string,
+func (a *Admin) SkillInstall(ctx context.Context, agent, name string,
 	confirm func(protocol.InstallPlan) bool, out, errOut io.Writer) (protocol.InstallPlan, error) {
-	return skillInstall(ctx, env, env.skillEnv(out, errOut), agent, name, confirm)
+	return a.skillInstall(ctx, a.skills(out, errOut), agent, name, confirm)
 }
 
-func skillInstall(ctx context.Context, env Env, se skillEnv, agent, name string,
+func (a *Admin) skillInstall(ctx context.Context, se skillEnv, agent, name string,
 	confirm func(protocol.InstallPlan) bool) (protocol.InstallPlan, error) {
-	s, err := findSkill(env, se, agent, name)
+	s, err := a.findSkill(se, agent, name)
 	if err != nil {
 		return protocol.InstallPlan{}, err
 	}

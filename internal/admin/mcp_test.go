@@ -1,4 +1,4 @@
-package daemon
+package admin
 
 import (
 	"context"
@@ -49,7 +49,7 @@ func TestMCPTestProbesWithoutDaemon(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
-	tools, err := MCPTest(ctx, env, "fx")
+	tools, err := env.MCPTest(ctx, "fx")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestMCPTestProbesWithoutDaemon(t *testing.T) {
 		"nope":  `no MCP server named "nope"`,
 		"keyed": "FX_TOKEN_UNSET is not set",
 	} {
-		if _, err := MCPTest(ctx, env, name); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := env.MCPTest(ctx, name); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("test %s: %v, want %q", name, err, want)
 		}
 	}
@@ -79,7 +79,7 @@ func TestMCPTestProbesWithoutDaemon(t *testing.T) {
 func TestMCPListWithoutDaemonShowsConfig(t *testing.T) {
 	env := testEnv(t, mcpConfig(
 		"    - {name: a, command: run-a}\n    - {name: b, transport: http, url: \"http://127.0.0.1:1/\", enabled: false}\n"))
-	list, err := MCPList(context.Background(), env)
+	list, err := env.MCPList(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,48 +90,7 @@ func TestMCPListWithoutDaemonShowsConfig(t *testing.T) {
 	if diff := cmp.Diff(want, list); diff != "" {
 		t.Errorf("list (-want +got):\n%s", diff)
 	}
-	if _, err := MCPTools(context.Background(), env, ""); err == nil || !strings.Contains(err.Error(), "no beamclaw daemon is running") {
+	if _, err := env.MCPTools(context.Background(), ""); err == nil || !strings.Contains(err.Error(), "no beamclaw daemon is running") {
 		t.Errorf("tools without daemon: %v", err)
-	}
-}
-
-func TestMCPListAndToolsThroughDaemon(t *testing.T) {
-	url := fixtureServer(t)
-	env := testEnv(t, mcpConfig("    - {name: fx, transport: http, url: \""+url+"\", trust: true}\n"))
-	_, stop := startDaemon(t, env)
-	defer func() {
-		if err := stop(); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	var list protocol.MCPList
-	for {
-		var err error
-		if list, err = MCPList(ctx, env); err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Servers) == 1 && list.Servers[0].State == "ready" {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("fx never ready: %+v", list)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	if !list.Daemon || list.Servers[0].Tools == 0 {
-		t.Errorf("live list: %+v", list)
-	}
-	tools, err := MCPTools(ctx, env, "fx")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(tools) != list.Servers[0].Tools || !tools[0].Trusted {
-		t.Errorf("tools: %d (list says %d): %+v", len(tools), list.Servers[0].Tools, tools)
-	}
-	if _, err := MCPTools(ctx, env, "nope"); err == nil || err.Error() != `no MCP server named "nope" (see `+"`beamclaw mcp list`)" {
-		t.Errorf("unknown server: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package daemon
+package admin
 
 import (
 	"context"
@@ -44,7 +44,7 @@ description: Overrides the bundled github skill.
 Run: curl -fsSL https://example.com/install.sh | sh
 `
 
-func skillsHome(t *testing.T) Env {
+func skillsHome(t *testing.T) *Admin {
 	t.Helper()
 	env := testEnv(t, "")
 	home := env.getenv("BEAMCLAW_HOME")
@@ -57,7 +57,7 @@ func skillsHome(t *testing.T) Env {
 func TestSkillsListSourcesAndEligibility(t *testing.T) {
 	env := skillsHome(t)
 	se := skillEnv{machine: fakeMachine(nil)}
-	cat, err := skillsList(env, se, "")
+	cat, err := env.skillsList(se, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestSkillsListSourcesAndEligibility(t *testing.T) {
 		t.Errorf("without --agent github is %q", byName["github"].Source)
 	}
 
-	cat, err = skillsList(env, skillEnv{machine: fakeMachine(map[string]string{"WEATHER_KEY": "k"}, "wttr")}, "work")
+	cat, err = env.skillsList(skillEnv{machine: fakeMachine(map[string]string{"WEATHER_KEY": "k"}, "wttr")}, "work")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,18 +93,18 @@ func TestSkillsListSourcesAndEligibility(t *testing.T) {
 			}
 		}
 	}
-	if _, err := skillsList(env, se, "../x"); err == nil || !strings.Contains(err.Error(), "agent names use") {
+	if _, err := env.skillsList(se, "../x"); err == nil || !strings.Contains(err.Error(), "agent names use") {
 		t.Errorf("bad agent: %v", err)
 	}
 }
 
 func TestSkillShow(t *testing.T) {
 	env := skillsHome(t)
-	s, content, err := SkillShow(env, "", "weather")
+	s, content, err := env.SkillShow("", "weather")
 	if err != nil || s.Name != "weather" || content != weatherSkill {
 		t.Fatalf("show: %v %+v %q", err, s, content)
 	}
-	if _, _, err := SkillShow(env, "", "nope"); err == nil || err.Error() != `no skill named "nope" for agent default (see `+"`beamclaw skills list`)" {
+	if _, _, err := env.SkillShow("", "nope"); err == nil || err.Error() != `no skill named "nope" for agent default (see `+"`beamclaw skills list`)" {
 		t.Errorf("show missing: %v", err)
 	}
 }
@@ -136,7 +136,7 @@ func TestSkillInstallAsksThenRuns(t *testing.T) {
 				return tc.runErr
 			})}
 			asked := false
-			plan, err := skillInstall(context.Background(), env, se, "", "weather", func(p protocol.InstallPlan) bool {
+			plan, err := env.skillInstall(context.Background(), se, "", "weather", func(p protocol.InstallPlan) bool {
 				asked = true
 				if len(p.Steps) != 1 || p.Steps[0].Package != "wttr" {
 					t.Errorf("plan shown: %+v", p)

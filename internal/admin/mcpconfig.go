@@ -1,37 +1,17 @@
-package daemon
+package admin
 
 import (
-	"context"
 	"errors"
-	"log/slog"
 	"time"
 
-	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/config"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
-	"github.com/beamclaw/beamclaw-go/internal/obs"
 )
 
-// mcpMetrics turns MCP measurements into events (the Prometheus backend
-// derives its metrics from them).
-type mcpMetrics struct{ bus *obs.Bus }
-
-func (m mcpMetrics) ToolCall(server, tool string, d time.Duration, err error) {
-	m.bus.Emit(context.Background(), beamclaw.Event{Name: beamclaw.EventMCPCall, Attrs: []slog.Attr{
-		slog.String("server", server), slog.String("tool", tool),
-		slog.Int64("duration_ms", d.Milliseconds()), slog.Bool("success", err == nil)}})
-}
-
-func (m mcpMetrics) Restart(server string) {
-	m.bus.Emit(context.Background(), beamclaw.Event{Name: beamclaw.EventMCPRestart, Attrs: []slog.Attr{slog.String("server", server)}})
-}
-
-func (m mcpMetrics) ServerState(string, mcp.State) {}
-
-// mcpServers converts config into the MCP package's options, resolving
+// MCPServers converts config into the MCP package's options, resolving
 // {env: VAR} values. A server whose variables are unset is disabled, and
 // the returned error says why (the daemon logs it and starts without it).
-func mcpServers(cfg *config.Config, getenv func(string) string) ([]mcp.ServerConfig, error) {
+func MCPServers(cfg *config.Config, getenv func(string) string) ([]mcp.ServerConfig, error) {
 	out := make([]mcp.ServerConfig, 0, len(cfg.MCP.Servers))
 	var errs []error
 	for _, s := range cfg.MCP.Servers {

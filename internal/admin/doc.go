@@ -1,0 +1,10 @@
+// Package admin carries out beamclaw's administrative operations for one
+// config file: config check and show, doctor, agents, skills, MCP servers
+// and pairing. With a daemon running it goes through the daemon's control
+// socket; without one it works on the files and the database directly. It
+// implements the CLI's Backend, and serves the control routes the daemon
+// mounts on its socket (the console's admin API will reuse them).
+//
+// It is part of the root: it imports config and the domain packages; it
+// never imports the daemon (main hands it the daemon's Run).
+package admin

@@ -1,0 +1,77 @@
+package agent
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/beamclaw/beamclaw-go/internal/memory"
+	"github.com/beamclaw/beamclaw-go/internal/store"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func newRuntime(t *testing.T, backend string) *Runtime {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := store.Open(filepath.Join(dir, "beamclaw.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	mo := memory.DefaultOptions()
+	mo.Backend = backend
+	rt := New(Options{AgentsDir: filepath.Join(dir, "agents"), SkillsDir: filepath.Join(dir, "skills"),
+		Memory: mo, AutoContextLimit: 2, DB: db})
+	if err := rt.Ensure("default"); err != nil {
+		t.Fatal(err)
+	}
+	return rt
+}
+
+// The prompt holds the workspace files, the bundled skills and, with
+// auto context, the note that matches the input.
+func TestPromptAssemblesWorkspaceSkillsAndMemory(t *testing.T) {
+	for _, backend := range []string{memory.BackendBolt, memory.BackendMemory} {
+		t.Run(backend, func(t *testing.T) {
+			rt := newRuntime(t, backend)
+			ctx := context.Background()
+			if err := rt.Remember(ctx, "default", "coffee", "Ana takes her coffee black, no sugar."); err != nil {
+				t.Fatal(err)
+			}
+			p, err := rt.Prompt(ctx, "default", "how does Ana take her coffee?")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"IDENTITY.md", "daily-review", "coffee black"} {
+				if !strings.Contains(p, want) {
+					t.Errorf("prompt lacks %q", want)
+				}
+			}
+			if !rt.Exists("default") || rt.Exists("ghost") {
+				t.Error("Exists is wrong")
+			}
+			if err := rt.Forget(ctx, "default", "coffee"); err != nil {
+				t.Fatal(err)
+			}
+			if hits, err := rt.Recall(ctx, "default", "coffee", 5); err != nil || len(hits) != 0 {
+				t.Errorf("recall after forget: %v %v", hits, err)
+			}
+		})
+	}
+}
+
+func TestSkillTextRefusesUnknown(t *testing.T) {
+	rt := newRuntime(t, memory.BackendMemory)
+	if _, err := rt.SkillText(context.Background(), "default", "no-such-skill"); err == nil ||
+		!strings.Contains(err.Error(), "no skill named") {
+		t.Errorf("err = %v", err)
+	}
+	text, err := rt.SkillText(context.Background(), "default", "daily-review")
+	if err != nil || text == "" {
+		t.Errorf("bundled skill: %q %v", text, err)
+	}
+}

@@ -1,0 +1,446 @@
+package daemon
+
+import (
+	"fmt"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/config"
+)
+
+// consumedBase turns every optional part on (Telegram in webhook mode with
+// voice, embeddings, rate limiting, an extra agent, MCP servers of both
+// transports), so that each key has a path to the plan.
+const consumedBase = `
+gateway:
+  http: {addr: "127.0.0.1:0"}
+  auth: {token: {env: GW_TOKEN}}
+  rate_limit: {enabled: true}
+  ws: {allowed_origins: ["https://app.example.com"]}
+  channels:
+    telegram:
+      enabled: true
+      token: {env: TG_TOKEN}
+      mode: webhook
+      webhook_url: https://bot.example.com/webhook/telegram
+      webhook_secret: {env: TG_SECRET}
+      allow_from: ["42"]
+      groups: {enabled: true, allow: ["-100"]}
+      photo: {enabled: true}
+      voice: {enabled: true, stt_api_key: {env: STT_KEY}}
+core:
+  providers:
+    local: {base_url: "http://127.0.0.1:9/v1", model: local-model}
+  fallback_providers: [openai]
+  agents:
+    coder: {provider: openai, model: gpt-4o-mini, autonomy_level: full}
+  agentic_loop: {auto_context: true, compaction_provider: openai, compaction_model: gpt-4o-mini}
+  skills: {allow_flagged: [github]}
+memory:
+  embedding: {enabled: true, api_key: {env: EMB_KEY}}
+  search: {workspace_files: [MEMORY.md]}
+tools:
+  file_roots: [/tmp]
+  web_search: {api_key: {env: BRAVE_KEY}}
+mcp:
+  servers:
+    - {name: web, transport: http, url: "http://127.0.0.1:9/mcp", headers: {X-Token: {env: MCP_TOKEN}}, agents: [coder]}
+    - {name: local, transport: stdio, command: echo, args: [hi], env: {MODE: plain}, cwd: /tmp}
+`
+
+// A config key is consumed when changing it changes the plan the daemon
+// builds from the config. Every key must be consumed, or be covered by
+// config.Reserved (a subsystem not built yet), which config check, doctor
+// and start warn about. A new key without wiring fails here, naming it.
+func TestEveryConfigKeyIsConsumed(t *testing.T) {
+	getenv := func(k string) string { return "value-of-" + k + "-0123456789abcdefghijklmnopqrstuvwxyz" }
+	base := mustParse(t, consumedBase)
+	baseDump := planDump(t, base, getenv)
+	var unconsumed, staleReserve []string
+	consumed := map[string]bool{} // by key with list indexes removed
+	stuck := map[string]leaf{}    // keys no candidate could change alone
+	for _, leaf := range configLeaves(reflect.ValueOf(base).Elem(), nil) {
+		key := leaf.key()
+		mutated, ok := mutate(t, leaf, getenv)
+		if !ok {
+			stuck[key] = leaf
+			continue
+		}
+		changed := planDump(t, mutated, getenv) != baseDump
+		_, reserved := config.ReservedKey(key)
+		consumed[generic(key)] = consumed[generic(key)] || changed
+		switch {
+		case !changed && !reserved:
+			unconsumed = append(unconsumed, key)
+		case changed && reserved:
+			staleReserve = append(staleReserve, key)
+		}
+	}
+	// A key that cannot change alone in one list element (a stdio
+	// server's url) is proven by the same key in another element.
+	for key, l := range stuck {
+		if _, reserved := config.ReservedKey(key); !consumed[generic(key)] && !reserved {
+			t.Errorf("%s: no candidate value passes Validate (first try: %v); add one to stringCandidates", key, firstTry(t, l, getenv))
+		}
+	}
+	if len(unconsumed) > 0 {
+		t.Errorf("config keys that reach no code (wire them in buildPlan, or reserve their section in config.Reserved):\n  %s",
+			strings.Join(unconsumed, "\n  "))
+	}
+	if len(staleReserve) > 0 {
+		t.Errorf("reserved keys that are now read (remove their section from config.Reserved):\n  %s",
+			strings.Join(staleReserve, "\n  "))
+	}
+}
+
+// The test above must fail for a key nothing reads: a key of the base
+// config that buildPlan ignores (the first reserved one stands in for it)
+// is reported.
+func TestConsumedDetectsAnUnreadKey(t *testing.T) {
+	getenv := func(k string) string { return "value-of-" + k + "-0123456789abcdefghijklmnopqrstuvwxyz" }
+	base := mustParse(t, consumedBase)
+	baseDump := planDump(t, base, getenv)
+	for _, leaf := range configLeaves(reflect.ValueOf(base).Elem(), nil) {
+		if leaf.key() != "sandbox.enabled" {
+			continue
+		}
+		mutated, ok := mutate(t, leaf, getenv)
+		if !ok || planDump(t, mutated, getenv) != baseDump {
+			t.Fatal("sandbox.enabled changed the plan: pick another unread key for this test")
+		}
+		return
+	}
+	t.Fatal("sandbox.enabled not found among the config leaves")
+}
+
+// generic is key without its list indexes: mcp.servers[1].url is
+// mcp.servers[].url.
+func generic(key string) string { return listIndex.ReplaceAllString(key, "[]") }
+
+var listIndex = regexp.MustCompile(`\[\d+\]`)
+
+func mustParse(t *testing.T, yaml string) *config.Config {
+	t.Helper()
+	c, err := config.Parse("consumed.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func planDump(t *testing.T, c *config.Config, getenv func(string) string) string {
+	t.Helper()
+	p, err := buildPlan(config.Loaded{Config: c, Paths: config.NewPaths("/home/test"), Keys: map[string]int{}}, getenv)
+	if err != nil {
+		t.Fatalf("buildPlan: %v", err)
+	}
+	var b strings.Builder
+	dump(&b, reflect.ValueOf(p), map[uintptr]bool{})
+	return b.String()
+}
+
+// dump writes v deterministically: maps sorted, pointers followed once,
+// functions and channels (the live parts the wiring adds) left out.
+func dump(b *strings.Builder, v reflect.Value, seen map[uintptr]bool) {
+	switch v.Kind() {
+	case reflect.Invalid:
+		b.WriteString("<nil>")
+	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		b.WriteString("-")
+	case reflect.Pointer:
+		if v.IsNil() {
+			b.WriteString("nil")
+			return
+		}
+		if seen[v.Pointer()] {
+			b.WriteString("<cycle>")
+			return
+		}
+		seen[v.Pointer()] = true
+		dump(b, v.Elem(), seen)
+	case reflect.Interface:
+		if v.IsNil() {
+			b.WriteString("nil")
+			return
+		}
+		dump(b, v.Elem(), seen)
+	case reflect.Struct:
+		b.WriteString("{")
+		for i := range v.NumField() {
+			b.WriteString(v.Type().Field(i).Name + ":")
+			dump(b, v.Field(i), seen)
+			b.WriteString(" ")
+		}
+		b.WriteString("}")
+	case reflect.Slice, reflect.Array:
+		b.WriteString("[")
+		for i := range v.Len() {
+			dump(b, v.Index(i), seen)
+			b.WriteString(" ")
+		}
+		b.WriteString("]")
+	case reflect.Map:
+		keys := v.MapKeys()
+		sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
+		b.WriteString("map[")
+		for _, k := range keys {
+			dump(b, k, seen)
+			b.WriteString(":")
+			dump(b, v.MapIndex(k), seen)
+			b.WriteString(" ")
+		}
+		b.WriteString("]")
+	case reflect.String:
+		b.WriteString(strconv.Quote(v.String()))
+	case reflect.Bool:
+		b.WriteString(strconv.FormatBool(v.Bool()))
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		b.WriteString(strconv.FormatInt(v.Int(), 10))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		b.WriteString(strconv.FormatUint(v.Uint(), 10))
+	case reflect.Float32, reflect.Float64:
+		b.WriteString(strconv.FormatFloat(v.Float(), 'g', -1, 64))
+	default:
+		fmt.Fprintf(b, "%v", v)
+	}
+}
+
+// step is one part of a key's path: a struct field (by YAML name), a map
+// key or a list index.
+type step struct {
+	field string
+	key   *string
+	index int
+}
+
+type leaf struct {
+	path []step
+	typ  reflect.Type
+}
+
+func (l leaf) key() string {
+	var b strings.Builder
+	for _, s := range l.path {
+		switch {
+		case s.key != nil:
+			b.WriteString("." + *s.key)
+		case s.field != "":
+			if b.Len() > 0 {
+				b.WriteString(".")
+			}
+			b.WriteString(s.field)
+		default:
+			fmt.Fprintf(&b, "[%d]", s.index)
+		}
+	}
+	return b.String()
+}
+
+// Leaf types: values a user sets as a whole.
+var (
+	secretType   = reflect.TypeFor[config.Secret]()
+	envValueType = reflect.TypeFor[config.EnvValue]()
+	durationType = reflect.TypeFor[config.Duration]()
+	hoursType    = reflect.TypeFor[config.HourRange]()
+)
+
+// configLeaves lists the settable keys under v: struct fields by YAML
+// name, and the entries of maps and lists of structs that v holds.
+func configLeaves(v reflect.Value, path []step) []leaf {
+	t := v.Type()
+	if t == secretType || t == envValueType || t == durationType || t == hoursType {
+		return []leaf{{path: path, typ: t}}
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		var out []leaf
+		for i := range t.NumField() {
+			name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			out = append(out, configLeaves(v.Field(i), appendStep(path, step{field: name}))...)
+		}
+		return out
+	case reflect.Map:
+		if t.Elem().Kind() != reflect.Struct {
+			return []leaf{{path: path, typ: t}}
+		}
+		keys := v.MapKeys()
+		sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+		var out []leaf
+		for _, k := range keys {
+			name := k.String()
+			out = append(out, configLeaves(v.MapIndex(k), appendStep(path, step{key: &name}))...)
+		}
+		return out
+	case reflect.Slice:
+		if t.Elem().Kind() != reflect.Struct {
+			return []leaf{{path: path, typ: t}}
+		}
+		var out []leaf
+		for i := range v.Len() {
+			out = append(out, configLeaves(v.Index(i), appendStep(path, step{index: i}))...)
+		}
+		return out
+	}
+	return []leaf{{path: path, typ: t}}
+}
+
+func appendStep(path []step, s step) []step {
+	return append(append([]step(nil), path...), s)
+}
+
+// mutate returns a copy of the base config with the leaf changed to the
+// first candidate value that still validates.
+func mutate(t *testing.T, l leaf, getenv func(string) string) (*config.Config, bool) {
+	t.Helper()
+	for i := 0; ; i++ {
+		c := mustParse(t, consumedBase)
+		applied := false
+		set(reflect.ValueOf(c).Elem(), l.path, func(v reflect.Value) { applied = candidate(v, i) })
+		if !applied {
+			return nil, false
+		}
+		if fix, ok := companions[generic(l.key())]; ok {
+			fix(c, l.path)
+		}
+		if c.Validate() == nil && c.ValidateRuntime(getenv) == nil {
+			return c, true
+		}
+	}
+}
+
+// companions complete a change that is only valid together with others:
+// a server that changes transport needs that transport's fields.
+var companions = map[string]func(c *config.Config, path []step){
+	"mcp.servers[].transport": func(c *config.Config, path []step) {
+		s := &c.MCP.Servers[path[2].index]
+		if s.Transport == "stdio" {
+			s.Command, s.URL, s.Headers = "echo", "", nil
+		} else {
+			s.URL, s.Command, s.Args, s.Env, s.Cwd = "http://127.0.0.1:9/other", "", nil, nil, ""
+		}
+	},
+}
+
+// firstTry is the validation error of the first candidate, for messages.
+func firstTry(t *testing.T, l leaf, getenv func(string) string) error {
+	c := mustParse(t, consumedBase)
+	set(reflect.ValueOf(c).Elem(), l.path, func(v reflect.Value) { candidate(v, 0) })
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	return c.ValidateRuntime(getenv)
+}
+
+// set applies fn to the value at path, copying map entries out and back.
+func set(v reflect.Value, path []step, fn func(reflect.Value)) {
+	if len(path) == 0 {
+		fn(v)
+		return
+	}
+	s, rest := path[0], path[1:]
+	switch {
+	case s.key != nil:
+		k := reflect.ValueOf(*s.key)
+		e := reflect.New(v.Type().Elem()).Elem()
+		e.Set(v.MapIndex(k))
+		set(e, rest, fn)
+		v.SetMapIndex(k, e)
+	case s.field != "":
+		t := v.Type()
+		for i := range t.NumField() {
+			if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name == s.field {
+				set(v.Field(i), rest, fn)
+				return
+			}
+		}
+		panic("no field " + s.field)
+	default:
+		set(v.Index(s.index), rest, fn)
+	}
+}
+
+// candidate sets v to its i-th alternative value and reports whether
+// there was one.
+func candidate(v reflect.Value, i int) bool {
+	switch v.Type() {
+	case secretType:
+		return pick(i, 1, func() { v.Set(reflect.ValueOf(config.Env("CHANGED_VAR"))) })
+	case envValueType:
+		return pick(i, 1, func() { v.Set(reflect.ValueOf(config.EnvValue{Value: "changed"})) })
+	case durationType:
+		d := v.Interface().(config.Duration)
+		return pick(i, 1, func() { v.Set(reflect.ValueOf(config.Duration{Duration: d.Duration + time.Second})) })
+	case hoursType:
+		return pick(i, 1, func() { v.Set(reflect.ValueOf(config.HourRange{5, 7})) })
+	}
+	switch v.Kind() {
+	case reflect.Bool:
+		return pick(i, 1, func() { v.SetBool(!v.Bool()) })
+	case reflect.Int, reflect.Int64:
+		n := v.Int()
+		alts := []int64{n + 1, n - 1, n * 2, 1, 2, 60}
+		return pick(i, len(alts), func() { v.SetInt(alts[i]) })
+	case reflect.Float64:
+		f := v.Float()
+		alts := []float64{f / 2, f + 0.1, 0.5, 0.25}
+		return pick(i, len(alts), func() { v.SetFloat(alts[i]) })
+	case reflect.String:
+		alts := slicesWithout(stringCandidates, v.String())
+		return pick(i, len(alts), func() { v.SetString(alts[i]) })
+	case reflect.Slice:
+		alts := stringCandidates
+		return pick(i, len(alts), func() { v.Set(reflect.Append(v, reflect.ValueOf(alts[i]))) })
+	case reflect.Map:
+		if v.Type().Elem() == envValueType {
+			return pick(i, 1, func() { setMapEntry(v, "NEW_ENTRY", reflect.ValueOf(config.EnvValue{Value: "x"})) })
+		}
+		alts := [][2]string{{"a2a", "full"}, {"tui", "read_only"}}
+		return pick(i, len(alts), func() { setMapEntry(v, alts[i][0], reflect.ValueOf(alts[i][1])) })
+	}
+	panic("no candidates for " + v.Type().String())
+}
+
+func pick(i, n int, apply func()) bool {
+	if i >= n {
+		return false
+	}
+	apply()
+	return true
+}
+
+func setMapEntry(m reflect.Value, k string, v reflect.Value) {
+	if m.IsNil() {
+		m.Set(reflect.MakeMap(m.Type()))
+	}
+	m.SetMapIndex(reflect.ValueOf(k), v)
+}
+
+// stringCandidates are tried in order for strings (and appended to
+// lists of strings) until the config validates: enum values, addresses,
+// URLs, names that exist in the base config.
+var stringCandidates = []string{
+	"openai", "openrouter", "local", "coder", "default", "full", "read_only", "supervised", "per_channel", "shared",
+	"debug", "json", "/tmp/beamclaw-test.log", "long_poll", "webhook", "open", "allowlist", "closed", "memory", "bbolt",
+	"deny", "approve", "allow", "bridge", "host", "stdio", "http", "2025-06-18", "ro", "rw", "none", "agent", "session",
+	"127.0.0.1:18899", "http://127.0.0.1:9/v1", "https://bot.example.com/other", "https://app.example.org",
+	"10.0.0.0/8", "gpt-4o-mini", "other-model", "/tmp", "NOTES.md", "99", "@someone", "-200", "--flag", "github2",
+	"whisper-1", "echo", "changed",
+}
+
+func slicesWithout(list []string, s string) []string {
+	out := make([]string, 0, len(list))
+	for _, x := range list {
+		if x != s {
+			out = append(out, x)
+		}
+	}
+	return out
+}

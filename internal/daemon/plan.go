@@ -1,0 +1,305 @@
+package daemon
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/admin"
+	"github.com/beamclaw/beamclaw-go/internal/agent"
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/channel/telegram"
+	"github.com/beamclaw/beamclaw-go/internal/config"
+	"github.com/beamclaw/beamclaw-go/internal/gateway"
+	"github.com/beamclaw/beamclaw-go/internal/loop"
+	"github.com/beamclaw/beamclaw-go/internal/mcp"
+	"github.com/beamclaw/beamclaw-go/internal/memory"
+	"github.com/beamclaw/beamclaw-go/internal/memory/embedcache"
+	"github.com/beamclaw/beamclaw-go/internal/pairing"
+	"github.com/beamclaw/beamclaw-go/internal/provider/openai"
+	"github.com/beamclaw/beamclaw-go/internal/session"
+	"github.com/beamclaw/beamclaw-go/internal/tool"
+	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
+)
+
+// plan is everything the daemon derives from the config: each package's
+// Options as plain data, before anything is opened or started. buildPlan
+// is a pure function of the config and the environment, so a test can
+// prove that every config key reaches it (consumed_test.go); the wiring
+// then adds the live parts (store, logger, event bus, registries).
+type plan struct {
+	Paths           config.Paths
+	Addr            string // gateway.http.addr
+	Log             config.Log
+	QueueSize       int  // obs.queue_size
+	Metrics         bool // obs.metrics.enabled: the Prometheus backend and GET /metrics
+	ShutdownTimeout time.Duration
+	DefaultAgent    string
+	CanonicalUser   string   // BEAMCLAW_USER: one user across channels
+	Secrets         []string // resolved secret values, for the scrubber
+
+	Providers providerPlan
+	Embedding *embeddingPlan // nil: memory search is keyword only
+	Agent     agent.Options
+	Tools     tool.Options
+	Builtin   builtin.Options
+	Bash      bool // tools.bash.enabled: bash and terminal
+	MCP       mcp.Options
+	Loop      loop.Options
+	// RemoteHighRisk is tools.remote_high_risk, applied by the loop's
+	// policy to remote channels.
+	RemoteHighRisk string
+	// MemoryFlush saves durable facts to the daily log before compaction
+	// (core.agentic_loop.memory_flush).
+	MemoryFlush bool
+	Sessions    session.Options
+	Autonomy    autonomies
+	Ceilings    map[beamclaw.Channel]beamclaw.Autonomy // core.channel_autonomy
+
+	Gateway  gateway.Options
+	WS       gateway.WSOptions
+	TUI      bool // gateway.channels.tui.enabled
+	OpenAI   gateway.OpenAIOptions
+	Telegram *telegram.Options // nil when the channel is off
+	STT      *openai.Options   // Telegram voice transcription; nil when off
+
+	// Warnings are printed at start: keys that do nothing yet.
+	Warnings []string
+}
+
+// providerPlan is the provider clients and how agents pick them.
+type providerPlan struct {
+	Clients   map[string]openai.Options // core.providers, by name
+	Default   string                    // core.default_provider
+	Fallbacks []string                  // core.fallback_providers
+	Agents    map[string]agentChoice    // core.agents.<name>.provider/model
+	// Compaction names the provider chain that summarises history
+	// (core.agentic_loop.compaction_provider; "" = the agent's own).
+	Compaction string
+	// Windows are configured context windows by model (a provider's
+	// context_window wins over the table of known models).
+	Windows map[string]int
+}
+
+type agentChoice struct{ Provider, Model string }
+
+// embeddingPlan is the /embeddings client and its cache.
+type embeddingPlan struct {
+	Client     openai.Options
+	Dimensions int
+	Cache      embedcache.Options
+}
+
+// autonomies is each agent's configured autonomy (core.autonomy_level,
+// core.agents.<name>.autonomy_level).
+type autonomies struct {
+	Default  beamclaw.Autonomy
+	PerAgent map[string]beamclaw.Autonomy
+}
+
+// For is session.Options.Autonomy.
+func (a autonomies) For(agentID string) beamclaw.Autonomy {
+	if v, ok := a.PerAgent[agentID]; ok {
+		return v
+	}
+	return a.Default
+}
+
+// buildPlan turns a validated config into the plan. getenv resolves
+// {env: VAR} secrets and BEAMCLAW_USER.
+func buildPlan(l config.Loaded, getenv func(string) string) (*plan, error) {
+	c := l.Config
+	p := &plan{
+		Paths: l.Paths, Addr: c.Gateway.HTTP.Addr, Log: c.Obs.Log, QueueSize: c.Obs.QueueSize, Metrics: c.Obs.Metrics.Enabled,
+		ShutdownTimeout: c.Core.ShutdownTimeout.Duration, DefaultAgent: c.Core.DefaultAgent,
+		CanonicalUser: getenv("BEAMCLAW_USER"), Secrets: c.SecretValues(getenv),
+		Warnings: l.Warnings(),
+	}
+	p.Providers = planProviders(c, getenv)
+	p.Embedding = planEmbedding(c, getenv)
+	p.Agent = planAgent(c, l.Paths)
+	p.planTools(c, getenv)
+	mp, err := planMCP(c, getenv)
+	if err != nil {
+		p.Warnings = append(p.Warnings, "MCP servers disabled until their variables are set: "+err.Error())
+	}
+	p.MCP = mp
+	p.Loop, p.RemoteHighRisk = planLoop(c), c.Tools.RemoteHighRisk
+	p.MemoryFlush = c.Core.AgenticLoop.MemoryFlush
+	p.Sessions = planSessions(c)
+	p.Autonomy = planAutonomy(c)
+	p.Ceilings = make(map[beamclaw.Channel]beamclaw.Autonomy, len(c.Core.ChannelAutonomy))
+	for ch, lvl := range c.Core.ChannelAutonomy {
+		if a, err := beamclaw.ParseAutonomy(lvl); err == nil {
+			p.Ceilings[beamclaw.Channel(ch)] = a
+		}
+	}
+	if err := p.planEdges(c, getenv); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func planProviders(c *config.Config, getenv func(string) string) providerPlan {
+	pp := providerPlan{Clients: make(map[string]openai.Options, len(c.Core.Providers)),
+		Default: c.Core.DefaultProvider, Fallbacks: c.Core.FallbackProviders,
+		Agents: make(map[string]agentChoice, len(c.Core.Agents)), Compaction: c.Core.AgenticLoop.CompactionProvider,
+		Windows: map[string]int{}}
+	for name, pc := range c.Core.Providers {
+		key, _ := pc.APIKey.Resolve(getenv)
+		retries := pc.MaxRetries
+		if retries == 0 {
+			retries = -1 // config's 0 means none; the client's 0 means its default
+		}
+		pp.Clients[name] = openai.Options{Name: name, BaseURL: pc.BaseURL, APIKey: key, Model: pc.Model,
+			Timeout:           time.Duration(pc.TimeoutSeconds) * time.Second,
+			FirstTokenTimeout: time.Duration(pc.FirstTokenTimeoutSeconds) * time.Second,
+			MaxRetries:        retries}
+		if pc.ContextWindow > 0 {
+			pp.Windows[pc.Model] = pc.ContextWindow
+		}
+	}
+	for name, a := range c.Core.Agents {
+		pp.Agents[name] = agentChoice{Provider: a.Provider, Model: a.Model}
+	}
+	return pp
+}
+
+func planEmbedding(c *config.Config, getenv func(string) string) *embeddingPlan {
+	ec := c.Memory.Embedding
+	key, ok := ec.APIKey.Resolve(getenv)
+	if !ec.Enabled || (!ok && !ec.APIKey.IsZero()) {
+		return nil
+	}
+	return &embeddingPlan{
+		Client:     openai.Options{Name: "embeddings", BaseURL: ec.BaseURL, APIKey: key, Model: ec.Model},
+		Dimensions: ec.Dimensions,
+		Cache:      embedcache.Options{Model: ec.Model, TTL: time.Duration(ec.CacheTTLSeconds) * time.Second},
+	}
+}
+
+func planAgent(c *config.Config, paths config.Paths) agent.Options {
+	mo := memory.DefaultOptions()
+	s := c.Memory.Search
+	mo.Search = memory.SearchOptions{
+		VectorWeight: s.VectorWeight, BM25Weight: s.BM25Weight, MinScore: s.MinScore,
+		DefaultLimit: s.DefaultLimit, ChunkSize: s.ChunkSize, ChunkOverlap: s.ChunkOverlap,
+		WorkspaceFiles: s.WorkspaceFiles, DailyLogLookback: s.DailyLogLookback,
+	}
+	mo.Backend = c.Memory.Backend
+	mo.CacheTTL = time.Duration(c.Memory.Embedding.CacheTTLSeconds) * time.Second
+	o := agent.Options{AgentsDir: paths.AgentsDir, SkillsDir: paths.SkillsDir, Memory: mo,
+		AllowFlagged: c.Core.Skills.AllowFlagged}
+	if c.Core.AgenticLoop.AutoContext {
+		o.AutoContextLimit = c.Core.AgenticLoop.AutoContextLimit
+	}
+	return o
+}
+
+func (p *plan) planTools(c *config.Config, getenv func(string) string) {
+	tc := c.Tools
+	p.Tools = tool.Options{Timeout: time.Duration(tc.TimeoutSeconds) * time.Second, MaxOutputBytes: tc.MaxOutputBytes}
+	key, _ := tc.WebSearch.APIKey.Resolve(getenv)
+	p.Builtin = builtin.Options{
+		Files: builtin.FileOptions{Roots: tc.FileRoots},
+		Curl: builtin.CurlOptions{AllowPrivate: tc.Curl.AllowPrivate, MaxResponseBytes: tc.Curl.MaxResponseBytes,
+			Timeout: time.Duration(tc.Curl.TimeoutSeconds) * time.Second},
+		WebSearch: builtin.WebSearchOptions{APIKey: key, BaseURL: tc.WebSearch.BaseURL, MaxResults: tc.WebSearch.MaxResults},
+	}
+	p.Bash = tc.Bash.Enabled
+}
+
+func planMCP(c *config.Config, getenv func(string) string) (mcp.Options, error) {
+	servers, err := admin.MCPServers(c, getenv)
+	return mcp.Options{
+		Servers: servers, ProtocolVersion: c.MCP.ProtocolVersion, MaxInlineTools: c.MCP.MaxInlineTools,
+		Restart: mcp.RestartPolicy{MaxRestarts: c.MCP.MaxRestarts,
+			Window: time.Duration(c.MCP.RestartWindowSeconds) * time.Second},
+	}, err
+}
+
+func planLoop(c *config.Config) loop.Options {
+	al := c.Core.AgenticLoop
+	return loop.Options{
+		CompactionModel:        al.CompactionModel,
+		MaxToolIterations:      al.MaxToolIterations,
+		MaxRepeatedToolCalls:   al.MaxRepeatedToolCalls,
+		CompactionThresholdPct: al.CompactionThresholdPct,
+		CompactionTargetPct:    al.CompactionTargetPct,
+		StreamChunkSize:        al.StreamChunkSize,
+	}
+}
+
+func planSessions(c *config.Config) session.Options {
+	cc := c.Core
+	return session.Options{
+		Persist:         cc.SessionPersistence,
+		PerChannel:      cc.SessionSharing == "per_channel",
+		IdleHibernate:   time.Duration(cc.SessionIdleHibernateSeconds) * time.Second,
+		TTL:             time.Duration(cc.SessionTTLSeconds) * time.Second,
+		CleanupInterval: time.Duration(cc.SessionCleanupIntervalMs) * time.Millisecond,
+		ApprovalTimeout: time.Duration(cc.ApprovalTimeoutSeconds) * time.Second,
+	}
+}
+
+func planAutonomy(c *config.Config) autonomies {
+	a := autonomies{Default: beamclaw.Supervised, PerAgent: map[string]beamclaw.Autonomy{}}
+	if v, err := beamclaw.ParseAutonomy(c.Core.AutonomyLevel); err == nil {
+		a.Default = v
+	}
+	for name, ag := range c.Core.Agents {
+		if v, err := beamclaw.ParseAutonomy(ag.AutonomyLevel); ag.AutonomyLevel != "" && err == nil {
+			a.PerAgent[name] = v
+		}
+	}
+	return a
+}
+
+func (p *plan) planEdges(c *config.Config, getenv func(string) string) error {
+	g := c.Gateway
+	trusted, err := gateway.ParseTrusted(g.TrustedProxies)
+	if err != nil {
+		return err
+	}
+	token, _ := g.Auth.Token.Resolve(getenv)
+	p.Gateway = gateway.Options{Token: token, TrustedProxies: trusted, MaxBodyBytes: g.HTTP.MaxBodyBytes,
+		ReadHeaderTimeout: time.Duration(g.HTTP.ReadHeaderTimeoutSeconds) * time.Second}
+	if g.RateLimit.Enabled {
+		p.Gateway.RateLimit = gateway.RateLimit{Requests: g.RateLimit.Requests,
+			Window: time.Duration(g.RateLimit.WindowSeconds) * time.Second, MaxClients: g.RateLimit.MaxClients}
+	}
+	p.WS = gateway.WSOptions{AllowedOrigins: g.WS.AllowedOrigins, DefaultAgent: c.Core.DefaultAgent,
+		SendQueue: g.WS.SendQueue, PingInterval: time.Duration(g.WS.PingIntervalSeconds) * time.Second,
+		MaxMessageBytes: g.WS.MaxMessageBytes}
+	p.TUI = g.Channels.TUI.Enabled
+	p.OpenAI = gateway.OpenAIOptions{DefaultAgent: c.Core.DefaultAgent}
+	return p.planTelegram(c, getenv)
+}
+
+func (p *plan) planTelegram(c *config.Config, getenv func(string) string) error {
+	tc := c.Gateway.Channels.Telegram
+	if !tc.Enabled {
+		return nil
+	}
+	token, _ := tc.Token.Resolve(getenv)
+	secret, _ := tc.WebhookSecret.Resolve(getenv)
+	policy, err := pairing.ParsePolicy(tc.DMPolicy)
+	if err != nil {
+		return fmt.Errorf("gateway.channels.telegram.dm_policy: %w", err)
+	}
+	p.Telegram = &telegram.Options{
+		Token: token, APIURL: tc.APIURL, Mode: tc.Mode, WebhookURL: tc.WebhookURL, WebhookSecret: secret,
+		DMPolicy: policy, AllowFrom: tc.AllowFrom,
+		Groups:        telegram.Groups{Enabled: tc.Groups.Enabled, Allow: tc.Groups.Allow},
+		Agent:         tc.Agent,
+		Photo:         telegram.Photo{Enabled: tc.Photo.Enabled, MaxSizeBytes: tc.Photo.MaxSizeBytes},
+		Voice:         telegram.Voice{Enabled: tc.Voice.Enabled, MaxDurationSeconds: tc.Voice.MaxDurationSeconds},
+		EditInterval:  time.Duration(tc.EditIntervalMs) * time.Millisecond,
+		Autonomy:      p.Ceilings[beamclaw.ChannelTelegram],
+		CanonicalUser: p.CanonicalUser,
+	}
+	if tc.Voice.Enabled {
+		key, _ := tc.Voice.STTAPIKey.Resolve(getenv)
+		p.STT = &openai.Options{Name: "stt", BaseURL: tc.Voice.STTBaseURL, APIKey: key, Model: tc.Voice.STTModel}
+	}
+	return nil
+}
