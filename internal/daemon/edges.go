@@ -1,56 +1,20 @@
 package daemon
 
 import (
-	"context"
-
 	"github.com/thejerf/suture/v4"
 
 	"github.com/beamclaw/beamclaw-go/internal/admin"
-	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/session"
 	"github.com/beamclaw/beamclaw-go/internal/supervise"
 )
-
-// sessionsAPI is the session manager as every edge sees it: the channel's
-// autonomy ceiling (core.channel_autonomy) is applied here, once, for
-// every channel, and the /context numbers come from Info.
-type sessionsAPI struct {
-	*session.Manager
-	ceilings map[beamclaw.Channel]beamclaw.Autonomy
-}
-
-func newSessionsAPI(m *session.Manager, ceilings map[beamclaw.Channel]beamclaw.Autonomy) *sessionsAPI {
-	return &sessionsAPI{Manager: m, ceilings: ceilings}
-}
-
-// Send applies the channel's ceiling unless the edge set a stricter one.
-func (s *sessionsAPI) Send(ctx context.Context, in beamclaw.Inbound) (string, error) {
-	if c, ok := s.ceilings[in.Channel]; ok && (in.Autonomy == "" || c.Rank() < in.Autonomy.Rank()) {
-		in.Autonomy = c
-	}
-	return s.Manager.Send(ctx, in)
-}
-
-// Context reports the token gauge of /context.
-func (s *sessionsAPI) Context(_ context.Context, sessionID string) (used, window, messages int, err error) {
-	info, err := s.Info(sessionID)
-	if err != nil && beamclaw.KindOf(err) == beamclaw.KindNotFound {
-		return 0, 0, 0, nil // a session not started yet is empty
-	}
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	return info.Tokens, info.Window, info.Messages, nil
-}
 
 // edges builds the gateway routes over the runtime, and the services
 // (WebSocket hubs, channels) that must run under the gateway supervisor.
 func (d *daemon) edges(rt *agentRuntime) (routes, control []gateway.Mount, services []suture.Service, err error) {
 	canonical := d.plan.CanonicalUser
 	userID := func(prefix, id string) string { return session.UserID(prefix, id, canonical) }
-	api := newSessionsAPI(rt.sessions, d.plan.Ceilings)
-	rt.api = api
+	api := rt.sessions
 	wsOpts := d.plan.WS
 	wsOpts.Sessions, wsOpts.Logger, wsOpts.UserID, wsOpts.KnownAgent = api, d.log, userID, rt.agents.Exists
 	oo := d.plan.OpenAI

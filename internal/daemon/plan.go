@@ -51,9 +51,8 @@ type plan struct {
 	// MemoryFlush saves durable facts to the daily log before compaction
 	// (core.agentic_loop.memory_flush).
 	MemoryFlush bool
-	Sessions    session.Options
+	Sessions    session.Options // with Ceilings: core.channel_autonomy
 	Autonomy    autonomies
-	Ceilings    map[beamclaw.Channel]beamclaw.Autonomy // core.channel_autonomy
 
 	Gateway  gateway.Options
 	WS       gateway.WSOptions
@@ -127,10 +126,10 @@ func buildPlan(l config.Loaded, getenv func(string) string) (*plan, error) {
 	p.MemoryFlush = c.Core.AgenticLoop.MemoryFlush
 	p.Sessions = planSessions(c)
 	p.Autonomy = planAutonomy(c)
-	p.Ceilings = make(map[beamclaw.Channel]beamclaw.Autonomy, len(c.Core.ChannelAutonomy))
+	p.Sessions.Ceilings = make(map[beamclaw.Channel]beamclaw.Autonomy, len(c.Core.ChannelAutonomy))
 	for ch, lvl := range c.Core.ChannelAutonomy {
 		if a, err := beamclaw.ParseAutonomy(lvl); err == nil {
-			p.Ceilings[beamclaw.Channel(ch)] = a
+			p.Sessions.Ceilings[beamclaw.Channel(ch)] = a
 		}
 	}
 	if err := p.planEdges(c, getenv); err != nil {
@@ -294,7 +293,7 @@ func (p *plan) planTelegram(c *config.Config, getenv func(string) string) error 
 		Photo:         telegram.Photo{Enabled: tc.Photo.Enabled, MaxSizeBytes: tc.Photo.MaxSizeBytes},
 		Voice:         telegram.Voice{Enabled: tc.Voice.Enabled, MaxDurationSeconds: tc.Voice.MaxDurationSeconds},
 		EditInterval:  time.Duration(tc.EditIntervalMs) * time.Millisecond,
-		Autonomy:      p.Ceilings[beamclaw.ChannelTelegram],
+		Autonomy:      p.Sessions.Ceilings[beamclaw.ChannelTelegram],
 		CanonicalUser: p.CanonicalUser,
 	}
 	if tc.Voice.Enabled {

@@ -29,7 +29,6 @@ type agentRuntime struct {
 	tools    *tool.Registry
 	mcp      *mcp.Manager
 	sessions *session.Manager
-	api      *sessionsAPI
 }
 
 // subsystemsInto builds the agent runtime under root and returns the

@@ -1,36 +1,27 @@
 package daemon
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 
 	"github.com/thejerf/suture/v4"
 
-	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/channel/telegram"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/pairing"
 	"github.com/beamclaw/beamclaw-go/internal/provider/openai"
+	"github.com/beamclaw/beamclaw-go/internal/session"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
-// telegramSessions adapts the sessions API to the Telegram channel, whose
-// approval buttons carry only the approval id.
-type telegramSessions struct{ *sessionsAPI }
-
-func (t telegramSessions) DecideFor(_ context.Context, userID, approvalID string, d beamclaw.Decision) error {
-	return t.Manager.DecideFor(userID, approvalID, d)
-}
-
 // telegram builds the Telegram channel when it is enabled: its service,
 // and the webhook route in webhook mode.
-func (d *daemon) telegram(api *sessionsAPI) (suture.Service, []gateway.Mount, error) {
+func (d *daemon) telegram(api *session.Manager) (suture.Service, []gateway.Mount, error) {
 	if d.plan.Telegram == nil {
 		return nil, nil, nil
 	}
 	opts := *d.plan.Telegram
-	opts.Sessions, opts.Pairing, opts.DB, opts.Logger = telegramSessions{api}, pairing.New(d.db, pairing.Options{}), d.db, d.log
+	opts.Sessions, opts.Pairing, opts.DB, opts.Logger = api, pairing.New(d.db, pairing.Options{}), d.db, d.log
 	if d.plan.STT != nil {
 		so := *d.plan.STT
 		so.Logger = d.log

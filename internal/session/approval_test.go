@@ -185,13 +185,13 @@ func TestDecideForChecksTheUser(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := e.m.DecideFor(tc.user, tc.id, beamclaw.Allow)
+			err := e.m.DecideFor(t.Context(), tc.user, tc.id, beamclaw.Allow)
 			if err == nil || beamclaw.KindOf(err) != tc.kind {
 				t.Fatalf("err %v, want kind %s", err, tc.kind)
 			}
 		})
 	}
-	if err := e.m.DecideFor("tg:1", id, beamclaw.Allow); err != nil {
+	if err := e.m.DecideFor(t.Context(), "tg:1", id, beamclaw.Allow); err != nil {
 		t.Fatal(err)
 	}
 	if ev := r.wait(t); ev.Text != "done" || tl.runs.Load() != 1 {

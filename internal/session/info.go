@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
@@ -91,4 +92,17 @@ func (m *Manager) liveLane(id string) *lane {
 		return nil
 	}
 	return l
+}
+
+// Context reports the token gauge of /context: tokens used, the model's
+// window and the message count (zeros for a session not started yet).
+func (m *Manager) Context(_ context.Context, sessionID string) (used, window, messages int, err error) {
+	info, err := m.Info(sessionID)
+	if beamclaw.KindOf(err) == beamclaw.KindNotFound {
+		return 0, 0, 0, nil
+	}
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	return info.Tokens, info.Window, info.Messages, nil
 }

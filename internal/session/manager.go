@@ -134,8 +134,13 @@ func (m *Manager) Send(ctx context.Context, in beamclaw.Inbound) (string, error)
 	return runID, nil
 }
 
+// autonomy is the lowest of the agent's level, the channel's ceiling and
+// the edge's own ceiling.
 func (m *Manager) autonomy(in beamclaw.Inbound) beamclaw.Autonomy {
 	a := m.opts.Autonomy(in.AgentID)
+	if c, ok := m.opts.Ceilings[in.Channel]; ok {
+		a = a.Min(c)
+	}
 	if in.Autonomy != "" {
 		a = a.Min(in.Autonomy)
 	}
@@ -179,7 +184,7 @@ func (m *Manager) Decide(sessionID, approvalID string, d beamclaw.Decision) erro
 // (a Telegram button carries no session id). Only that user's live
 // sessions are asked — approvals exist only in live sessions — so nobody
 // can answer another user's approval by guessing its id.
-func (m *Manager) DecideFor(userID, approvalID string, d beamclaw.Decision) error {
+func (m *Manager) DecideFor(_ context.Context, userID, approvalID string, d beamclaw.Decision) error {
 	const op = "session.DecideFor"
 	if approvalID == "" || userID == "" {
 		return beamclaw.E(op, beamclaw.KindInvalid, "an approval id and a user are required", nil)

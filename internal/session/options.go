@@ -42,6 +42,9 @@ type Options struct {
 	// back to core.autonomy_level); Supervised when nil. A run's autonomy
 	// is the lower of this and the channel's ceiling (Inbound.Autonomy).
 	Autonomy func(agentID string) beamclaw.Autonomy
+	// Ceilings cap a run's autonomy by its channel (core.channel_autonomy);
+	// an edge may lower it further with Inbound.Autonomy.
+	Ceilings map[beamclaw.Channel]beamclaw.Autonomy
 
 	IdleHibernate   time.Duration
 	TTL             time.Duration
