@@ -69,3 +69,18 @@ func ParseTrusted(entries []string) ([]netip.Prefix, error) {
 	}
 	return out, nil
 }
+
+// rateKey is what the rate limit counts a client by: its address, or the
+// /64 of an IPv6 address (one host usually holds a whole /64, and could
+// otherwise rotate through it for fresh budgets).
+func rateKey(client string) string {
+	a, err := netip.ParseAddr(client)
+	if err != nil || !a.Is6() || a.Is4In6() {
+		return client
+	}
+	p, err := a.Prefix(64)
+	if err != nil {
+		return client
+	}
+	return p.String()
+}

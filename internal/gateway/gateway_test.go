@@ -67,6 +67,56 @@ func TestLimiterTableIsBounded(t *testing.T) {
 	}
 }
 
+// A client near its limit keeps its count however many other addresses
+// arrive: a full table sheds newcomers rather than forget a counting
+// client (which would hand it a fresh budget).
+func TestLimiterChurnDoesNotResetABudget(t *testing.T) {
+	clk := clock.NewFake(time.Unix(1000, 0))
+	l := NewLimiter(60, time.Minute, 100, clk)
+	for range 59 {
+		if ok, _ := l.Allow("victim"); !ok {
+			t.Fatal("limited before the limit")
+		}
+	}
+	shed := 0
+	for i := range 12000 {
+		if ok, retry := l.Allow(fmt.Sprint("churn-", i)); !ok {
+			shed++
+			if retry <= 0 {
+				t.Fatal("a shed client got no Retry-After")
+			}
+		}
+	}
+	if shed == 0 {
+		t.Error("a full table of counting clients admitted every newcomer")
+	}
+	if ok, _ := l.Allow("victim"); !ok {
+		t.Fatal("the 60th request was refused")
+	}
+	if ok, _ := l.Allow("victim"); ok {
+		t.Error("after 12,000 other addresses the client was back to a full budget")
+	}
+	// Once the window passes, budgets refill and newcomers get in again.
+	clk.Advance(2 * time.Minute)
+	if ok, _ := l.Allow("late-newcomer"); !ok {
+		t.Error("a newcomer was shed after every budget refilled")
+	}
+}
+
+func TestRateKeyGroupsIPv6By64(t *testing.T) {
+	cases := map[string]string{
+		"2001:db8:1:2:aaaa::1": "2001:db8:1:2::/64",
+		"2001:db8:1:2:ffff::9": "2001:db8:1:2::/64",
+		"203.0.113.9":          "203.0.113.9",
+		"@":                    "@",
+	}
+	for in, want := range cases {
+		if got := rateKey(in); got != want {
+			t.Errorf("rateKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestClientIP(t *testing.T) {
 	trusted, err := ParseTrusted([]string{"10.0.0.0/8", "192.168.1.1"})
 	if err != nil {

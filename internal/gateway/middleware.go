@@ -92,14 +92,15 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 	})
 }
 
-// rateLimit applies the per-client sliding window.
+// rateLimit applies the per-client sliding window to every route but
+// /health: a liveness probe from a busy address must never be throttled.
 func (s *Server) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.limiter == nil {
+		if s.limiter == nil || r.URL.Path == "/health" {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ok, retry := s.limiter.Allow(clientIP(r, s.opts.TrustedProxies))
+		ok, retry := s.limiter.Allow(rateKey(clientIP(r, s.opts.TrustedProxies)))
 		if !ok {
 			secs := int(math.Ceil(retry.Seconds()))
 			w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))

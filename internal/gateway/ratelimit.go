@@ -12,8 +12,10 @@ import (
 // keeps two fixed windows per client and weighs the previous one by how
 // much of it still overlaps the sliding window, which is O(1) in time and
 // memory per client and has no boundary bursts. The table of clients is
-// bounded: past MaxClients, expired entries are pruned and then the
-// stalest is evicted.
+// bounded: past MaxClients, only clients whose budget has fully refilled
+// are forgotten (forgetting any other would hand it a fresh budget, so
+// churning through addresses could reset a limited client); when none
+// has, new clients are shed until one does.
 type Limiter struct {
 	limit      int
 	window     time.Duration
@@ -49,8 +51,8 @@ func (l *Limiter) Allow(client string) (ok bool, retryAfter time.Duration) {
 	defer l.mu.Unlock()
 	b := l.clients[client]
 	if b == nil {
-		if len(l.clients) >= l.maxClients {
-			l.makeRoom(now)
+		if len(l.clients) >= l.maxClients && !l.makeRoom(now) {
+			return false, l.window // shed: the table is full of clients still counting
 		}
 		b = &bucket{start: now - now%w}
 		l.clients[client] = b
@@ -87,23 +89,29 @@ func (l *Limiter) retryAfter(b *bucket, now, w int64) time.Duration {
 	return time.Duration(w - elapsed)
 }
 
-// makeRoom drops clients idle for two windows, or else the stalest one.
-func (l *Limiter) makeRoom(now int64) {
-	cut := now - 2*int64(l.window)
-	var stalest string
-	oldest := int64(math.MaxInt64)
+// makeRoom forgets the clients whose budget has refilled (no request in
+// the sliding window) and reports whether there is room for one more.
+func (l *Limiter) makeRoom(now int64) bool {
+	w := int64(l.window)
 	for k, b := range l.clients {
-		if b.lastSeen < cut {
+		if refilled(b, now, w) {
 			delete(l.clients, k)
-			continue
-		}
-		if b.lastSeen < oldest {
-			oldest, stalest = b.lastSeen, k
 		}
 	}
-	if len(l.clients) >= l.maxClients && stalest != "" {
-		delete(l.clients, stalest)
+	return len(l.clients) < l.maxClients
+}
+
+// refilled reports whether a client's weighted count is zero: forgetting
+// it costs nothing, since a new bucket would also be empty.
+func refilled(b *bucket, now, w int64) bool {
+	start := now - now%w
+	switch start - b.start {
+	case 0:
+		return b.cur == 0 && b.prev == 0
+	case w:
+		return b.cur == 0
 	}
+	return true // both of its windows have passed
 }
 
 // Prune drops clients idle for two windows; the gateway calls it every

@@ -1,0 +1,78 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// limitedGet asks path of the rig's daemon as the client xff (through the
+// loopback proxy, which the config trusts) and returns the status.
+func (r *chatRig) limitedGet(path, xff string) int {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+r.addr+path, nil)
+	if xff != "" {
+		req.Header.Set("X-Forwarded-For", xff)
+	}
+	resp, err := r.hc.Do(req)
+	if err != nil {
+		r.t.Fatalf("GET %s: %v", path, err)
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestHealthNeverRateLimited: a busy address that is over its budget
+// still gets every liveness answer.
+func TestHealthNeverRateLimited(t *testing.T) {
+	r := newChatRig(t, rigOptions{gateway: "  rate_limit: {enabled: true, requests: 5, window_seconds: 60}\n"})
+	r.start()
+	limited := 0
+	for range 10 {
+		if r.limitedGet("/v1/models", "") == http.StatusTooManyRequests {
+			limited++
+		}
+	}
+	if limited == 0 {
+		t.Fatal("10 requests against a budget of 5 were all admitted")
+	}
+	for i := range 65 {
+		if code := r.limitedGet("/health", ""); code != http.StatusOK {
+			t.Fatalf("health check %d answered %d while the address is rate-limited", i, code)
+		}
+	}
+}
+
+// TestRateLimitChurnKeepsBudget: a client one request short of its
+// budget is not handed a fresh one by thousands of other addresses
+// filling the limiter's table.
+func TestRateLimitChurnKeepsBudget(t *testing.T) {
+	r := newChatRig(t, rigOptions{gateway: "  trusted_proxies: [127.0.0.1]\n" +
+		"  rate_limit: {enabled: true, requests: 60, window_seconds: 60, max_clients: 1000}\n"})
+	r.start()
+	const victim = "198.51.100.7"
+	for i := range 59 {
+		if code := r.limitedGet("/v1/models", victim); code != http.StatusOK {
+			t.Fatalf("request %d of the victim: %d", i, code)
+		}
+	}
+	shed := 0
+	for i := range 3000 {
+		if r.limitedGet("/v1/models", fmt.Sprintf("203.0.%d.%d", i/250, i%250+1)) == http.StatusTooManyRequests {
+			shed++
+		}
+	}
+	if shed == 0 {
+		t.Error("3,000 newcomers were all admitted to a table of 1,000")
+	}
+	if code := r.limitedGet("/v1/models", victim); code != http.StatusOK {
+		t.Fatalf("the victim's 60th request: %d", code)
+	}
+	if code := r.limitedGet("/v1/models", victim); code != http.StatusTooManyRequests {
+		t.Errorf("after churn the victim's 61st request got %d: its budget was reset", code)
+	}
+}
