@@ -78,8 +78,7 @@ func (rs *runState) call(ctx context.Context, c, shown beamclaw.ToolCall) (beamc
 func (rs *runState) approve(ctx context.Context, spec beamclaw.ToolSpec, c beamclaw.ToolCall, why string) (bool, string, error) {
 	opts := rs.e.opts
 	if rs.r.NoApproval {
-		return false, fmt.Sprintf("tool %s needs approval, which cannot be asked for on this channel; "+
-			"raise the agent's autonomy to allow it", c.Name), nil
+		return false, noApprovalReason(c.Name, why, rs.r.Autonomy, rs.r.Channel), nil
 	}
 	key := opts.Shape(c.Name, c.Args)
 	if rs.r.Lane.Allowed(key) {
@@ -134,4 +133,18 @@ func (rs *runState) execute(ctx context.Context, t beamclaw.Tool, c, shown beamc
 		slog.Bool("success", !res.IsError))
 	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvToolResult, Tool: &shown, Result: &res})
 	return res
+}
+
+// noApprovalReason tells the model (and so the user) why a call that
+// needs approval was refused on a channel that cannot ask, and what
+// would allow it: at full autonomy only a channel that can ask (the
+// policy asks for high-risk tools on remote channels at any level).
+func noApprovalReason(tool, why string, a beamclaw.Autonomy, ch beamclaw.Channel) string {
+	if a == beamclaw.Full {
+		return fmt.Sprintf("tool %s needs approval (%s), and the %s channel cannot ask for one; "+
+			"run it from a channel that can (the TUI, Telegram or /ws)", tool, why, ch)
+	}
+	return fmt.Sprintf("tool %s needs approval (%s), and the %s channel cannot ask for one; "+
+		"run it from a channel that can (the TUI, Telegram or /ws), or raise core.channel_autonomy.%s "+
+		"and the agent's autonomy_level to full", tool, why, ch, ch)
 }

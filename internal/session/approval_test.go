@@ -163,7 +163,7 @@ func TestApprovalImpossibleOnRouteDeniesAtOnce(t *testing.T) {
 		t.Errorf("%d approval requests on a route that cannot answer, want 0", n)
 	}
 	res := toolResults(e.p)
-	if len(res) != 1 || !strings.Contains(res[0], "cannot be asked for on this channel") {
+	if len(res) != 1 || !strings.Contains(res[0], "channel cannot ask for one") {
 		t.Errorf("tool results %q, want the reason", res)
 	}
 }

@@ -151,7 +151,7 @@ func TestEphemeralStoresNothingAndDeniesApproval(t *testing.T) {
 	if tl.runs.Load() != 0 {
 		t.Error("tool ran without approval")
 	}
-	if got := toolResults(e.p); len(got) != 1 || !strings.Contains(got[0], "cannot be asked for") {
+	if got := toolResults(e.p); len(got) != 1 || !strings.Contains(got[0], "cannot ask for one") {
 		t.Errorf("tool results %q", got)
 	}
 	if s := e.m.Stats(); s.Stored != 0 || s.Live != 0 {
