@@ -15,7 +15,13 @@ type Gateway struct {
 type HTTP struct {
 	Addr                     string `yaml:"addr"`
 	ReadHeaderTimeoutSeconds int    `yaml:"read_header_timeout_seconds"`
-	MaxBodyBytes             int64  `yaml:"max_body_bytes"`
+	// ReadTimeoutSeconds bounds the sending of a request body; answers
+	// (SSE, slow models) are not cut by it.
+	ReadTimeoutSeconds int   `yaml:"read_timeout_seconds"`
+	MaxBodyBytes       int64 `yaml:"max_body_bytes"`
+	// MaxConnsPerClient caps the open connections of one client address
+	// (trusted proxies exempt); 0 = no cap.
+	MaxConnsPerClient int `yaml:"max_conns_per_client"`
 }
 
 // Auth holds the bearer token; an empty token means no authentication,

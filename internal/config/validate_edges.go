@@ -37,6 +37,8 @@ func (c *Config) validateGateway(p *problems) {
 		p.add("gateway.http.addr", "refusing to bind %s without gateway.auth.token (set token: {env: VAR} with at least 32 characters, or bind 127.0.0.1)", g.HTTP.Addr)
 	}
 	p.min("gateway.http.read_header_timeout_seconds", g.HTTP.ReadHeaderTimeoutSeconds, 1)
+	p.min("gateway.http.read_timeout_seconds", g.HTTP.ReadTimeoutSeconds, 1)
+	p.min("gateway.http.max_conns_per_client", g.HTTP.MaxConnsPerClient, 0)
 	p.min64("gateway.http.max_body_bytes", g.HTTP.MaxBodyBytes, 1)
 	for i, tp := range g.TrustedProxies {
 		if _, err := netip.ParsePrefix(tp); err != nil {

@@ -261,7 +261,9 @@ func (p *plan) planEdges(c *config.Config, getenv func(string) string) error {
 	}
 	token, _ := g.Auth.Token.Resolve(getenv)
 	p.Gateway = gateway.Options{Token: token, TrustedProxies: trusted, MaxBodyBytes: g.HTTP.MaxBodyBytes,
-		ReadHeaderTimeout: time.Duration(g.HTTP.ReadHeaderTimeoutSeconds) * time.Second}
+		ReadHeaderTimeout: time.Duration(g.HTTP.ReadHeaderTimeoutSeconds) * time.Second,
+		ReadTimeout:       time.Duration(g.HTTP.ReadTimeoutSeconds) * time.Second,
+		MaxConnsPerClient: g.HTTP.MaxConnsPerClient}
 	if g.RateLimit.Enabled {
 		p.Gateway.RateLimit = gateway.RateLimit{Requests: g.RateLimit.Requests,
 			Window: time.Duration(g.RateLimit.WindowSeconds) * time.Second, MaxClients: g.RateLimit.MaxClients}

@@ -45,7 +45,7 @@ func (d *daemon) tree() (*suture.Supervisor, error) {
 	for _, svc := range services {
 		gwSup.Add(d.guard(svc))
 	}
-	gwSup.Add(d.guard(gw.Service("gateway.http", d.public, gw.PublicHandler())))
+	gwSup.Add(d.guard(gw.PublicService("gateway.http", d.public)))
 	gwSup.Add(d.guard(gw.Service("gateway.control", d.control, gw.ControlHandler())))
 	root.Add(gwSup)
 	d.check("gateway", func() protocol.Subsystem {

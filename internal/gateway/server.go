@@ -48,6 +48,12 @@ type Options struct {
 	RateLimit         RateLimit
 	MaxBodyBytes      int64
 	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds the sending of a request body on the public
+	// listener (gateway.http.read_timeout_seconds); answers are not cut.
+	ReadTimeout time.Duration
+	// MaxConnsPerClient caps the open connections of one client address
+	// on the public listener (gateway.http.max_conns_per_client); 0 = no cap.
+	MaxConnsPerClient int
 	Metrics           Metrics
 	MetricsHandler    http.Handler
 	Health            func(ctx context.Context) protocol.Health
@@ -79,6 +85,7 @@ func New(opts Options) *Server {
 	if opts.ReadHeaderTimeout <= 0 {
 		opts.ReadHeaderTimeout = 5 * time.Second
 	}
+	opts.Clock = clock.Or(opts.Clock)
 	s := &Server{opts: opts, log: opts.Logger.With("component", "gateway")}
 	if opts.RateLimit.Requests > 0 {
 		s.limiter = NewLimiter(opts.RateLimit.Requests, opts.RateLimit.Window,
@@ -91,7 +98,7 @@ func New(opts Options) *Server {
 // including the rate limit and the bearer token.
 func (s *Server) PublicHandler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, s.observe, s.recoverer, s.rateLimit, s.requireToken, s.limitBody)
+	r.Use(middleware.RequestID, s.bodyDeadline, s.observe, s.recoverer, s.rateLimit, s.requireToken, s.limitBody)
 	s.routes(r, s.opts.Routes)
 	return r
 }
@@ -154,6 +161,17 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		h = s.opts.Health(r.Context())
 	}
 	writeJSON(w, http.StatusOK, h)
+}
+
+// PublicService serves PublicHandler on ln, with the per-client
+// connection cap.
+func (s *Server) PublicService(name string, ln *Listener) *HTTPService {
+	if s.opts.MaxConnsPerClient > 0 {
+		ln.conns = &clientConns{max: s.opts.MaxConnsPerClient, log: s.log, open: map[netip.Addr]int{},
+			warned: map[netip.Addr]time.Time{}, nowFunc: s.opts.Clock.Now,
+			exempt: func(a netip.Addr) bool { return isTrusted(a, s.opts.TrustedProxies) }}
+	}
+	return s.Service(name, ln, s.PublicHandler())
 }
 
 // Service serves handler on ln under a supervisor. The listener survives
@@ -225,7 +243,22 @@ func (h *HTTPService) Serve(ctx context.Context) error {
 // it for real with Release.
 type Listener struct {
 	net.Listener
-	once sync.Once
+	once  sync.Once
+	conns *clientConns // nil: no per-client cap
+}
+
+// Accept returns the next connection its client may open.
+func (l *Listener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil || l.conns == nil {
+			return c, err
+		}
+		if admitted, ok := l.conns.admit(c); ok {
+			return admitted, nil
+		}
+		_ = c.Close()
+	}
 }
 
 type deadliner interface{ SetDeadline(time.Time) error }

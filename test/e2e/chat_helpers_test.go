@@ -32,6 +32,7 @@ type rigOptions struct {
 	fallback        []string // core.fallback_providers
 	extra           string   // more top-level YAML (tools:, sandbox: ...)
 	gateway         string   // more lines under gateway:, indented two spaces
+	http            string   // more lines under gateway.http:, indented four spaces
 }
 
 // chatRig is one daemon under test (not started until start) with the
@@ -89,7 +90,7 @@ func rigConfig(fakeURL string, o rigOptions) string {
 	for _, name := range rigSortedKeys(providers) {
 		fmt.Fprintf(&b, "    %s: {base_url: %q, model: fake-model, max_retries: 0}\n", name, providers[name])
 	}
-	b.WriteString("gateway:\n  http:\n    addr: \"127.0.0.1:0\"\n" + o.gateway)
+	b.WriteString("gateway:\n  http:\n    addr: \"127.0.0.1:0\"\n" + o.http + o.gateway)
 	b.WriteString("memory:\n  embedding:\n    enabled: false\n")
 	b.WriteString(o.extra)
 	return b.String()
