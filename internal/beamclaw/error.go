@@ -21,6 +21,7 @@ const (
 	KindUnavailable              // an upstream or subsystem is down
 	KindTimeout                  // a deadline passed
 	KindTooLarge                 // a body or value over its limit
+	KindStorage                  // the local database cannot be written (disk full, I/O error)
 )
 
 var kindNames = [...]string{
@@ -34,6 +35,7 @@ var kindNames = [...]string{
 	KindUnavailable:  "unavailable",
 	KindTimeout:      "timeout",
 	KindTooLarge:     "too_large",
+	KindStorage:      "storage",
 }
 
 func (k Kind) String() string {

@@ -137,7 +137,7 @@ func (d *daemon) wait(ctx context.Context, done <-chan error) error {
 
 // open opens the store and the listeners, before the tree starts.
 func (d *daemon) open() (err error) {
-	d.db, err = store.Open(d.paths.DB, store.Options{PIDFile: d.paths.PIDFile})
+	d.db, err = store.Open(d.paths.DB, store.Options{PIDFile: d.paths.PIDFile, Logger: d.log})
 	if err != nil {
 		return err
 	}

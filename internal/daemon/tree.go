@@ -28,7 +28,11 @@ func (d *daemon) tree() (*suture.Supervisor, error) {
 	obsSup.Add(d.guard(d.bus))
 	root.Add(obsSup)
 
+	d.metrics.StoreWriteFailures(d.db.WriteFailures)
 	d.check("store", func() protocol.Subsystem {
+		if ok, err := d.db.Writable(); !ok {
+			return protocol.Subsystem{Ready: false, Detail: d.db.Path() + ": cannot be written: " + err.Error()}
+		}
 		return protocol.Subsystem{Ready: true, Detail: d.db.Path()}
 	})
 

@@ -30,6 +30,8 @@ func statusOf(k beamclaw.Kind) int {
 		return http.StatusGatewayTimeout
 	case beamclaw.KindTooLarge:
 		return http.StatusRequestEntityTooLarge
+	case beamclaw.KindStorage:
+		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
 }
@@ -49,6 +51,10 @@ func errType(status int) string {
 	return "api_error"
 }
 
+// storageRetryAfter is the Retry-After, in seconds, of a 503: the
+// database could not be written; a retry after space is freed works.
+const storageRetryAfter = "10"
+
 // writeError is the one way an error leaves the gateway: OpenAI's error
 // JSON with the status its Kind maps to and a message safe for users.
 func writeError(w http.ResponseWriter, err error) {
@@ -57,6 +63,9 @@ func writeError(w http.ResponseWriter, err error) {
 		err = beamclaw.E("gateway", beamclaw.KindTooLarge, "request body too large", err)
 	}
 	status := statusOf(beamclaw.KindOf(err))
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", storageRetryAfter)
+	}
 	writeErrorStatus(w, status, beamclaw.UserMessage(err), "")
 }
 

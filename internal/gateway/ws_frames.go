@@ -201,7 +201,7 @@ func wsCode(k beamclaw.Kind) string {
 		return protocol.CodeConflict
 	case beamclaw.KindRateLimited:
 		return protocol.CodeRateLimited
-	case beamclaw.KindUnavailable:
+	case beamclaw.KindUnavailable, beamclaw.KindStorage:
 		return protocol.CodeUnavailable
 	case beamclaw.KindTimeout:
 		return protocol.CodeTimeout

@@ -77,6 +77,15 @@ func (m *Metrics) LiveSessions(live func() int) {
 	}, func() float64 { return float64(live()) }))
 }
 
+// StoreWriteFailures registers beamclaw_store_write_failures_total, read
+// from the store's own counter of writes that failed for the file's sake.
+func (m *Metrics) StoreWriteFailures(n func() uint64) {
+	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "beamclaw_store_write_failures_total",
+		Help: "Database writes that failed (disk full, I/O error); readiness is false until one succeeds.",
+	}, func() float64 { return float64(n()) }))
+}
+
 // Registry exposes the registry (tests, extra collectors).
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 

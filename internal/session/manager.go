@@ -127,6 +127,9 @@ func (m *Manager) Send(ctx context.Context, in beamclaw.Inbound) (string, error)
 	prev, err := l.submit(r, in.MessageID)
 	switch {
 	case err != nil:
+		if beamclaw.KindOf(err) == beamclaw.KindStorage {
+			return "", beamclaw.E(op, beamclaw.KindStorage, "", err) // the store's own words: retry later
+		}
 		return "", beamclaw.E(op, beamclaw.KindUnavailable, "could not store the message", err)
 	case prev != "":
 		return prev, beamclaw.E(op, beamclaw.KindConflict, "duplicate message", nil)

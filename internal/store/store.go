@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -24,13 +25,16 @@ type Options struct {
 	PIDFile string
 	// ReadOnly opens the file for reading only (shared lock).
 	ReadOnly bool
+	// Logger receives the one ERROR line when writes start failing.
+	Logger *slog.Logger
 }
 
 // DB is the open store.
 type DB struct {
-	bolt *bolt.DB
-	path string
-	gc   *committer
+	bolt   *bolt.DB
+	path   string
+	gc     *committer
+	health health
 }
 
 // Open opens (creating if needed) the bbolt file at path. Each package
@@ -55,7 +59,10 @@ func Open(path string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	return &DB{bolt: b, path: path, gc: newCommitter(b)}, nil
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &DB{bolt: b, path: path, gc: newCommitter(b), health: health{log: opts.Logger}}, nil
 }
 
 func holder(pidFile string) string {
@@ -102,7 +109,21 @@ func (db *DB) Buckets(names ...string) error {
 // a lone call commits at once, without bbolt Batch's timer. fn may run
 // more than once (when a shared transaction fails it is retried alone),
 // so it must only change the transaction.
-func (db *DB) Update(fn func(*bolt.Tx) error) error { return db.gc.do(fn) }
+func (db *DB) Update(fn func(*bolt.Tx) error) error {
+	var fnErr error
+	err := db.gc.do(func(tx *bolt.Tx) error {
+		fnErr = fn(tx)
+		return fnErr
+	})
+	if err != nil && fnErr == nil {
+		db.health.record(err)
+		return writeError(err)
+	}
+	if err == nil {
+		db.health.record(nil)
+	}
+	return err
+}
 
 // View runs fn in a read-only transaction.
 func (db *DB) View(fn func(*bolt.Tx) error) error { return db.bolt.View(fn) }

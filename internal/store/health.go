@@ -1,0 +1,62 @@
+package store
+
+import (
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+// health tracks whether the file can be written. A write that fails
+// for the file's own sake (a full disk, an I/O error), not because its
+// function refused, marks the store failing: one ERROR is logged naming
+// the cause, the readiness check reports it, a counter counts every such
+// failure, and the next successful write clears it (logged once too).
+type health struct {
+	log      *slog.Logger
+	failures atomic.Uint64
+	failing  atomic.Bool // fast path: a success while healthy takes no lock
+
+	mu    sync.Mutex
+	cause error // nil while writes succeed
+}
+
+// record notes the outcome of one write.
+func (h *health) record(err error) {
+	if err == nil && !h.failing.Load() {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case err != nil:
+		h.failures.Add(1)
+		if h.cause == nil {
+			h.log.Error("the database cannot be written; new messages are refused until a write succeeds", "err", err)
+		}
+		h.cause = err
+		h.failing.Store(true)
+	case h.cause != nil:
+		h.log.Info("the database can be written again", "after", h.cause.Error())
+		h.cause = nil
+		h.failing.Store(false)
+	}
+}
+
+// Writable reports whether the last write succeeded, and its error when
+// it did not.
+func (db *DB) Writable() (bool, error) {
+	db.health.mu.Lock()
+	defer db.health.mu.Unlock()
+	return db.health.cause == nil, db.health.cause
+}
+
+// WriteFailures counts the writes that failed for the file's sake.
+func (db *DB) WriteFailures() uint64 { return db.health.failures.Load() }
+
+// writeError wraps a failed commit as a storage error users can be told
+// about (503, "try again"), keeping the cause for logs.
+func writeError(err error) error {
+	return beamclaw.E("store", beamclaw.KindStorage, "the database cannot be written right now", err)
+}

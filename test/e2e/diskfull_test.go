@@ -1,0 +1,139 @@
+package e2e
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
+	"github.com/beamclaw/beamclaw-go/test/fakellm"
+)
+
+// mountTmpfs mounts a small tmpfs on a new directory until the test ends
+// (after the daemon on it stopped: cleanups run last in, first out).
+func mountTmpfs(t *testing.T, size string) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		skipOrFailUnavailable(t, "mounting a tmpfs needs root (CI runs as root)")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size+",mode=0700", "tmpfs", dir).CombinedOutput(); err != nil {
+		skipOrFailUnavailable(t, fmt.Sprintf("mount tmpfs: %v: %s", err, out))
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", "-l", dir).Run() })
+	return dir
+}
+
+// fill writes zeros into path until the file system is full.
+func fill(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatalf("fill: %v", err)
+			}
+			_ = f.Sync()
+			return
+		}
+	}
+}
+
+// TestDiskFull: when the database cannot be written, turns are refused
+// with 503 and Retry-After (not 502, which blames the model), one ERROR
+// names the cause, readiness is false and a metric counts the failures;
+// once space is freed, the next turn is stored and readiness returns.
+func TestDiskFull(t *testing.T) {
+	dir := mountTmpfs(t, "4m")
+	logFile := filepath.Join(t.TempDir(), "beamclaw.log")
+	llm := fakellm.New(t)
+	llm.SetDefault(fakellm.Rules)
+	cfg := rigConfig(llm.URL(), rigOptions{gateway: "  rate_limit: {enabled: false}\n",
+		extra: "obs:\n  log:\n    file: " + logFile + "\n"})
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := &home{t: t, dir: dir, env: append(filteredEnv(), "BEAMCLAW_HOME="+dir)}
+	t.Cleanup(h.cleanup)
+	r := &chatRig{t: t, h: h, llm: llm, hc: &http.Client{}}
+	r.start()
+	r.chat("ana", "before the disk fills")
+
+	fill(t, filepath.Join(dir, "filler"))
+	failed := 0
+	for i := range 30 {
+		code, body := r.post("ana", fmt.Sprintf("turn %d on a full disk %s", i, strings.Repeat("x", 2000)))
+		switch code {
+		case http.StatusOK:
+		case http.StatusServiceUnavailable:
+			failed++
+		default:
+			t.Fatalf("turn %d: %d %s (want 200 or 503)", i, code, body)
+		}
+	}
+	if failed == 0 {
+		t.Fatal("30 turns were all stored on a full disk")
+	}
+	if code, body := r.post("ana", strings.Repeat("y", 4000)); code == http.StatusServiceUnavailable {
+		if !strings.Contains(body, "cannot be written") {
+			t.Errorf("503 body does not say why: %s", body)
+		}
+	}
+	resp, err := http.Post("http://"+r.addr+"/v1/chat/completions", "application/json",
+		strings.NewReader(`{"model":"default","user":"ana","messages":[{"role":"user","content":"`+strings.Repeat("z", 4000)+`"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") == "" {
+		t.Error("503 without Retry-After")
+	}
+	if h := health(t, r.addr); h.Ready || h.Subsystems["store"].Ready {
+		t.Errorf("readiness while the disk is full: %+v", h)
+	}
+	if _, metrics := get(t, "http://"+r.addr+"/metrics"); !strings.Contains(metrics, "beamclaw_store_write_failures_total") ||
+		strings.Contains(metrics, "beamclaw_store_write_failures_total 0\n") {
+		t.Error("no store write failure counted in /metrics")
+	}
+	logs, _ := os.ReadFile(logFile)
+	if n := strings.Count(string(logs), "the database cannot be written"); n != 1 {
+		t.Errorf("%d ERROR lines about the database, want exactly 1", n)
+	}
+	if !strings.Contains(string(logs), "no space left on device") {
+		t.Error("the ERROR line does not name the cause")
+	}
+
+	if err := os.Remove(filepath.Join(dir, "filler")); err != nil {
+		t.Fatal(err)
+	}
+	r.chat("ana", "after space was freed")
+	if h := health(t, r.addr); !h.Ready {
+		t.Errorf("not ready after a write succeeded: %+v", h)
+	}
+	logs, _ = os.ReadFile(logFile)
+	if !strings.Contains(string(logs), "can be written again") {
+		t.Error("recovery not logged")
+	}
+}
+
+func health(t *testing.T, addr string) protocol.Health {
+	t.Helper()
+	_, body := get(t, "http://"+addr+"/health")
+	var h protocol.Health
+	if err := json.Unmarshal([]byte(body), &h); err != nil {
+		t.Fatalf("/health: %v: %s", err, body)
+	}
+	return h
+}
