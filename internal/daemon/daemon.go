@@ -18,6 +18,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/config"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/obs"
+	"github.com/beamclaw/beamclaw-go/internal/procguard"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/internal/supervise"
 	"github.com/beamclaw/beamclaw-go/pkg/client"
@@ -89,6 +90,9 @@ func Run(ctx context.Context, opts Options) (err error) {
 	defer closeLog()
 	for _, w := range p.Warnings {
 		log.Warn(w)
+	}
+	if err := procguard.Harden(); err != nil {
+		log.Warn("the daemon's /proc entries stay readable to its tools", "err", err)
 	}
 
 	ctx, cancel := context.WithCancel(ctx)

@@ -12,6 +12,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/loop"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/memory/embedcache"
+	"github.com/beamclaw/beamclaw-go/internal/procguard"
 	"github.com/beamclaw/beamclaw-go/internal/provider/openai"
 	"github.com/beamclaw/beamclaw-go/internal/scrub"
 	"github.com/beamclaw/beamclaw-go/internal/session"
@@ -107,6 +108,11 @@ func (d *daemon) toolRegistry(ag *agent.Runtime) (*tool.Registry, error) {
 	to.Logger = d.log
 	reg := tool.New(to)
 	bo := d.plan.Builtin
+	isolate, err := procguard.Isolate()
+	if err != nil {
+		d.log.Warn("tool processes are not isolated from the daemon", "err", err)
+	}
+	bo.Process.Isolate = isolate
 	bo.Memory = builtin.MemoryOptions{Workspace: ag.Files(), Search: ag, Notes: ag}
 	bo.Skills = builtin.SkillOptions{Reader: ag}
 	for _, t := range builtin.Defaults(bo) {

@@ -32,6 +32,10 @@ type ProcessOptions struct {
 	MaxOutputBytes int
 	// Shell is the bash binary (default "bash", looked up on PATH).
 	Shell string
+	// Isolate, when set, adjusts how each program starts: a daemon running
+	// as root gives every tool process a user namespace of its own, so it
+	// cannot read the daemon's /proc entries (procguard.Isolate).
+	Isolate func(*syscall.SysProcAttr)
 }
 
 func (o ProcessOptions) withDefaults() ProcessOptions {
@@ -68,6 +72,9 @@ func runProcess(ctx context.Context, o ProcessOptions, argv []string, dir string
 	cmd.Env = tool.FilterEnv(o.Environ(), o.EnvAllow, o.EnvDeny)
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if o.Isolate != nil {
+		o.Isolate(cmd.SysProcAttr)
+	}
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	startErr := cmd.Start()
 	pw.Close() // the child holds its own copy
