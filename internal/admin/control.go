@@ -24,6 +24,7 @@ const maxControlBody = 64 << 10
 // pairing, which need the running daemon's memory or its database.
 type control struct {
 	mcp     *mcp.Manager // nil without MCP
+	db      *store.DB
 	pairing *pairing.Store
 	paths   config.Paths
 	log     *slog.Logger
@@ -36,7 +37,7 @@ func ControlRoutes(m *mcp.Manager, db *store.DB, paths config.Paths, log *slog.L
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	c := &control{mcp: m, pairing: pairing.New(db, pairing.Options{}), paths: paths, log: log}
+	c := &control{mcp: m, db: db, pairing: pairing.New(db, pairing.Options{}), paths: paths, log: log}
 	return c.routes()
 }
 
@@ -47,6 +48,8 @@ func (c *control) routes() []gateway.Mount {
 		{Method: http.MethodGet, Pattern: protocol.ControlPairing, Handler: http.HandlerFunc(c.pairList)},
 		{Method: http.MethodPost, Pattern: protocol.ControlPairingApprove, Handler: http.HandlerFunc(c.pairApprove)},
 		{Method: http.MethodPost, Pattern: protocol.ControlPairingRevoke, Handler: http.HandlerFunc(c.pairRevoke)},
+		{Method: http.MethodGet, Pattern: protocol.ControlDBBackup, Handler: http.HandlerFunc(c.dbBackup)},
+		{Method: http.MethodGet, Pattern: protocol.ControlDBCheck, Handler: http.HandlerFunc(c.dbCheck)},
 	}
 }
 
@@ -125,6 +128,27 @@ func (c *control) pairRevoke(w http.ResponseWriter, r *http.Request) {
 	}
 	c.log.Info("pairing revoked", "channel", req.Channel, "user_id", req.UserID)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+func (c *control) dbBackup(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/octet-stream")
+	n, err := c.db.WriteTo(w)
+	if err != nil {
+		c.log.Error("database backup failed", "err", err, "bytes", n)
+		if n == 0 {
+			controlError(w, http.StatusInternalServerError, "backup failed: "+err.Error())
+		}
+		return
+	}
+	c.log.Info("database backed up over the control socket", "bytes", n)
+}
+
+func (c *control) dbCheck(w http.ResponseWriter, _ *http.Request) {
+	out := protocol.DBCheck{Path: c.db.Path(), OK: true}
+	if err := c.db.Check(); err != nil {
+		out.OK, out.Problem = false, err.Error()
+	}
+	controlJSON(w, http.StatusOK, out)
 }
 
 // fail answers err: its own words for the owner's mistakes, a logged

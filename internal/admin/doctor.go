@@ -46,7 +46,7 @@ func (a *Admin) Doctor(ctx context.Context) []protocol.Check {
 	}
 	out = append(out, homeCheck(paths.Home))
 	pid, daemonUp := client.Running(ctx, paths.Socket)
-	out = append(out, storeCheck(paths, pid, daemonUp))
+	out = append(out, a.storeCheck(ctx, paths, pid, daemonUp))
 	out = append(out, providerChecks(cfg.Config, a.getenv)...)
 	out = append(out, dockerCheck(ctx, cfg.Sandbox.Enabled))
 	out = append(out, portCheck(cfg.Gateway.HTTP.Addr, daemonUp))
@@ -69,19 +69,31 @@ func homeCheck(home string) protocol.Check {
 	return ok("home", home+" writable")
 }
 
-func storeCheck(paths config.Paths, pid int, daemonUp bool) protocol.Check {
-	if daemonUp {
-		return ok("store", fmt.Sprintf("%s owned by the running daemon (pid %d)", paths.DB, pid))
+// storeCheck opens the database (or asks the daemon that holds it) and
+// checks every page: damage is a failing line with the way out.
+func (a *Admin) storeCheck(ctx context.Context, paths config.Paths, pid int, daemonUp bool) protocol.Check {
+	if !daemonUp {
+		db, err := store.Open(paths.DB, store.Options{PIDFile: paths.PIDFile})
+		switch {
+		case errors.Is(err, store.ErrInUse):
+			return fail("store", err.Error(), "stop the other process holding the database")
+		case errors.Is(err, store.ErrDamaged):
+			return fail("store", err.Error(), "restore a backup (docs/running.md#backups) or move the file aside")
+		case err != nil:
+			return fail("store", err.Error(), "check the file's permissions, or move it aside to start fresh")
+		}
+		_ = db.Close()
 	}
-	db, err := store.Open(paths.DB, store.Options{PIDFile: paths.PIDFile})
-	if errors.Is(err, store.ErrInUse) {
-		return fail("store", err.Error(), "stop the other process holding the database")
+	res, err := a.DBCheck(ctx)
+	switch {
+	case err != nil:
+		return fail("store", err.Error(), "run `beamclaw db check` again; restore a backup if it fails")
+	case !res.OK:
+		return fail("store", res.Problem, "restore a backup (docs/running.md#backups) or move the file aside")
+	case daemonUp:
+		return ok("store", fmt.Sprintf("%s owned by the running daemon (pid %d); every page checks out", paths.DB, pid))
 	}
-	if err != nil {
-		return fail("store", err.Error(), "check the file's permissions, or move it aside to start fresh")
-	}
-	_ = db.Close()
-	return ok("store", paths.DB+" opens")
+	return ok("store", paths.DB+" opens; every page checks out")
 }
 
 func providerChecks(cfg *config.Config, getenv func(string) string) []protocol.Check {

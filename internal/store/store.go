@@ -46,15 +46,18 @@ func Open(path string, opts Options) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	b, err := bolt.Open(path, 0o600, &bolt.Options{
-		Timeout:  opts.LockTimeout,
-		ReadOnly: opts.ReadOnly,
-	})
+	if err := preflight(path); err != nil {
+		return nil, err
+	}
+	b, err := openBolt(path, opts)
 	if errors.Is(err, berrors.ErrTimeout) {
 		if pid := holder(opts.PIDFile); pid != "" {
 			return nil, fmt.Errorf("open %s: %w (pid %s)", path, ErrInUse, pid)
 		}
 		return nil, fmt.Errorf("open %s: %w", path, ErrInUse)
+	}
+	if errors.Is(err, berrors.ErrInvalid) || errors.Is(err, berrors.ErrChecksum) || errors.Is(err, berrors.ErrVersionMismatch) {
+		return nil, damaged(path, err.Error())
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
@@ -62,7 +65,25 @@ func Open(path string, opts Options) (*DB, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &DB{bolt: b, path: path, gc: newCommitter(b), health: health{log: opts.Logger}}, nil
+	db := &DB{bolt: b, path: path, gc: newCommitter(b), health: health{log: opts.Logger}}
+	if fi, err := os.Stat(path); err == nil && fi.Size() <= quickCheckBytes {
+		if err := db.Check(); err != nil {
+			_ = b.Close()
+			return nil, err
+		}
+	}
+	return db, nil
+}
+
+// openBolt opens the file, turning a panic of bbolt on a damaged file
+// into an error.
+func openBolt(path string, opts Options) (b *bolt.DB, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			b, err = nil, damaged(path, fmt.Sprintf("bbolt cannot open it (%v)", v))
+		}
+	}()
+	return bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout, ReadOnly: opts.ReadOnly})
 }
 
 func holder(pidFile string) string {

@@ -126,6 +126,37 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 	return nil
 }
 
+// Download copies the body of GET path into w; an error answer becomes
+// an *Error.
+func (c *Client) Download(ctx context.Context, path string, w io.Writer) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
+	if err != nil {
+		return 0, fmt.Errorf("build request: %w", err)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("GET %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		var pe protocol.Error
+		msg := strings.TrimSpace(string(data))
+		if json.Unmarshal(data, &pe) == nil && pe.Error.Message != "" {
+			msg = pe.Error.Message
+		}
+		return 0, &Error{Status: resp.StatusCode, Message: msg}
+	}
+	n, err := io.Copy(w, resp.Body)
+	if err != nil {
+		return n, fmt.Errorf("GET %s: %w", path, err)
+	}
+	return n, nil
+}
+
 // Health reads GET /health.
 func (c *Client) Health(ctx context.Context) (protocol.Health, error) {
 	var h protocol.Health

@@ -12,6 +12,11 @@ const (
 	ControlPairingApprove = "/control/pairing/approve"
 	// ControlPairingRevoke takes a PairRevokeRequest and answers 204.
 	ControlPairingRevoke = "/control/pairing/revoke"
+	// ControlDBBackup answers GET with a consistent copy of the database
+	// (application/octet-stream), taken while the daemon goes on.
+	ControlDBBackup = "/control/db/backup"
+	// ControlDBCheck answers GET with a DBCheck of every page.
+	ControlDBCheck = "/control/db/check"
 )
 
 // AgentFile is one workspace file of an agent.
@@ -147,4 +152,11 @@ type PairApproveRequest struct {
 type PairRevokeRequest struct {
 	Channel string `json:"channel"`
 	UserID  string `json:"user_id"`
+}
+
+// DBCheck is the result of checking every page of the database.
+type DBCheck struct {
+	Path    string `json:"path"`
+	OK      bool   `json:"ok"`
+	Problem string `json:"problem,omitempty"`
 }
