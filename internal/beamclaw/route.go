@@ -87,5 +87,12 @@ type Inbound struct {
 	// (the OpenAI-compatible API); calls that would ask are denied at once,
 	// and the answer says why.
 	NoApproval bool
-	Route      Route
+	// Origin names the conversation endpoint the message came from: the
+	// channel and its connection or chat ("ws:<conn>", "tui:<conn>",
+	// "telegram:<chat>"). An approval asked for a run belongs to its
+	// origin: only a decision from the same origin answers it (unless
+	// core.approval_cross_channel lets the same user answer elsewhere).
+	// Empty for routes that can never approve.
+	Origin string
+	Route  Route
 }

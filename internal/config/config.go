@@ -17,23 +17,26 @@ type Config struct {
 
 // Core configures sessions, the agentic loop and LLM providers.
 type Core struct {
-	DefaultProvider             string              `yaml:"default_provider"`
-	FallbackProviders           []string            `yaml:"fallback_providers"`
-	Providers                   map[string]Provider `yaml:"providers"`
-	AgenticLoop                 AgenticLoop         `yaml:"agentic_loop"`
-	AutonomyLevel               string              `yaml:"autonomy_level"`
-	ChannelAutonomy             map[string]string   `yaml:"channel_autonomy"`
-	ApprovalTimeoutSeconds      int                 `yaml:"approval_timeout_seconds"`
-	SessionTTLSeconds           int                 `yaml:"session_ttl_seconds"`
-	SessionIdleHibernateSeconds int                 `yaml:"session_idle_hibernate_seconds"`
-	SessionCleanupIntervalMs    int                 `yaml:"session_cleanup_interval_ms"`
-	DefaultAgent                string              `yaml:"default_agent"`
-	SessionPersistence          bool                `yaml:"session_persistence"`
-	SessionSharing              string              `yaml:"session_sharing"`
-	ShutdownTimeout             Duration            `yaml:"shutdown_timeout"`
-	Agents                      map[string]Agent    `yaml:"agents"`
-	Maintenance                 Maintenance         `yaml:"maintenance"`
-	Skills                      Skills              `yaml:"skills"`
+	DefaultProvider        string              `yaml:"default_provider"`
+	FallbackProviders      []string            `yaml:"fallback_providers"`
+	Providers              map[string]Provider `yaml:"providers"`
+	AgenticLoop            AgenticLoop         `yaml:"agentic_loop"`
+	AutonomyLevel          string              `yaml:"autonomy_level"`
+	ChannelAutonomy        map[string]string   `yaml:"channel_autonomy"`
+	ApprovalTimeoutSeconds int                 `yaml:"approval_timeout_seconds"`
+	// ApprovalCrossChannel lets the same user answer an approval from
+	// another channel than the one it was asked on (never the HTTP API).
+	ApprovalCrossChannel        bool             `yaml:"approval_cross_channel"`
+	SessionTTLSeconds           int              `yaml:"session_ttl_seconds"`
+	SessionIdleHibernateSeconds int              `yaml:"session_idle_hibernate_seconds"`
+	SessionCleanupIntervalMs    int              `yaml:"session_cleanup_interval_ms"`
+	DefaultAgent                string           `yaml:"default_agent"`
+	SessionPersistence          bool             `yaml:"session_persistence"`
+	SessionSharing              string           `yaml:"session_sharing"`
+	ShutdownTimeout             Duration         `yaml:"shutdown_timeout"`
+	Agents                      map[string]Agent `yaml:"agents"`
+	Maintenance                 Maintenance      `yaml:"maintenance"`
+	Skills                      Skills           `yaml:"skills"`
 }
 
 // Provider is one OpenAI-compatible LLM endpoint (OpenRouter, OpenAI,

@@ -231,12 +231,13 @@ func planLoop(c *config.Config) loop.Options {
 func planSessions(c *config.Config) session.Options {
 	cc := c.Core
 	return session.Options{
-		Persist:         cc.SessionPersistence,
-		PerChannel:      cc.SessionSharing == "per_channel",
-		IdleHibernate:   time.Duration(cc.SessionIdleHibernateSeconds) * time.Second,
-		TTL:             time.Duration(cc.SessionTTLSeconds) * time.Second,
-		CleanupInterval: time.Duration(cc.SessionCleanupIntervalMs) * time.Millisecond,
-		ApprovalTimeout: time.Duration(cc.ApprovalTimeoutSeconds) * time.Second,
+		Persist:               cc.SessionPersistence,
+		PerChannel:            cc.SessionSharing == "per_channel",
+		IdleHibernate:         time.Duration(cc.SessionIdleHibernateSeconds) * time.Second,
+		TTL:                   time.Duration(cc.SessionTTLSeconds) * time.Second,
+		CleanupInterval:       time.Duration(cc.SessionCleanupIntervalMs) * time.Millisecond,
+		ApprovalTimeout:       time.Duration(cc.ApprovalTimeoutSeconds) * time.Second,
+		CrossChannelApprovals: cc.ApprovalCrossChannel,
 	}
 }
 

@@ -141,10 +141,13 @@ func writeRequestError(w http.ResponseWriter, e *requestError) {
 }
 
 // completionID is a fresh "chatcmpl-" id.
-func completionID() string {
+func completionID() string { return "chatcmpl-" + randomID() }
+
+// randomID is 24 random hex digits.
+func randomID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
-	return "chatcmpl-" + hex.EncodeToString(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // userOf returns the request's user id (header first, then the body's

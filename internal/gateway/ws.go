@@ -25,7 +25,7 @@ import (
 type WSSessions interface {
 	SessionID(in beamclaw.Inbound) string
 	Send(ctx context.Context, in beamclaw.Inbound) (runID string, err error)
-	Decide(sessionID, approvalID string, d beamclaw.Decision) error
+	Decide(ctx context.Context, sessionID, approvalID, origin string, d beamclaw.Decision) error
 	Reset(ctx context.Context, sessionID string) error
 	History(sessionID string) ([]beamclaw.Message, error)
 	Context(ctx context.Context, sessionID string) (used, window, messages int, err error)

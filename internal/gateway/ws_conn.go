@@ -32,6 +32,16 @@ type wsConn struct {
 	// Reader-goroutine state.
 	sess  *wsSession
 	dedup *recentIDs
+	id    string // random, names the connection in approval origins
+}
+
+// origin is where this connection's approvals are asked and answered:
+// its channel and the connection itself.
+func (c *wsConn) origin() string {
+	if c.sess == nil {
+		return ""
+	}
+	return string(c.sess.channel) + ":" + c.id
 }
 
 func newWSConn(w *WS, ws *websocket.Conn, cancel context.CancelFunc) *wsConn {
@@ -40,7 +50,7 @@ func newWSConn(w *WS, ws *websocket.Conn, cancel context.CancelFunc) *wsConn {
 		quit:       make(chan struct{}),
 		readerDone: make(chan struct{}),
 		writerDone: make(chan struct{}),
-		dedup:      newRecentIDs(w.opts.DedupSize)}
+		dedup:      newRecentIDs(w.opts.DedupSize), id: randomID()}
 }
 
 // run serves the connection until either side ends it.

@@ -48,7 +48,7 @@ func (c *wsConn) handle(ctx context.Context, data []byte) {
 	case protocol.FrameMessage:
 		c.message(ctx, f)
 	case protocol.FrameApprove:
-		c.approve(f)
+		c.approve(ctx, f)
 	case protocol.FrameReset:
 		c.reset(ctx)
 	case protocol.FrameHistory:
@@ -125,7 +125,7 @@ func (c *wsConn) message(ctx context.Context, f protocol.ClientFrame) {
 	s := c.sess
 	route := &wsRoute{c: c}
 	runID, err := c.w.opts.Sessions.Send(ctx, beamclaw.Inbound{
-		Channel: s.channel, UserID: s.user, AgentID: s.agent, MessageID: f.ID,
+		Channel: s.channel, UserID: s.user, AgentID: s.agent, MessageID: f.ID, Origin: c.origin(),
 		Content: f.Content, Attachments: wsAttachments(f.Attachments),
 		Autonomy: c.w.opts.Autonomy, Route: route,
 	})
@@ -140,13 +140,13 @@ func (c *wsConn) message(ctx context.Context, f protocol.ClientFrame) {
 	route.acked()
 }
 
-func (c *wsConn) approve(f protocol.ClientFrame) {
+func (c *wsConn) approve(ctx context.Context, f protocol.ClientFrame) {
 	d, ok := beamclaw.ParseDecision(strings.ToLower(f.Decision))
 	if !ok || f.ApprovalID == "" {
 		c.sendError("", protocol.CodeBadFrame, "approve needs approval_id and decision allow, always or deny")
 		return
 	}
-	if err := c.w.opts.Sessions.Decide(c.sess.id, f.ApprovalID, d); err != nil {
+	if err := c.w.opts.Sessions.Decide(ctx, c.sess.id, f.ApprovalID, c.origin(), d); err != nil {
 		c.sendErr("", err)
 	}
 }

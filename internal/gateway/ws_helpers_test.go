@@ -76,7 +76,7 @@ func (f *wsFake) Send(_ context.Context, in beamclaw.Inbound) (string, error) {
 	return runID, nil
 }
 
-func (f *wsFake) Decide(sessionID, approvalID string, d beamclaw.Decision) error {
+func (f *wsFake) Decide(_ context.Context, sessionID, approvalID, _ string, d beamclaw.Decision) error {
 	if approvalID == "missing" {
 		return beamclaw.E("fake.Decide", beamclaw.KindNotFound, "no such approval", nil)
 	}

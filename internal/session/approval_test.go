@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -50,7 +51,7 @@ func TestApprovalAlwaysCoversOnlyTheSameShape(t *testing.T) {
 	r1, _ := e.send(t, "local:ana", "go")
 	waitUntil(t, "approval request", func() bool { return len(r1.of(beamclaw.EvApprovalRequest)) == 1 })
 	req := r1.of(beamclaw.EvApprovalRequest)[0].Approval
-	if err := e.m.Decide(sid, req.ID, beamclaw.Always); err != nil {
+	if err := e.m.Decide(t.Context(), sid, req.ID, testOrigin, beamclaw.Always); err != nil {
 		t.Fatal(err)
 	}
 	if ev := r1.wait(t); ev.Text != "first" || tl.runs.Load() != 1 {
@@ -97,10 +98,14 @@ func TestApprovalYesMessage(t *testing.T) {
 	if ev := r.wait(t); ev.Text != "done" || tl.runs.Load() != 1 {
 		t.Fatalf("final %q after %d runs", ev.Text, tl.runs.Load())
 	}
-	// No approval waits now: "/yes" is an ordinary message.
+	// No approval waits now: "/yes" says so, and reaches no model.
+	before := len(e.p.requests())
 	r2, _ := e.send(t, "local:ana", "/yes")
-	if ev := r2.wait(t); ev.Text != "echo: /yes" {
+	if ev := r2.wait(t); ev.Text != msgNothingToApprove {
 		t.Errorf("got %q", ev.Text)
+	}
+	if len(e.p.requests()) != before {
+		t.Error("a stray /yes was sent to the model")
 	}
 }
 
@@ -141,7 +146,7 @@ func TestApprovalFullRunsWithoutAsking(t *testing.T) {
 
 func TestDecideUnknown(t *testing.T) {
 	e := newEnv(t, envOpts{})
-	err := e.m.Decide(e.sid("local:nobody"), "appr-x", beamclaw.Allow)
+	err := e.m.Decide(t.Context(), e.sid("local:nobody"), "appr-x", testOrigin, beamclaw.Allow)
 	if beamclaw.KindOf(err) != beamclaw.KindNotFound {
 		t.Errorf("Decide on nothing: %v, want not found", err)
 	}
@@ -185,16 +190,63 @@ func TestDecideForChecksTheUser(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := e.m.DecideFor(t.Context(), tc.user, tc.id, beamclaw.Allow)
+			err := e.m.DecideFor(t.Context(), tc.user, tc.id, testOrigin, beamclaw.Allow)
 			if err == nil || beamclaw.KindOf(err) != tc.kind {
 				t.Fatalf("err %v, want kind %s", err, tc.kind)
 			}
 		})
 	}
-	if err := e.m.DecideFor(t.Context(), "tg:1", id, beamclaw.Allow); err != nil {
+	if err := e.m.DecideFor(t.Context(), "tg:1", id, testOrigin, beamclaw.Allow); err != nil {
 		t.Fatal(err)
 	}
 	if ev := r.wait(t); ev.Text != "done" || tl.runs.Load() != 1 {
 		t.Fatalf("final %q after %d runs", ev.Text, tl.runs.Load())
+	}
+}
+
+// An approval is answered only where it was asked: /yes from another
+// origin of the same session (the same user on another connection, or the
+// OpenAI-compatible API) is told nothing waits there, and the call waits
+// on; from its own origin it runs. With cross-channel answering on,
+// another origin of the session may answer, the API still never.
+func TestApprovalAnsweredOnlyWhereAsked(t *testing.T) {
+	for _, cross := range []bool{false, true} {
+		t.Run(fmt.Sprintf("cross_channel=%v", cross), func(t *testing.T) {
+			tl := &echoTool{name: "write", approval: true}
+			e := newEnv(t, envOpts{tools: []beamclaw.Tool{tl}, session: func(o *Options) { o.CrossChannelApprovals = cross }})
+			e.p.add(callTool("write", `{"text":"x"}`), say("done"))
+			r, _ := e.send(t, "local:ana", "go")
+			waitUntil(t, "approval request", func() bool { return len(r.of(beamclaw.EvApprovalRequest)) == 1 })
+			api, _ := e.send(t, "local:ana", "/yes", func(in *beamclaw.Inbound) {
+				in.Channel, in.NoApproval, in.Origin = "http", true, ""
+			})
+			if ev := api.wait(t); ev.Text != msgNothingToApprove {
+				t.Errorf("/yes over the API answered %q", ev.Text)
+			}
+			other, _ := e.send(t, "local:ana", "/yes", func(in *beamclaw.Inbound) { in.Origin = "tui:other-connection" })
+			ev := other.wait(t)
+			if cross {
+				if !strings.HasPrefix(ev.Text, "Approved") {
+					t.Fatalf("/yes from another origin with cross-channel on: %q", ev.Text)
+				}
+			} else {
+				if ev.Text != msgNothingToApprove {
+					t.Fatalf("/yes from another origin answered %q", ev.Text)
+				}
+				if tl.runs.Load() != 0 {
+					t.Fatal("the tool ran on another origin's /yes")
+				}
+				if err := e.m.Decide(t.Context(), e.sid("local:ana"), "", "tui:other-connection", beamclaw.Allow); beamclaw.KindOf(err) != beamclaw.KindNotFound {
+					t.Fatalf("Decide from another origin: %v, want not found", err)
+				}
+				mine, _ := e.send(t, "local:ana", "/yes")
+				if ev := mine.wait(t); !strings.HasPrefix(ev.Text, "Approved") {
+					t.Fatalf("/yes where it was asked: %q", ev.Text)
+				}
+			}
+			if ev := r.wait(t); ev.Text != "done" || tl.runs.Load() != 1 {
+				t.Fatalf("final %q after %d runs", ev.Text, tl.runs.Load())
+			}
+		})
 	}
 }

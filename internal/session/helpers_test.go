@@ -296,7 +296,8 @@ func (e *env) stop() {
 func (e *env) send(t testing.TB, user, content string, mods ...func(*beamclaw.Inbound)) (*recorder, string) {
 	t.Helper()
 	rec := newRecorder()
-	in := beamclaw.Inbound{Channel: "tui", UserID: user, AgentID: "default", Content: content, Route: rec}
+	in := beamclaw.Inbound{Channel: "tui", UserID: user, AgentID: "default", Content: content, Route: rec,
+		Origin: testOrigin}
 	for _, f := range mods {
 		f(&in)
 	}
@@ -306,6 +307,10 @@ func (e *env) send(t testing.TB, user, content string, mods ...func(*beamclaw.In
 	}
 	return rec, runID
 }
+
+// testOrigin is where the test's messages come from, unless a test says
+// otherwise.
+const testOrigin = "tui:test"
 
 func (e *env) sid(user string) string { return ID(user, "default", "tui", false) }
 

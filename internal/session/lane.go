@@ -23,6 +23,7 @@ const (
 type run struct {
 	id       string
 	channel  beamclaw.Channel
+	origin   string // Inbound.Origin: where its approvals may be answered
 	autonomy beamclaw.Autonomy
 	noAsk    bool // nobody can answer approvals on this run's route
 	route    *onceRoute
@@ -64,8 +65,9 @@ type lane struct {
 }
 
 type approval struct {
-	id  string
-	key string
+	id     string
+	origin string // the run's Inbound.Origin
+	key    string
 	ch  chan beamclaw.Decision
 	req beamclaw.ApprovalRequest
 }

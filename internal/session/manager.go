@@ -115,13 +115,16 @@ func (m *Manager) Send(ctx context.Context, in beamclaw.Inbound) (string, error)
 	runID := m.newID("run")
 	route := newOnceRoute(in.Route)
 	if d, ok := slashDecision(in.Content); ok {
-		if req, ok := l.decide("", d); ok {
-			route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, RunID: runID, SessionID: id,
-				Text: decisionText(req, d)})
-			return runID, nil
+		text := msgNothingToApprove
+		if !in.NoApproval {
+			if req, ok := l.decide("", in.Origin, d); ok {
+				text = decisionText(req, d)
+			}
 		}
+		route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, RunID: runID, SessionID: id, Text: text})
+		return runID, nil
 	}
-	r := &run{id: runID, channel: in.Channel, autonomy: m.autonomy(in), noAsk: in.NoApproval, route: route,
+	r := &run{id: runID, channel: in.Channel, origin: in.Origin, autonomy: m.autonomy(in), noAsk: in.NoApproval, route: route,
 		msg: beamclaw.Message{ID: runID, Role: beamclaw.RoleUser, Content: in.Content,
 			Attachments: in.Attachments, Time: m.clock.Now()}}
 	prev, err := l.submit(r, in.MessageID)
@@ -168,8 +171,13 @@ func decisionText(req beamclaw.ApprovalRequest, d beamclaw.Decision) string {
 	return "Denied " + req.ToolName + "."
 }
 
-// Decide answers a pending approval of a session.
-func (m *Manager) Decide(sessionID, approvalID string, d beamclaw.Decision) error {
+// msgNothingToApprove answers /yes, /no or /always when no approval waits
+// on the route it came from.
+const msgNothingToApprove = "Nothing is waiting for your approval here."
+
+// Decide answers a pending approval of a session asked on origin (see
+// Inbound.Origin).
+func (m *Manager) Decide(_ context.Context, sessionID, approvalID, origin string, d beamclaw.Decision) error {
 	const op = "session.Decide"
 	m.mu.Lock()
 	l := m.live[sessionID]
@@ -177,7 +185,7 @@ func (m *Manager) Decide(sessionID, approvalID string, d beamclaw.Decision) erro
 	if l == nil {
 		return beamclaw.E(op, beamclaw.KindNotFound, "no such approval", nil)
 	}
-	if _, ok := l.decide(approvalID, d); !ok {
+	if _, ok := l.decide(approvalID, origin, d); !ok {
 		return beamclaw.E(op, beamclaw.KindNotFound, "no such approval", nil)
 	}
 	return nil
@@ -187,7 +195,7 @@ func (m *Manager) Decide(sessionID, approvalID string, d beamclaw.Decision) erro
 // (a Telegram button carries no session id). Only that user's live
 // sessions are asked — approvals exist only in live sessions — so nobody
 // can answer another user's approval by guessing its id.
-func (m *Manager) DecideFor(_ context.Context, userID, approvalID string, d beamclaw.Decision) error {
+func (m *Manager) DecideFor(_ context.Context, userID, approvalID, origin string, d beamclaw.Decision) error {
 	const op = "session.DecideFor"
 	if approvalID == "" || userID == "" {
 		return beamclaw.E(op, beamclaw.KindInvalid, "an approval id and a user are required", nil)
@@ -202,7 +210,7 @@ func (m *Manager) DecideFor(_ context.Context, userID, approvalID string, d beam
 		if l.user() != userID {
 			continue
 		}
-		if _, ok := l.decide(approvalID, d); ok {
+		if _, ok := l.decide(approvalID, origin, d); ok {
 			return nil
 		}
 	}

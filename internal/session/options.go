@@ -45,6 +45,11 @@ type Options struct {
 	// Ceilings cap a run's autonomy by its channel (core.channel_autonomy);
 	// an edge may lower it further with Inbound.Autonomy.
 	Ceilings map[beamclaw.Channel]beamclaw.Autonomy
+	// CrossChannelApprovals lets a pending approval be answered from any
+	// of the session's origins (the same user on the TUI and Telegram),
+	// not only where it was asked (core.approval_cross_channel). The
+	// OpenAI-compatible API never approves.
+	CrossChannelApprovals bool
 
 	IdleHibernate   time.Duration
 	TTL             time.Duration

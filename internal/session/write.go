@@ -87,7 +87,7 @@ func (rl *runLane) Allowed(key string) bool {
 // "/always" message, or the approval timeout (Deny).
 func (rl *runLane) Await(ctx context.Context, req beamclaw.ApprovalRequest, key string) (beamclaw.Decision, error) {
 	l := rl.l
-	a := &approval{id: req.ID, key: key, ch: make(chan beamclaw.Decision, 1), req: req}
+	a := &approval{id: req.ID, origin: rl.r.origin, key: key, ch: make(chan beamclaw.Decision, 1), req: req}
 	l.mu.Lock()
 	l.approvals = append(l.approvals, a)
 	l.mu.Unlock()
@@ -110,8 +110,6 @@ func (l *lane) dropApproval(a *approval) {
 	}
 }
 
-// decide answers the approval id ("" = the oldest pending one). It
-// reports false when there is no such approval.
 // user is the session's user id.
 func (l *lane) user() string {
 	l.mu.Lock()
@@ -119,11 +117,18 @@ func (l *lane) user() string {
 	return l.rec.UserID
 }
 
-func (l *lane) decide(id string, d beamclaw.Decision) (beamclaw.ApprovalRequest, bool) {
+// decide answers the approval id ("" = the oldest one) asked on origin;
+// with cross-channel answering on, on any origin (but never from a route
+// that cannot approve, origin ""). It reports false when there is no such
+// approval.
+func (l *lane) decide(id, origin string, d beamclaw.Decision) (beamclaw.ApprovalRequest, bool) {
+	if origin == "" {
+		return beamclaw.ApprovalRequest{}, false
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for i, a := range l.approvals {
-		if id != "" && a.id != id {
+		if (id != "" && a.id != id) || (a.origin != origin && !l.m.opts.CrossChannelApprovals) {
 			continue
 		}
 		l.approvals = slices.Delete(l.approvals, i, i+1)

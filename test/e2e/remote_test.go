@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
 
@@ -22,5 +23,41 @@ func TestHTTPAtFullSaysWhatWouldAllowIt(t *testing.T) {
 	}
 	if !strings.Contains(res[0], "run it from a channel that can") || strings.Contains(res[0], "raise") {
 		t.Errorf("the refusal does not say what would allow it: %q", res[0])
+	}
+}
+
+// TestApprovalOnlyWhereAsked: with one user on /ws and HTTP (the same
+// session through BEAMCLAW_USER), a bash call waiting for approval on the
+// WebSocket is not approved by "/yes" over HTTP (told nothing waits
+// there); the WebSocket's own answer runs it.
+func TestApprovalOnlyWhereAsked(t *testing.T) {
+	r := newChatRig(t, rigOptions{autonomy: "supervised", channels: map[string]string{"ws": "supervised", "http": "supervised"}})
+	r.h.env = append(r.h.env, "BEAMCLAW_USER=owner")
+	r.llm.SetDefault(fakellm.Rules)
+	r.start()
+	conn := r.dial("ana")
+	asked := make(chan struct{})
+	answered := make(chan string, 1)
+	done := make(chan wsRun, 1)
+	go func() {
+		done <- sendRun(t, conn, bashCall("echo cross-$((40+2))"), func(protocol.WSApproval) string {
+			close(asked)
+			return <-answered
+		})
+	}()
+	<-asked
+	if got := r.chat("owner", "/yes"); !strings.Contains(got, "Nothing is waiting for your approval here") {
+		t.Errorf("/yes over HTTP answered %q", got)
+	}
+	for _, req := range r.llm.Requests() {
+		for _, res := range llmToolResults(req) {
+			if strings.Contains(res, "cross-42") {
+				t.Fatal("the command ran on an HTTP /yes")
+			}
+		}
+	}
+	answered <- protocol.DecisionAllow
+	if got := (<-done).finalText(t); !strings.Contains(got, "cross-42") {
+		t.Errorf("after the WebSocket's own approval: %q", got)
 	}
 }

@@ -175,7 +175,11 @@ func (c *Channel) onCallback(ctx context.Context, cq *models.CallbackQuery) {
 		m := cq.Message.Message
 		p = &prompt{chatID: m.Chat.ID, msgID: m.ID, html: escapeText(m.Text)}
 	}
-	err := c.opts.Sessions.DecideFor(ctx, c.userID(strconv.FormatInt(cq.From.ID, 10)), id, d)
+	origin := ""
+	if p != nil {
+		origin = chatOrigin(p.chatID)
+	}
+	err := c.opts.Sessions.DecideFor(ctx, c.userID(strconv.FormatInt(cq.From.ID, 10)), id, origin, d)
 	line, answer := decisionLine(d), decisionLine(d)
 	switch {
 	case beamclaw.KindOf(err) == beamclaw.KindNotFound && err != nil:
@@ -194,3 +198,7 @@ func (c *Channel) onCallback(ctx context.Context, cq *models.CallbackQuery) {
 		c.showOutcome(ctx, p, line)
 	}
 }
+
+// chatOrigin is the approval origin of a chat (beamclaw.Inbound.Origin):
+// an approval asked in a chat is answered from that chat.
+func chatOrigin(chat int64) string { return "telegram:" + strconv.FormatInt(chat, 10) }

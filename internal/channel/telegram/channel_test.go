@@ -36,7 +36,8 @@ func TestStrangerPairsThenStreams(t *testing.T) {
 	h.tg.SendText(stranger.ID, stranger, "hi again")
 	in := h.sess.waitSent(t, 1)[0]
 	want := beamclaw.Inbound{Channel: "telegram", UserID: "tg:666", AgentID: "default",
-		MessageID: in.MessageID, Content: "hi again", Autonomy: beamclaw.Supervised, Route: in.Route}
+		MessageID: in.MessageID, Content: "hi again", Autonomy: beamclaw.Supervised, Route: in.Route,
+		Origin: "telegram:666"}
 	if d := cmp.Diff(want, in, cmpopts.IgnoreFields(beamclaw.Inbound{}, "Route")); d != "" {
 		t.Errorf("inbound (-want +got):\n%s", d)
 	}

@@ -73,7 +73,7 @@ func (f *fakeSessions) Send(_ context.Context, in beamclaw.Inbound) (string, err
 	return "run-1", nil
 }
 
-func (f *fakeSessions) DecideFor(_ context.Context, _, id string, d beamclaw.Decision) error {
+func (f *fakeSessions) DecideFor(_ context.Context, _, id, _ string, d beamclaw.Decision) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.decisions = append(f.decisions, decision{id, d})

@@ -31,7 +31,7 @@ type Sessions interface {
 	Send(ctx context.Context, in beamclaw.Inbound) (runID string, err error)
 	// DecideFor answers the pending approval approvalID of one of userID's
 	// sessions. A KindNotFound error means it expired or was answered.
-	DecideFor(ctx context.Context, userID, approvalID string, d beamclaw.Decision) error
+	DecideFor(ctx context.Context, userID, approvalID, origin string, d beamclaw.Decision) error
 }
 
 // Transcriber turns a voice note into text.

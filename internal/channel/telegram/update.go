@@ -71,6 +71,7 @@ func (c *Channel) onMessage(ctx context.Context, msg *models.Message) {
 		UserID:      c.userID(uid),
 		AgentID:     agent,
 		MessageID:   fmt.Sprintf("tg:%d:%d", msg.Chat.ID, msg.ID),
+		Origin:      chatOrigin(msg.Chat.ID),
 		Content:     content,
 		Attachments: atts,
 		Autonomy:    c.opts.Autonomy,
