@@ -68,8 +68,8 @@ type approval struct {
 	id     string
 	origin string // the run's Inbound.Origin
 	key    string
-	ch  chan beamclaw.Decision
-	req beamclaw.ApprovalRequest
+	ch     chan beamclaw.Decision
+	req    beamclaw.ApprovalRequest
 }
 
 const dedupSize = 8
