@@ -30,6 +30,10 @@ type chatInput struct {
 	text    string
 	atts    []beamclaw.Attachment
 	history []beamclaw.Message
+	// idem is the Idempotency-Key header: on a stored session, a request
+	// sent again with the same key is answered from the first, never run
+	// twice.
+	idem string
 }
 
 // chat serves POST /v1/chat/completions.
@@ -100,6 +104,12 @@ func (o *OpenAI) parse(r *http.Request, body []byte) (*chatInput, error) {
 		return nil, badRequest(msg, "messages")
 	}
 	in := &chatInput{req: req, agent: agent, user: user}
+	if k := r.Header.Get("Idempotency-Key"); k != "" {
+		if len(k) > 255 {
+			return nil, badRequest("Idempotency-Key is longer than 255 characters", "")
+		}
+		in.idem = "idem:" + k
+	}
 	if user != "" {
 		in.text, in.atts, err = contentOf(last, req.Messages[last].Content)
 	} else {
@@ -119,7 +129,7 @@ func (o *OpenAI) start(ctx context.Context, in *chatInput, route *chatRoute) (wa
 	noop := func() {}
 	if in.user != "" {
 		_, err := o.opts.Sessions.Send(ctx, beamclaw.Inbound{Channel: beamclaw.ChannelHTTP, UserID: o.opts.UserID("api", in.user),
-			AgentID: in.agent, Content: in.text, Attachments: in.atts, NoApproval: true, Route: route})
+			AgentID: in.agent, Content: in.text, Attachments: in.atts, NoApproval: true, Route: route, MessageID: in.idem})
 		return noop, err
 	}
 	done := make(chan struct{})

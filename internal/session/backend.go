@@ -30,6 +30,16 @@ type change struct {
 	pendSeq uint64
 	unpend  []uint64 // pending keys to delete
 	created bool     // the record did not exist before
+	seen    *seenID  // a channel message id to remember with this change
+	forget  []string // remembered message ids that left the window
+}
+
+// seenID is a channel's message id remembered with the run that answers
+// it, so that a resend is answered, never run again.
+type seenID struct {
+	ID    string    `json:"id"`
+	RunID string    `json:"run_id"`
+	At    time.Time `json:"at"`
 }
 
 // stored is what a backend returns for a session.
@@ -38,6 +48,7 @@ type stored struct {
 	history []beamclaw.Message
 	pending []beamclaw.Message
 	seqs    []uint64 // keys of pending
+	seen    []seenID // oldest first
 }
 
 // backend keeps sessions: bbolt, or memory when persistence is off.
@@ -65,7 +76,7 @@ func (b *memBackend) load(id string) (stored, bool, error) {
 		return stored{}, false, nil
 	}
 	return stored{rec: s.rec, history: slices.Clone(s.history), pending: slices.Clone(s.pending),
-		seqs: slices.Clone(s.seqs)}, true, nil
+		seqs: slices.Clone(s.seqs), seen: slices.Clone(s.seen)}, true, nil
 }
 
 func (b *memBackend) apply(id string, c change) error {
@@ -90,6 +101,10 @@ func (b *memBackend) apply(id string, c change) error {
 	if c.pend != nil {
 		s.pending = append(s.pending, *c.pend)
 		s.seqs = append(s.seqs, c.pendSeq)
+	}
+	s.seen = slices.DeleteFunc(s.seen, func(e seenID) bool { return slices.Contains(c.forget, e.ID) })
+	if c.seen != nil {
+		s.seen = append(s.seen, *c.seen)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -19,12 +20,14 @@ const (
 	nameSessions = "sessions"
 	nameHistory  = "history"
 	namePending  = "session_pending"
+	nameSeen     = "session_msgids" // id + 0 + channel message id -> seenID
 )
 
 var (
 	bucketSessions = []byte(nameSessions)
 	bucketHistory  = []byte(nameHistory)
 	bucketPending  = []byte(namePending)
+	bucketSeen     = []byte(nameSeen)
 )
 
 // boltBackend stores sessions in bbolt.
@@ -35,7 +38,7 @@ type boltBackend struct {
 
 func newBoltBackend(db *store.DB) (*boltBackend, error) {
 	b := &boltBackend{db: db}
-	if err := db.Buckets(nameSessions, nameHistory, namePending); err != nil {
+	if err := db.Buckets(nameSessions, nameHistory, namePending, nameSeen); err != nil {
 		return nil, fmt.Errorf("session store: %w", err)
 	}
 	err := db.View(func(tx *bolt.Tx) error {
@@ -74,11 +77,13 @@ func (b *boltBackend) load(id string) (stored, bool, error) {
 		}); err != nil {
 			return err
 		}
-		_, err := scan(tx.Bucket(bucketPending), id, func(seq uint64, m beamclaw.Message) {
+		if _, err := scan(tx.Bucket(bucketPending), id, func(seq uint64, m beamclaw.Message) {
 			s.pending = append(s.pending, m)
 			s.seqs = append(s.seqs, seq)
-		})
-		return err
+		}); err != nil {
+			return err
+		}
+		return loadSeen(tx.Bucket(bucketSeen), id, &s)
 	})
 	if err != nil {
 		return stored{}, false, fmt.Errorf("load session %s: %w", id, err)
@@ -113,9 +118,14 @@ func (b *boltBackend) apply(id string, c change) error {
 			return err
 		}
 	}
-	var pend []byte
+	var pend, seen []byte
 	if c.pend != nil {
 		if pend, err = store.Encode(c.pend); err != nil {
+			return err
+		}
+	}
+	if c.seen != nil {
+		if seen, err = store.Encode(c.seen); err != nil {
 			return err
 		}
 	}
@@ -139,6 +149,17 @@ func (b *boltBackend) apply(id string, c change) error {
 		}
 		if pend != nil {
 			if err := pb.Put(key(id, c.pendSeq), pend); err != nil {
+				return err
+			}
+		}
+		sb := tx.Bucket(bucketSeen)
+		for _, mid := range c.forget {
+			if err := sb.Delete(seenKey(id, mid)); err != nil {
+				return err
+			}
+		}
+		if seen != nil {
+			if err := sb.Put(seenKey(id, c.seen.ID), seen); err != nil {
 				return err
 			}
 		}
@@ -173,7 +194,7 @@ func (b *boltBackend) remove(ids []string) error {
 			if sb.Get([]byte(id)) != nil {
 				n++
 			}
-			for _, bk := range []*bolt.Bucket{tx.Bucket(bucketHistory), tx.Bucket(bucketPending)} {
+			for _, bk := range []*bolt.Bucket{tx.Bucket(bucketHistory), tx.Bucket(bucketPending), tx.Bucket(bucketSeen)} {
 				if err := deletePrefix(bk, id); err != nil {
 					return err
 				}
@@ -212,3 +233,25 @@ func (b *boltBackend) expired(before time.Time) ([]string, error) {
 }
 
 func (b *boltBackend) count() int { return int(b.num.Load()) }
+
+// seenKey is the key of a remembered channel message id: the session id,
+// a zero byte (ids never hold one) and the message id.
+func seenKey(id, msgID string) []byte {
+	k := make([]byte, 0, len(id)+1+len(msgID))
+	return append(append(append(k, id...), 0), msgID...)
+}
+
+// loadSeen reads a session's remembered message ids, oldest first.
+func loadSeen(bk *bolt.Bucket, id string, s *stored) error {
+	prefix := append([]byte(id), 0)
+	c := bk.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		var e seenID
+		if err := store.Decode(v, &e); err != nil {
+			return fmt.Errorf("message id %q: %w", k[len(prefix):], err)
+		}
+		s.seen = append(s.seen, e)
+	}
+	slices.SortFunc(s.seen, func(a, b seenID) int { return a.At.Compare(b.At) })
+	return nil
+}

@@ -2,7 +2,9 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -123,5 +125,85 @@ func TestPendingMessagesSurviveStop(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"user:one", "user:two"}, roles(h)); diff != "" {
 		t.Errorf("history (-want +got):\n%s", diff)
+	}
+}
+
+// A message id resent after a restart, past more messages than any
+// in-memory window holds, is answered from the stored answer and never
+// reaches the model again.
+func TestResendAfterRestartNeverRunsTwice(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	r, first := e.send(t, "local:ana", "the first", func(in *beamclaw.Inbound) { in.MessageID = "m-first" })
+	r.wait(t)
+	for i := range 20 {
+		r, _ := e.send(t, "local:ana", fmt.Sprint("other ", i), func(in *beamclaw.Inbound) { in.MessageID = fmt.Sprint("m-", i) })
+		r.wait(t)
+	}
+	path := e.path
+	e.stop()
+
+	e2 := newEnv(t, envOpts{path: path})
+	again, runID := e2.send(t, "local:ana", "the first", func(in *beamclaw.Inbound) { in.MessageID = "m-first" })
+	if ev := again.wait(t); ev.Type != beamclaw.EvFinal || ev.Text != "echo: the first" {
+		t.Errorf("resend answered %s %q, want the stored answer", ev.Type, ev.Text)
+	}
+	if runID != first {
+		t.Errorf("resend got run %s, want the first run %s", runID, first)
+	}
+	if n := len(e2.p.requests()); n != 0 {
+		t.Errorf("the model was asked %d times for a resent message", n)
+	}
+	if h, _ := e2.m.History(e2.sid("local:ana")); len(h) != 42 {
+		t.Errorf("history holds %d messages, want 42 (nothing stored twice)", len(h))
+	}
+}
+
+// A message stored but cut off mid-answer by a stop is answered once when
+// the client sends it again after the restart, and not stored twice.
+func TestResendOfInterruptedMessageAnswersOnce(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	block := make(chan struct{})
+	e.p.add(func(ctx context.Context, _ beamclaw.ChatRequest, _ func(string)) (beamclaw.ChatResponse, error) {
+		close(block)
+		<-ctx.Done()
+		return beamclaw.ChatResponse{}, ctx.Err()
+	})
+	r, _ := e.send(t, "local:ana", "cut off", func(in *beamclaw.Inbound) { in.MessageID = "m-cut" })
+	<-block
+	path := e.path
+	e.stop()
+	r.wait(t)
+
+	e2 := newEnv(t, envOpts{path: path})
+	again, _ := e2.send(t, "local:ana", "cut off", func(in *beamclaw.Inbound) { in.MessageID = "m-cut" })
+	if ev := again.wait(t); ev.Type != beamclaw.EvFinal || ev.Text != "echo: cut off" {
+		t.Fatalf("resend answered %s %q", ev.Type, ev.Text)
+	}
+	third, _ := e2.send(t, "local:ana", "cut off", func(in *beamclaw.Inbound) { in.MessageID = "m-cut" })
+	if ev := third.wait(t); ev.Text != "echo: cut off" {
+		t.Errorf("second resend answered %q", ev.Text)
+	}
+	if n := len(e2.p.requests()); n != 1 {
+		t.Errorf("the model was asked %d times, want once", n)
+	}
+	h, _ := e2.m.History(e2.sid("local:ana"))
+	if diff := cmp.Diff([]string{"user:cut off", "assistant:echo: cut off"}, roles(h)); diff != "" {
+		t.Errorf("history (-want +got):\n%s", diff)
+	}
+}
+
+// The window of remembered ids is bounded by count and age, and what
+// leaves it is deleted from the store too.
+func TestSeenWindowIsBounded(t *testing.T) {
+	l := &lane{}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range seenMax {
+		l.remember(seenID{ID: fmt.Sprint(i), At: now})
+	}
+	if got := l.expiring(now); len(got) != 1 || got[0] != "0" {
+		t.Errorf("adding one to a full window expires %v, want the oldest", got)
+	}
+	if got := l.expiring(now.Add(seenTTL)); len(got) != seenMax {
+		t.Errorf("a day later %d ids expire, want all %d", len(got), seenMax)
 	}
 }

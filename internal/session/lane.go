@@ -17,6 +17,9 @@ const maxAttempts = 2
 const (
 	msgCrashed = "the agent crashed while answering; please retry"
 	msgStopped = "the session stopped before answering; please retry"
+	// msgResendGone answers a resend of a message no longer in history
+	// (the conversation was reset or compacted since).
+	msgResendGone = "this message was already received; its answer is no longer in the conversation"
 )
 
 // run is one queued or running request of a session.
@@ -60,8 +63,8 @@ type lane struct {
 	closed    bool // no longer in the registry; a new lane takes over
 	last      time.Time
 	epoch     int
-	recent    [dedupSize]dedup
-	recentAt  int
+	seen      map[string]seenID // channel message ids of the window, stored with the session
+	seenOrder []seenID          // the same, oldest first
 }
 
 type approval struct {
@@ -72,34 +75,58 @@ type approval struct {
 	req    beamclaw.ApprovalRequest
 }
 
-const dedupSize = 8
-
-type dedup struct{ msgID, runID string }
+// The window of remembered message ids: the last seenMax, or those of
+// the last seenTTL, whichever holds more.
+const (
+	seenMax = 1000
+	seenTTL = 24 * time.Hour
+)
 
 func newLane(m *Manager, id string) *lane {
 	return &lane{m: m, id: id, ready: make(chan struct{}), quit: make(chan struct{}),
 		wake: make(chan struct{}, 1)}
 }
 
-// seen returns the run of a channel message id already submitted.
-func (l *lane) seen(msgID string) (string, bool) {
+// seenRun returns the run of a channel message id already submitted.
+func (l *lane) seenRun(msgID string) (string, bool) {
 	if msgID == "" {
 		return "", false
 	}
-	for _, d := range l.recent {
-		if d.msgID == msgID {
-			return d.runID, true
-		}
-	}
-	return "", false
+	e, ok := l.seen[msgID]
+	return e.RunID, ok
 }
 
-func (l *lane) remember(msgID, runID string) {
-	if msgID == "" {
-		return
+// remember adds a submitted message id to the window, once its change
+// is stored.
+func (l *lane) remember(e seenID) {
+	if l.seen == nil {
+		l.seen = make(map[string]seenID)
 	}
-	l.recent[l.recentAt] = dedup{msgID, runID}
-	l.recentAt = (l.recentAt + 1) % dedupSize
+	l.seen[e.ID] = e
+	l.seenOrder = append(l.seenOrder, e)
+}
+
+// expiring lists the ids that leave the window when one more is added at
+// now; they are deleted in the same change.
+func (l *lane) expiring(now time.Time) []string {
+	var out []string
+	n := len(l.seenOrder) + 1
+	for _, e := range l.seenOrder {
+		if n <= seenMax && now.Sub(e.At) < seenTTL {
+			break
+		}
+		out = append(out, e.ID)
+		n--
+	}
+	return out
+}
+
+// forgetIDs drops ids that left the window (stored already).
+func (l *lane) forgetIDs(ids []string) {
+	for _, id := range ids {
+		delete(l.seen, id)
+	}
+	l.seenOrder = l.seenOrder[len(ids):]
 }
 
 // submit persists the user message of r and queues r. The message goes
@@ -111,14 +138,20 @@ func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
 	l.mu.Lock()
-	if prev, ok := l.seen(msgID); ok {
+	if prev, ok := l.seenRun(msgID); ok {
 		l.mu.Unlock()
 		return prev, nil
+	}
+	var seen *seenID
+	var forget []string
+	if msgID != "" {
+		seen = &seenID{ID: msgID, RunID: r.id, At: now}
+		forget = l.expiring(now)
 	}
 	idle := l.inflight == nil && len(l.queue) == 0
 	rec := l.rec
 	rec.Updated = now
-	c := change{created: !l.stored}
+	c := change{created: !l.stored, seen: seen, forget: forget}
 	if idle {
 		c.from, c.msgs = rec.NextSeq, []beamclaw.Message{r.msg}
 		rec.NextSeq++
@@ -141,7 +174,10 @@ func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
 		r.pending = c.pendSeq
 	}
 	l.queue = append(l.queue, r)
-	l.remember(msgID, r.id)
+	l.forgetIDs(forget)
+	if seen != nil {
+		l.remember(*seen)
+	}
 	l.mu.Unlock()
 	select {
 	case l.wake <- struct{}{}:
@@ -293,4 +329,50 @@ func (l *lane) snapshot() []beamclaw.Message {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.Clone(l.history)
+}
+
+// answerResend answers a message whose id the session already holds,
+// without storing or running it again: a run still queued or in flight
+// streams its answer to the resend's route too; a stored answer is
+// delivered at once; a message stored but never answered (the daemon
+// stopped mid-answer) is answered now, once, when it is still the newest
+// of the conversation.
+func (l *lane) answerResend(prevRunID string, resend *run) {
+	route := resend.route
+	l.mu.Lock()
+	for _, r := range append([]*run{l.inflight}, l.queue...) {
+		if r != nil && r.id == prevRunID && r.route.attach(route) {
+			l.mu.Unlock()
+			return
+		}
+	}
+	idx := slices.IndexFunc(l.history, func(m beamclaw.Message) bool {
+		return m.Role == beamclaw.RoleUser && m.ID == prevRunID
+	})
+	if idx < 0 {
+		l.mu.Unlock()
+		route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: prevRunID, SessionID: l.id, Text: msgResendGone})
+		return
+	}
+	for _, m := range l.history[idx+1:] {
+		if m.Role == beamclaw.RoleAssistant && len(m.ToolCalls) == 0 {
+			l.mu.Unlock()
+			route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, RunID: prevRunID, SessionID: l.id, Text: m.Content})
+			return
+		}
+	}
+	if idx != len(l.history)-1 {
+		l.mu.Unlock()
+		route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: prevRunID, SessionID: l.id, Text: msgStopped})
+		return
+	}
+	// Stored, unanswered and newest: answer it now, without storing it twice.
+	resend.id, resend.msg = prevRunID, l.history[idx]
+	resend.start, resend.epoch, resend.pending = idx, l.epoch, 0
+	l.queue = append(l.queue, resend)
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
 }

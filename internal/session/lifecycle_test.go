@@ -132,10 +132,14 @@ func TestResetAndDedup(t *testing.T) {
 	e := newEnv(t, envOpts{})
 	r, runID := e.send(t, "local:ana", "one", func(in *beamclaw.Inbound) { in.MessageID = "m1" })
 	r.wait(t)
+	again := newRecorder()
 	prev, err := e.m.Send(context.Background(), beamclaw.Inbound{Channel: "tui", UserID: "local:ana",
-		AgentID: "default", MessageID: "m1", Content: "one", Route: newRecorder()})
-	if beamclaw.KindOf(err) != beamclaw.KindConflict || prev != runID {
-		t.Errorf("duplicate Send = %q, %v; want %q and a conflict", prev, err, runID)
+		AgentID: "default", MessageID: "m1", Content: "one", Route: again})
+	if err != nil || prev != runID {
+		t.Errorf("duplicate Send = %q, %v; want %q", prev, err, runID)
+	}
+	if ev := again.wait(t); ev.Text != "echo: one" {
+		t.Errorf("the resend was answered %q, want the stored answer", ev.Text)
 	}
 	sid := e.sid("local:ana")
 	if err := e.m.Reset(context.Background(), sid); err != nil {

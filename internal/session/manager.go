@@ -135,7 +135,8 @@ func (m *Manager) Send(ctx context.Context, in beamclaw.Inbound) (string, error)
 		}
 		return "", beamclaw.E(op, beamclaw.KindUnavailable, "could not store the message", err)
 	case prev != "":
-		return prev, beamclaw.E(op, beamclaw.KindConflict, "duplicate message", nil)
+		l.answerResend(prev, r)
+		return prev, nil
 	}
 	return runID, nil
 }

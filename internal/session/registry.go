@@ -71,6 +71,9 @@ func (m *Manager) revive(ctx context.Context, l *lane, seed *record) error {
 	switch {
 	case found:
 		l.rec, l.stored, l.history = st.rec, true, st.history
+		for _, e := range st.seen {
+			l.remember(e)
+		}
 		if len(st.pending) > 0 {
 			if err := l.adoptPending(st); err != nil {
 				return beamclaw.E("session", beamclaw.KindUnavailable, "could not load the session", err)

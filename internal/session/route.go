@@ -10,9 +10,10 @@ import (
 // dropped, so a run is never answered twice, even when a crashed loop's
 // run is retried or failed by the lane.
 type onceRoute struct {
-	mu   sync.Mutex
-	r    beamclaw.Route
-	done bool
+	mu    sync.Mutex
+	r     beamclaw.Route
+	extra []beamclaw.Route // routes of resends of the same message
+	done  bool
 }
 
 func newOnceRoute(r beamclaw.Route) *onceRoute { return &onceRoute{r: r} }
@@ -29,6 +30,21 @@ func (o *onceRoute) Deliver(ev beamclaw.RunEvent) {
 	if o.r != nil {
 		o.r.Deliver(ev)
 	}
+	for _, r := range o.extra {
+		r.Deliver(ev)
+	}
+}
+
+// attach adds the route of a resend: it gets every event from now on,
+// the terminal one included. It reports false when the run already ended.
+func (o *onceRoute) attach(r beamclaw.Route) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.done {
+		return false
+	}
+	o.extra = append(o.extra, r)
+	return true
 }
 
 // ended reports whether the terminal event was delivered.

@@ -33,6 +33,7 @@ type rigOptions struct {
 	extra           string   // more top-level YAML (tools:, sandbox: ...)
 	gateway         string   // more lines under gateway:, indented two spaces
 	http            string   // more lines under gateway.http:, indented four spaces
+	core            string   // more lines under core:, indented two spaces
 }
 
 // chatRig is one daemon under test (not started until start) with the
@@ -69,7 +70,7 @@ func rigConfig(fakeURL string, o rigOptions) string {
 	if def == "" {
 		def = o.fakeName
 	}
-	fmt.Fprintf(&b, "core:\n  default_provider: %s\n", def)
+	fmt.Fprintf(&b, "core:\n  default_provider: %s\n%s", def, o.core)
 	if o.autonomy != "" {
 		fmt.Fprintf(&b, "  autonomy_level: %s\n", o.autonomy)
 	}
