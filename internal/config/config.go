@@ -26,17 +26,20 @@ type Core struct {
 	ApprovalTimeoutSeconds int                 `yaml:"approval_timeout_seconds"`
 	// ApprovalCrossChannel lets the same user answer an approval from
 	// another channel than the one it was asked on (never the HTTP API).
-	ApprovalCrossChannel        bool             `yaml:"approval_cross_channel"`
-	SessionTTLSeconds           int              `yaml:"session_ttl_seconds"`
-	SessionIdleHibernateSeconds int              `yaml:"session_idle_hibernate_seconds"`
-	SessionCleanupIntervalMs    int              `yaml:"session_cleanup_interval_ms"`
-	DefaultAgent                string           `yaml:"default_agent"`
-	SessionPersistence          bool             `yaml:"session_persistence"`
-	SessionSharing              string           `yaml:"session_sharing"`
-	ShutdownTimeout             Duration         `yaml:"shutdown_timeout"`
-	Agents                      map[string]Agent `yaml:"agents"`
-	Maintenance                 Maintenance      `yaml:"maintenance"`
-	Skills                      Skills           `yaml:"skills"`
+	ApprovalCrossChannel        bool `yaml:"approval_cross_channel"`
+	SessionTTLSeconds           int  `yaml:"session_ttl_seconds"`
+	SessionIdleHibernateSeconds int  `yaml:"session_idle_hibernate_seconds"`
+	// MaxLiveSessions caps the sessions kept in memory; past it the least
+	// recently used idle one hibernates at once (0 = no cap).
+	MaxLiveSessions          int              `yaml:"max_live_sessions"`
+	SessionCleanupIntervalMs int              `yaml:"session_cleanup_interval_ms"`
+	DefaultAgent             string           `yaml:"default_agent"`
+	SessionPersistence       bool             `yaml:"session_persistence"`
+	SessionSharing           string           `yaml:"session_sharing"`
+	ShutdownTimeout          Duration         `yaml:"shutdown_timeout"`
+	Agents                   map[string]Agent `yaml:"agents"`
+	Maintenance              Maintenance      `yaml:"maintenance"`
+	Skills                   Skills           `yaml:"skills"`
 }
 
 // Provider is one OpenAI-compatible LLM endpoint (OpenRouter, OpenAI,

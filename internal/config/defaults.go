@@ -57,6 +57,7 @@ func defaultCore() Core {
 		ApprovalTimeoutSeconds:      300,
 		SessionTTLSeconds:           3600,
 		SessionIdleHibernateSeconds: 300,
+		MaxLiveSessions:             10000,
 		SessionCleanupIntervalMs:    300000,
 		DefaultAgent:                "default",
 		SessionPersistence:          true,

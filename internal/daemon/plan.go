@@ -234,6 +234,7 @@ func planSessions(c *config.Config) session.Options {
 		Persist:               cc.SessionPersistence,
 		PerChannel:            cc.SessionSharing == "per_channel",
 		IdleHibernate:         time.Duration(cc.SessionIdleHibernateSeconds) * time.Second,
+		MaxLive:               cc.MaxLiveSessions,
 		TTL:                   time.Duration(cc.SessionTTLSeconds) * time.Second,
 		CleanupInterval:       time.Duration(cc.SessionCleanupIntervalMs) * time.Millisecond,
 		ApprovalTimeout:       time.Duration(cc.ApprovalTimeoutSeconds) * time.Second,

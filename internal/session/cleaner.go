@@ -3,9 +3,26 @@ package session
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
+
+// hibernator closes idle lanes: every quarter of IdleHibernate (between
+// 10 ms and 30 s) it hibernates those idle for IdleHibernate. One
+// goroutine for every session: a session waiting for its next message
+// holds none.
+func (m *Manager) hibernator(ctx context.Context) error {
+	tick := min(max(m.opts.IdleHibernate/4, 10*time.Millisecond), 30*time.Second)
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-m.clock.After(tick):
+			m.hibernateIdle(ctx)
+		}
+	}
+}
 
 // clean is the session_cleaner: every CleanupInterval it deletes sessions
 // idle longer than TTL (live ones only when idle).

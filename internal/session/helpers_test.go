@@ -337,3 +337,18 @@ func roles(h []beamclaw.Message) []string {
 	}
 	return out
 }
+
+// activeCount is how many lanes have a supervisor running (tests).
+func (m *Manager) activeCount() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, l := range m.live {
+		l.mu.Lock()
+		if l.active {
+			n++
+		}
+		l.mu.Unlock()
+	}
+	return n
+}

@@ -46,8 +46,6 @@ type lane struct {
 
 	ready   chan struct{} // closed once restored
 	loadErr error
-	quit    chan struct{} // closed when the lane is closed (hibernated, expired)
-	wake    chan struct{} // one-slot: a run was queued
 
 	wmu sync.Mutex // serialises writes to the backend, in order
 
@@ -65,6 +63,13 @@ type lane struct {
 	epoch     int
 	seen      map[string]seenID // channel message ids of the window, stored with the session
 	seenOrder []seenID          // the same, oldest first
+
+	// A lane with runs to serve is active: a supervisor runs its loop.
+	// With nothing to do the loop parks and the supervisor ends, so a
+	// session waiting for its next message holds no goroutine at all.
+	active    bool
+	gen       int // activations so far
+	parkedGen int // the activation whose loop parked last
 }
 
 type approval struct {
@@ -83,8 +88,22 @@ const (
 )
 
 func newLane(m *Manager, id string) *lane {
-	return &lane{m: m, id: id, ready: make(chan struct{}), quit: make(chan struct{}),
-		wake: make(chan struct{}, 1)}
+	return &lane{m: m, id: id, ready: make(chan struct{})}
+}
+
+// activate starts the lane's supervisor unless one runs; a queued run
+// calls it after the run is in the queue.
+func (l *lane) activate() {
+	l.mu.Lock()
+	if l.active || l.closed {
+		l.mu.Unlock()
+		return
+	}
+	l.active = true
+	l.gen++
+	gen := l.gen
+	l.mu.Unlock()
+	l.m.sup.Add(&sessionService{l: l, gen: gen})
 }
 
 // seenRun returns the run of a channel message id already submitted.
@@ -179,10 +198,7 @@ func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
 		l.remember(*seen)
 	}
 	l.mu.Unlock()
-	select {
-	case l.wake <- struct{}{}:
-	default:
-	}
+	l.activate()
 	return "", nil
 }
 
@@ -190,30 +206,39 @@ func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
 // the previous loop ended without finishing it (a crash): it is retried
 // once, or answered from history when the answer was already stored, or
 // failed with msgCrashed.
-func (l *lane) next(ctx context.Context) (*run, loop.Run, error) {
-	for {
-		r := l.pick()
-		if r != nil {
-			if err := l.promote(r); err != nil {
-				return nil, loop.Run{}, err
-			}
-			l.mu.Lock()
-			lr := l.loopRun(r)
-			l.mu.Unlock()
-			return r, lr, nil
-		}
-		select {
-		case <-ctx.Done():
-			return nil, loop.Run{}, ctx.Err()
-		case <-l.wake:
-		}
+//
+// With nothing to serve it parks the lane (for activation gen) and
+// returns a nil run: the caller's loop ends.
+func (l *lane) next(ctx context.Context, gen int) (*run, loop.Run, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, loop.Run{}, err
 	}
+	r := l.pick(gen)
+	if r == nil {
+		return nil, loop.Run{}, nil
+	}
+	if err := l.promote(r); err != nil {
+		return nil, loop.Run{}, err
+	}
+	l.mu.Lock()
+	lr := l.loopRun(r)
+	l.mu.Unlock()
+	return r, lr, nil
 }
 
-// pick returns the run to serve now, if any.
-func (l *lane) pick() *run {
+// pick returns the run to serve now, or parks the lane when there is none.
+func (l *lane) pick(gen int) *run {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	r := l.pickLocked()
+	if r == nil && l.gen == gen {
+		l.active, l.parkedGen = false, gen
+	}
+	return r
+}
+
+// pickLocked returns the run to serve now, if any. The caller holds l.mu.
+func (l *lane) pickLocked() *run {
 	if r := l.inflight; r != nil {
 		// A run the loop did not finish: skip it if its route is gone,
 		// deliver its stored answer, give up after maxAttempts, or retry.
@@ -371,8 +396,5 @@ func (l *lane) answerResend(prevRunID string, resend *run) {
 	resend.start, resend.epoch, resend.pending = idx, l.epoch, 0
 	l.queue = append(l.queue, resend)
 	l.mu.Unlock()
-	select {
-	case l.wake <- struct{}{}:
-	default:
-	}
+	l.activate()
 }

@@ -191,3 +191,47 @@ func TestThousandSessionsHibernateWithoutLeaks(t *testing.T) {
 	waitUntil(t, "goroutines to exit", func() bool { return runtime.NumGoroutine() <= base+4 })
 	e.stop()
 }
+
+// A session waiting for its next message holds no goroutine: after the
+// answers, the goroutines are back where they were.
+func TestIdleSessionsHoldNoGoroutines(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	r, _ := e.send(t, "local:warmup", "hello")
+	r.wait(t)
+	waitUntil(t, "the warm-up session parks", func() bool { return e.m.activeCount() == 0 })
+	before := runtime.NumGoroutine()
+	for i := range 200 {
+		r, _ := e.send(t, fmt.Sprint("local:user-", i), "hello")
+		r.wait(t)
+	}
+	waitUntil(t, "every session parks", func() bool { return e.m.activeCount() == 0 })
+	if s := e.m.Stats(); s.Live != 201 {
+		t.Fatalf("%d live sessions, want 201", s.Live)
+	}
+	if after := runtime.NumGoroutine(); after > before+5 {
+		t.Errorf("200 idle sessions hold %d goroutines (before %d, after %d)", after-before, before, after)
+	}
+}
+
+// At core.max_live_sessions a new session hibernates the least recently
+// used idle one: the registry stays at the cap, and a hibernated session
+// comes back with its history.
+func TestMaxLiveSessions(t *testing.T) {
+	e := newEnv(t, envOpts{session: func(o *Options) { o.MaxLive = 5 }})
+	for i := range 30 {
+		r, _ := e.send(t, fmt.Sprint("local:user-", i), "hello")
+		r.wait(t)
+		if s := e.m.Stats(); s.Live > 5 {
+			t.Fatalf("after %d sessions: %d live, cap 5", i+1, s.Live)
+		}
+	}
+	if n := len(e.ev.named("session_hibernated")); n != 25 {
+		t.Errorf("%d sessions hibernated, want 25", n)
+	}
+	r, _ := e.send(t, "local:user-0", "again")
+	r.wait(t)
+	h, _ := e.m.History(e.sid("local:user-0"))
+	if len(h) != 4 {
+		t.Errorf("the revived session has %d messages, want 4", len(h))
+	}
+}

@@ -67,6 +67,9 @@ func New(opts Options) (*Manager, error) {
 	if o.TTL > 0 {
 		m.sup.Add(supervise.Func("session_cleaner", m.clean))
 	}
+	if o.IdleHibernate > 0 {
+		m.sup.Add(supervise.Func("session_hibernator", m.hibernator))
+	}
 	return m, nil
 }
 

@@ -19,6 +19,7 @@ const (
 	DefaultTTL             = time.Hour        // core.session_ttl_seconds
 	DefaultCleanupInterval = 5 * time.Minute  // core.session_cleanup_interval_ms
 	DefaultApprovalTimeout = 5 * time.Minute  // core.approval_timeout_seconds
+	DefaultMaxLive         = 10000            // core.max_live_sessions
 )
 
 // Emitter receives observability events; Emit must not block (obs.Bus).
@@ -51,7 +52,10 @@ type Options struct {
 	// OpenAI-compatible API never approves.
 	CrossChannelApprovals bool
 
-	IdleHibernate   time.Duration
+	IdleHibernate time.Duration
+	// MaxLive caps the sessions kept in memory (core.max_live_sessions):
+	// a new one hibernates the least recently used idle one. 0 = no cap.
+	MaxLive         int
 	TTL             time.Duration
 	CleanupInterval time.Duration
 	ApprovalTimeout time.Duration

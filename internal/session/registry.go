@@ -5,7 +5,6 @@ import (
 	"log/slog"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
-	"github.com/beamclaw/beamclaw-go/internal/supervise"
 )
 
 // acquire finds the live lane of id or revives it from the backend (a new
@@ -20,10 +19,14 @@ func (m *Manager) acquire(ctx context.Context, id string, seed *record) (*lane, 
 		}
 		l := m.live[id]
 		if l == nil {
+			evicted := m.makeRoom()
 			l = newLane(m, id)
 			l.sends = 1
 			m.live[id] = l
 			m.mu.Unlock()
+			if evicted != "" {
+				m.emit(ctx, beamclaw.EventSessionHibernated, evicted, slog.String("reason", "max_live_sessions"))
+			}
 			if err := m.revive(ctx, l, seed); err != nil {
 				m.mu.Lock()
 				delete(m.live, id)
@@ -89,10 +92,6 @@ func (m *Manager) revive(ctx context.Context, l *lane, seed *record) error {
 			slog.String("agent_id", seed.AgentID), slog.String("channel", string(seed.Channel)))
 	}
 	l.last = now
-	sup := supervise.New(l.id, supervise.Options{Logger: m.log, Contain: true})
-	sup.Add(&laneService{l: l})
-	sup.Add(supervise.Guard(&loopService{l: l}, supervise.GuardOptions{Budget: m.opts.LoopBudget, Clock: m.clock}))
-	m.sup.Add(&sessionService{l: l, sup: sup})
 	return nil
 }
 
@@ -122,23 +121,51 @@ func (m *Manager) closeIdle(l *lane, cutoff int64) bool {
 		return false
 	}
 	l.closed = true
-	close(l.quit)
 	if m.live[l.id] == l {
 		delete(m.live, l.id)
 	}
 	return true
 }
 
-// hibernate closes l when it has been idle for IdleHibernate.
-func (m *Manager) hibernate(ctx context.Context, l *lane) bool {
+// hibernateIdle closes every lane idle for IdleHibernate: its state is
+// in the backend, the next message revives it.
+func (m *Manager) hibernateIdle(ctx context.Context) {
 	cutoff := m.clock.Now().Add(-m.opts.IdleHibernate).UnixNano()
+	var closed []string
 	m.mu.Lock()
-	ok := m.closeIdle(l, cutoff)
-	m.mu.Unlock()
-	if ok {
-		m.emit(ctx, beamclaw.EventSessionHibernated, l.id)
+	for _, l := range m.live {
+		if m.closeIdle(l, cutoff) {
+			closed = append(closed, l.id)
+		}
 	}
-	return ok
+	m.mu.Unlock()
+	for _, id := range closed {
+		m.emit(ctx, beamclaw.EventSessionHibernated, id)
+	}
+}
+
+// makeRoom hibernates the least recently used idle lane when the
+// registry holds MaxLive lanes. Busy lanes are never closed: past the cap
+// with every lane busy, the registry grows until one is idle again. The
+// caller holds m.mu.
+func (m *Manager) makeRoom() (hibernated string) {
+	if m.opts.MaxLive <= 0 || len(m.live) < m.opts.MaxLive {
+		return ""
+	}
+	var lru *lane
+	var oldest int64
+	for _, l := range m.live {
+		l.mu.Lock()
+		last, ok := l.last.UnixNano(), !l.closed && l.idle()
+		l.mu.Unlock()
+		if ok && (lru == nil || last < oldest) {
+			lru, oldest = l, last
+		}
+	}
+	if lru != nil && m.closeIdle(lru, oldest) {
+		return lru.id
+	}
+	return ""
 }
 
 // forget drops l from the registry after its supervisor ended.

@@ -5,29 +5,41 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/thejerf/suture/v4"
 
 	"github.com/beamclaw/beamclaw-go/internal/supervise"
 )
 
-var errClosed = errors.New("session closed")
-
-// sessionService runs a session's supervisor and, when it ends for any
-// reason (hibernation, expiry, a loop past its restart budget, shutdown),
-// takes the lane out of the registry and fails what it still held. The
-// next message revives the session from the backend.
+// sessionService runs one activation of a session: a contained
+// supervisor over its loop, from a queued run until the loop finds nothing
+// more to do and parks (the lane stays live in the registry, with no
+// goroutine). When it ends any other way (the loop past its restart
+// budget, shutdown), it takes the lane out of the registry and fails what
+// it still held; the next message revives the session from the backend.
 type sessionService struct {
 	l   *lane
-	sup *suture.Supervisor
+	gen int
 }
 
 func (s *sessionService) Serve(ctx context.Context) error {
-	err := s.sup.Serve(ctx)
-	s.l.m.forget(ctx, s.l)
+	l := s.l
+	sup := supervise.New(l.id, supervise.Options{Logger: l.m.log, Contain: true})
+	sup.Add(supervise.Guard(&loopService{l: l, gen: s.gen}, supervise.GuardOptions{Budget: l.m.opts.LoopBudget, Clock: l.m.clock}))
+	err := sup.Serve(ctx)
+	l.mu.Lock()
+	parked := l.parkedGen == s.gen
+	current := l.gen == s.gen
+	if !parked && current {
+		l.active = false
+	}
+	l.mu.Unlock()
+	if parked || !current {
+		return supervise.NoRestart(errParked)
+	}
+	l.m.forget(ctx, l)
 	if ctx.Err() == nil && !errors.Is(err, suture.ErrDoNotRestart) {
-		s.l.m.log.LogAttrs(ctx, slog.LevelWarn, "session stopped", slog.String("session_id", s.l.id),
+		l.m.log.LogAttrs(ctx, slog.LevelWarn, "session stopped", slog.String("session_id", l.id),
 			slog.Any("err", err))
 	}
 	return supervise.NoRestart(errClosed)
@@ -35,50 +47,27 @@ func (s *sessionService) Serve(ctx context.Context) error {
 
 func (s *sessionService) String() string { return s.l.id }
 
-// laneService is the lane's goroutine: it never exits on its own, except
-// to hibernate the session once it has been idle for IdleHibernate.
-type laneService struct{ l *lane }
+var (
+	errClosed = errors.New("session closed")
+	errParked = errors.New("session parked: nothing to do")
+)
 
-func (s *laneService) Serve(ctx context.Context) error {
-	l := s.l
-	for {
-		var idle <-chan time.Time
-		if d := l.m.opts.IdleHibernate; d > 0 {
-			idle = l.m.clock.After(l.idleWait(d))
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-l.quit:
-			return supervise.Fatal(errClosed)
-		case <-idle:
-			l.m.hibernate(ctx, l)
-		}
-	}
+// loopService serves the lane's runs one at a time until none is left.
+// A panic or error restarts it (supervise.Guard); the lane then retries
+// the interrupted run.
+type loopService struct {
+	l   *lane
+	gen int
 }
-
-func (s *laneService) String() string { return "lane" }
-
-// idleWait is how long until the lane may hibernate.
-func (l *lane) idleWait(d time.Duration) time.Duration {
-	l.mu.Lock()
-	last := l.last
-	l.mu.Unlock()
-	if w := d - l.m.clock.Now().Sub(last); w > 0 {
-		return w
-	}
-	return d // busy past its idle time: look again later
-}
-
-// loopService serves the lane's runs one at a time. A panic or error
-// restarts it (supervise.Guard); the lane then retries the interrupted run.
-type loopService struct{ l *lane }
 
 func (s *loopService) Serve(ctx context.Context) error {
 	for {
-		r, lr, err := s.l.next(ctx)
+		r, lr, err := s.l.next(ctx, s.gen)
 		if err != nil {
 			return err
+		}
+		if r == nil {
+			return supervise.Fatal(errParked) // ends this activation's supervisor
 		}
 		if err := s.l.m.opts.Engine.Run(ctx, lr); err != nil {
 			return fmt.Errorf("run %s: %w", r.id, err)
