@@ -25,7 +25,7 @@ var layers = []struct {
 	{"leaves", []string{"internal/config", "internal/obs", "internal/supervise", "internal/toolparse", "internal/scrub", "internal/clock"}},
 	{"adapters", []string{"internal/store", "internal/provider/...", "internal/mcp", "internal/sandbox"}},
 	{"core", []string{"internal/memory/...", "internal/skill", "internal/workspace", "internal/pairing", "internal/tool/...",
-		"internal/loop", "internal/session", "internal/sched", "skills"}},
+		"internal/loop", "internal/session", "internal/scheduler", "skills"}},
 	{"public client", []string{"pkg/client"}},
 	{"edges", []string{"internal/gateway", "internal/channel/...", "internal/a2a"}},
 	{"root", []string{"internal/daemon", "internal/cli"}},
