@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -13,18 +14,22 @@ const maxErrorText = 500
 
 // finish records how a run ended: its run entry, the job's counters, a
 // backoff or an auto-pause after a failure, done after the last run. It
-// commits before the run leaves flight and before any event goes out.
+// commits (in a group commit with other runs ending at once) before the
+// run leaves flight and before any event goes out.
 func (s *Scheduler) finish(ctx context.Context, d dispatch, o outcome) error {
 	now := s.clock.Now()
 	var errText string
 	if o.err != nil {
 		errText = clip(s.opts.Scrub(o.err.Error()), maxErrorText)
 	}
-	evs := o.events
-	if o.kind == OutcomeSkipped {
-		evs = append(evs, evSkipped(d.job, skipIdle, 1))
-	}
-	err := s.db().Update(func(tx *bolt.Tx) error {
+	var evs []event
+	// Batch: runs ending together share one commit. fn may run again
+	// after a rollback, so it starts from scratch each time.
+	err := s.db().Batch(func(tx *bolt.Tx) error {
+		evs = slices.Clone(o.events)
+		if o.kind == OutcomeSkipped {
+			evs = append(evs, evSkipped(d.job, skipIdle, 1))
+		}
 		j, ok, err := s.load(tx, d.job.ID)
 		if err != nil || !ok {
 			return err
@@ -107,7 +112,7 @@ func (s *Scheduler) backoff(n int) time.Duration {
 // history out.
 func (s *Scheduler) recordRun(tx *bolt.Tx, jobID string, run Run) error {
 	if run.Outcome == OutcomeSkipped && run.Seq > 1 {
-		prev, ok, err := getRun(tx, jobID, run.Seq-1)
+		prev, ok, err := prevRun(tx, jobID, run.Seq)
 		if err != nil {
 			return err
 		}

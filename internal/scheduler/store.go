@@ -152,3 +152,25 @@ func dropRun(tx *bolt.Tx, jobID string, seq uint64) error {
 	}
 	return b.Delete(store.Seq(seq))
 }
+
+// prevRun returns the newest run stored before seq.
+func prevRun(tx *bolt.Tx, jobID string, seq uint64) (Run, bool, error) {
+	b := tx.Bucket(bucketRuns).Bucket([]byte(jobID))
+	if b == nil {
+		return Run{}, false, nil
+	}
+	c := b.Cursor()
+	k, _ := c.Seek(store.Seq(seq))
+	if k == nil {
+		k, _ = c.Last()
+	} else {
+		k, _ = c.Prev()
+	}
+	for k != nil && store.SeqOf(k) >= seq {
+		k, _ = c.Prev()
+	}
+	if k == nil {
+		return Run{}, false, nil
+	}
+	return getRun(tx, jobID, store.SeqOf(k))
+}
