@@ -84,8 +84,13 @@ func (d Delivery) String() string {
 // MarshalText implements encoding.TextMarshaler.
 func (d Delivery) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler ("" is the zero
+// Delivery).
 func (d *Delivery) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*d = Delivery{}
+		return nil
+	}
 	v, err := ParseDelivery(string(b))
 	if err != nil {
 		return err

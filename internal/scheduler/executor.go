@@ -93,9 +93,9 @@ func (e *Executor) run(ctx context.Context, d dispatch) {
 	}
 	if o.kind == OutcomeOK {
 		o = e.turn(ctx, d, turn)
-		if ctx.Err() != nil {
-			return // stopping: the next start settles the run by its misfire policy
-		}
+	}
+	if ctx.Err() != nil {
+		return // stopping: the next start settles the run by its misfire policy
 	}
 	if err := s.finish(ctx, d, o); err != nil {
 		s.log.LogAttrs(ctx, slog.LevelError, "scheduler could not record a run",

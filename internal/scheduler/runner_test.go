@@ -235,3 +235,14 @@ func TestListFilters(t *testing.T) {
 		}
 	}
 }
+
+// TestRunnerRereadsTheWallClock: the runner never sleeps longer than
+// MaxSleep, so a machine that slept through a due time is noticed.
+func TestRunnerRereadsTheWallClock(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.MaxSleep = time.Minute })
+	e.start()
+	e.add(AddRequest{Schedule: "in 1h"})
+	e.parkAt(t0.Add(time.Minute))
+	e.clk.Set(t0.Add(time.Minute))
+	e.parkAt(t0.Add(2 * time.Minute))
+}

@@ -118,8 +118,10 @@ func BenchmarkSchedule10000(b *testing.B) {
 		scheds[i] = s
 	}
 	ids := make([]string, len(scheds))
+	byID := make(map[string]int, len(scheds))
 	for i := range ids {
 		ids[i] = fmt.Sprintf("job-%05d", i)
+		byID[ids[i]] = i
 	}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -131,9 +133,7 @@ func BenchmarkSchedule10000(b *testing.B) {
 		for fired < len(scheds) {
 			at, _ := idx.earliest()
 			for _, id := range idx.due(at, fireBatch) {
-				var i int
-				fmt.Sscanf(id, "job-%d", &i)
-				idx.set(id, scheds[i].Next(at))
+				idx.set(id, scheds[byID[id]].Next(at))
 				fired++
 			}
 		}
