@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -103,10 +104,12 @@ func digits(s string) string {
 	return b.String()
 }
 
-// validCard: 13-19 digits, a known issuer prefix, and the Luhn checksum.
+// validCard: 13-19 digits, a known issuer prefix, the Luhn checksum, and
+// when separated, the way cards are printed (4-4-4-4, 4-6-5, 4-6-4,
+// 4-4-4-4-3).
 func validCard(s string) bool {
 	d := digits(s)
-	if len(d) < 13 || len(d) > 19 || !cardPrefix(d) {
+	if len(d) < 13 || len(d) > 19 || !cardPrefix(d) || !cardGrouping(s) {
 		return false
 	}
 	sum := 0
@@ -121,6 +124,22 @@ func validCard(s string) bool {
 		sum += n
 	}
 	return sum%10 == 0
+}
+
+func cardGrouping(s string) bool {
+	groups := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '-' })
+	if len(groups) == 1 {
+		return true
+	}
+	shape := make([]string, len(groups))
+	for i, g := range groups {
+		shape[i] = strconv.Itoa(len(g))
+	}
+	switch strings.Join(shape, "-") {
+	case "4-4-4-4", "4-6-5", "4-6-4", "4-4-4-4-3":
+		return true
+	}
+	return false
 }
 
 // cardPrefix: Visa, Mastercard, Amex, Discover, JCB, Diners, UnionPay.
