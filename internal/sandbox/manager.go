@@ -43,6 +43,8 @@ type Manager struct {
 
 	tokMu      sync.Mutex
 	tokenizers map[string]*Tokenizer // by session
+
+	reapMu sync.Mutex // one sweep at a time
 }
 
 // New validates opts and returns a Manager. It does not contact Docker

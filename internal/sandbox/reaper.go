@@ -50,8 +50,10 @@ type Reaped struct {
 }
 
 // Reap runs one sweep now and returns what it removed; the reaper
-// service calls it on its schedule.
+// service calls it on its schedule. Sweeps do not overlap.
 func (m *Manager) Reap(ctx context.Context) ([]Reaped, error) {
+	m.reapMu.Lock()
+	defer m.reapMu.Unlock()
 	list, err := m.engine.ContainerList(ctx, client.ContainerListOptions{
 		All: true, Filters: make(client.Filters).Add("label", LabelInstall+"="+m.opts.InstallID),
 	})
