@@ -85,7 +85,9 @@ func plantContainer(t *testing.T, image string, labels map[string]string) string
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = c.ContainerRemove(context.Background(), res.ID, client.ContainerRemoveOptions{Force: true}) })
+	t.Cleanup(func() {
+		_, _ = c.ContainerRemove(context.Background(), res.ID, client.ContainerRemoveOptions{Force: true})
+	})
 	if _, err := c.ContainerStart(ctx, res.ID, client.ContainerStartOptions{}); err != nil {
 		t.Fatal(err)
 	}
