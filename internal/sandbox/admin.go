@@ -43,7 +43,7 @@ func (m *Manager) Status(ctx context.Context) Status {
 	}
 	st.EngineOK, st.EngineVersion, st.APIVersion = true, v.Version, m.engine.ClientVersion()
 	if id, labels, ok, err := imageLabels(ctx, m.engine, m.opts.Image); err == nil && ok {
-		st.ImageID, st.ImageCurrent = id, labels[LabelContent] == ImageContentHash(DefaultSuite)
+		st.ImageID, st.ImageCurrent = id, labels[LabelContent] == ImageContentHash()
 	}
 	if info, err := m.engine.Info(ctx, client.InfoOptions{}); err == nil {
 		for name := range info.Info.Runtimes {

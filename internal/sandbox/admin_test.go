@@ -55,7 +55,7 @@ func TestBuildImageIsQuickWhenUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Built || res.BaseBuilt || res.Content != ImageContentHash("") || res.ImageID == "" {
+	if res.Built || res.BaseBuilt || res.Content != ImageContentHash() || res.ImageID == "" {
 		t.Fatalf("second build: %+v", res)
 	}
 	if !strings.Contains(progress.String(), "up to date") {

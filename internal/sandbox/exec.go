@@ -66,7 +66,10 @@ func execDescription(o Options) string {
 	b.WriteString("Use it to compute, transform data, or combine several tool calls in one step. ")
 	b.WriteString("Python scripts can `import beamclaw_tools` and call search_tools(query), get_tool(name) and call_tool(name, {args}); ")
 	b.WriteString("sh scripts can run `beamclaw-tools search|get|call NAME JSON`. /tools/index.txt lists the tools you may call (/tools/<name>/schema.json for arguments); ")
-	b.WriteString("tool calls follow the same approvals as your own. Personal data in the script and in tool results appears as PII_<KIND>_<id> tokens; pass them to tools unchanged. ")
+	b.WriteString("tool calls follow the same approvals as your own. ")
+	if o.PII.Enabled {
+		b.WriteString("Personal data in the script and in tool results appears as PII_<KIND>_<id> tokens; pass them to tools unchanged. ")
+	}
 	switch o.Network {
 	case "none":
 		b.WriteString("There is no network. ")

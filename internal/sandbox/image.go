@@ -26,13 +26,12 @@ const (
 	labelBase    = "beamclaw.sandbox.base"    // on the base image: its recipe hash
 )
 
-// DefaultSuite is the Debian release of the image.
-const DefaultSuite = "bookworm"
+// debianSuite is the Debian release of the image.
+const debianSuite = "bookworm"
 
 // BuildOptions configure BuildImage.
 type BuildOptions struct {
 	Image      string // default DefaultImage
-	Suite      string // Debian suite, default DefaultSuite
 	Mirror     string // apt mirror for mmdebstrap (default: its own, deb.debian.org)
 	Force      bool   // rebuild even when the labels say it is up to date
 	DockerHost string // as Options.DockerHost
@@ -73,14 +72,11 @@ func baseHash(suite string) string {
 	return hashStrings(append([]string{"beamclaw-sandbox-base/1"}, baseRecipe(suite)...)...)
 }
 
-// ImageContentHash is the hash of everything that goes into the image for
-// suite (the base recipe and the files of docker/sandbox); BuildImage
-// labels the image with it, and Check compares it.
-func ImageContentHash(suite string) string {
-	if suite == "" {
-		suite = DefaultSuite
-	}
-	parts := []string{"beamclaw-sandbox/1", baseHash(suite)}
+// ImageContentHash is the hash of everything that goes into the image
+// (the base recipe and the files of docker/sandbox); BuildImage labels the
+// image with it, and Check compares it.
+func ImageContentHash() string {
+	parts := []string{"beamclaw-sandbox/1", baseHash(debianSuite)}
 	names, _ := fs.Glob(imagefiles.Files, "*")
 	sort.Strings(names)
 	for _, n := range names {
@@ -104,9 +100,6 @@ func BuildImage(ctx context.Context, opts BuildOptions, progress io.Writer) (Bui
 	if opts.Image == "" {
 		opts.Image = DefaultImage
 	}
-	if opts.Suite == "" {
-		opts.Suite = DefaultSuite
-	}
 	if progress == nil {
 		progress = io.Discard
 	}
@@ -118,8 +111,8 @@ func BuildImage(ctx context.Context, opts BuildOptions, progress io.Writer) (Bui
 	if err := pingEngine(ctx, c, op); err != nil {
 		return BuildResult{}, err
 	}
-	res := BuildResult{Image: opts.Image, Content: ImageContentHash(opts.Suite)}
-	res.Base = "beamclaw-sandbox-base:" + baseHash(opts.Suite)[:16]
+	res := BuildResult{Image: opts.Image, Content: ImageContentHash()}
+	res.Base = "beamclaw-sandbox-base:" + baseHash(debianSuite)[:16]
 	id, labels, ok, err := imageLabels(ctx, c, opts.Image)
 	if err != nil {
 		return res, err
@@ -166,7 +159,7 @@ func buildBase(ctx context.Context, c *client.Client, opts BuildOptions, ref str
 				"mmdebstrap is needed to build the sandbox's Debian base: apt-get install mmdebstrap", err)
 		}
 	}
-	args := baseRecipe(opts.Suite)
+	args := baseRecipe(debianSuite)
 	if opts.Mirror != "" {
 		args = append(args, opts.Mirror)
 	}

@@ -40,6 +40,7 @@ type Manager struct {
 	instance string
 	reg      *registry
 	reaper   *reaper
+	services []suture.Service
 
 	tokMu      sync.Mutex
 	tokenizers map[string]*Tokenizer // by session
@@ -79,6 +80,8 @@ func New(opts Options) (*Manager, error) {
 	m.daemon = m.proc.self()
 	m.reg = newRegistry(m)
 	m.reaper = &reaper{m: m}
+	g := supervise.GuardOptions{Now: m.clk.Now}
+	m.services = []suture.Service{supervise.Guard(m.reg, g), supervise.Guard(m.reaper, g)}
 	return m, nil
 }
 
@@ -87,11 +90,9 @@ func (m *Manager) Close() error { return m.engine.Close() }
 
 // Services returns the registry (a supervisor with one service per live
 // container; stopping it removes every container) and the reaper, each
-// wrapped by supervise.Guard. Run needs them running.
-func (m *Manager) Services() []suture.Service {
-	g := supervise.GuardOptions{Now: m.clk.Now}
-	return []suture.Service{supervise.Guard(m.reg, g), supervise.Guard(m.reaper, g)}
-}
+// wrapped by supervise.Guard, to add once to the daemon's tree. Run
+// waits until they run.
+func (m *Manager) Services() []suture.Service { return m.services }
 
 // Check tells whether sandboxed execution can work here, as a user-facing
 // error: the engine answers, the image is built and current, the runtime
@@ -110,7 +111,7 @@ func (m *Manager) Check(ctx context.Context) error {
 		return beamclaw.E(op, beamclaw.KindUnavailable, fmt.Sprintf(
 			"the sandbox image %s is not built: run `beamclaw sandbox build`", m.opts.Image), nil)
 	}
-	if labels[LabelContent] != ImageContentHash(DefaultSuite) {
+	if labels[LabelContent] != ImageContentHash() {
 		return beamclaw.E(op, beamclaw.KindUnavailable, fmt.Sprintf(
 			"the sandbox image %s was built for another version of beamclaw: run `beamclaw sandbox build`", m.opts.Image), nil)
 	}
