@@ -224,7 +224,6 @@ func planLoop(c *config.Config) loop.Options {
 		MaxRepeatedToolCalls:   al.MaxRepeatedToolCalls,
 		CompactionThresholdPct: al.CompactionThresholdPct,
 		CompactionTargetPct:    al.CompactionTargetPct,
-		StreamChunkSize:        al.StreamChunkSize,
 	}
 }
 
@@ -297,6 +296,7 @@ func (p *plan) planTelegram(c *config.Config, getenv func(string) string) error 
 		Photo:         telegram.Photo{Enabled: tc.Photo.Enabled, MaxSizeBytes: tc.Photo.MaxSizeBytes},
 		Voice:         telegram.Voice{Enabled: tc.Voice.Enabled, MaxDurationSeconds: tc.Voice.MaxDurationSeconds},
 		EditInterval:  time.Duration(tc.EditIntervalMs) * time.Millisecond,
+		EditChunk:     c.Core.AgenticLoop.StreamChunkSize,
 		Autonomy:      p.Sessions.Ceilings[beamclaw.ChannelTelegram],
 		CanonicalUser: p.CanonicalUser,
 	}

@@ -16,57 +16,6 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func TestChunker(t *testing.T) {
-	cases := []struct {
-		name   string
-		size   int
-		pieces []string
-		want   []string
-	}{
-		{"coalesces small pieces", 10, []string{"a ", "b ", "c ", "d ", "e ", "f ", "g"},
-			[]string{"a b c ", "d e f g"}},
-		{"holds the words a secret may span", 8, []string{"here is my password: ", "hunter22 and more words"},
-			[]string{"here ", "is my password: [REDACTED] ", "and more words"}},
-		{"stops at tool markup", 8, []string{"let me check now <tool_call> <name>x</name> </tool_call>"},
-			nil},
-		{"no whitespace waits for the end", 4, []string{"abcdefgh", "ijkl"}, []string{"abcdefghijkl"}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var got []string
-			c := newChunker(tc.size, func(s string) string {
-				return strings.ReplaceAll(s, "password: hunter22", "password: [REDACTED]")
-			}, func(s string) { got = append(got, s) })
-			for _, p := range tc.pieces {
-				c.write(p)
-			}
-			c.flush()
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("chunks (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func FuzzChunkerKeepsText(f *testing.F) {
-	f.Add("hello world, this is a fairly long answer that goes on", 7)
-	f.Add("a\nb\tc  d", 1)
-	f.Fuzz(func(t *testing.T, text string, size int) {
-		if size <= 0 || size > 1000 || hasMarker(text) {
-			return
-		}
-		var b strings.Builder
-		c := newChunker(size, func(s string) string { return s }, func(s string) { b.WriteString(s) })
-		for i := 0; i < len(text); i += 3 {
-			c.write(text[i:min(i+3, len(text))])
-		}
-		c.flush()
-		if b.String() != text {
-			t.Errorf("chunks joined to %q, want %q", b.String(), text)
-		}
-	})
-}
-
 func TestSplitPoint(t *testing.T) {
 	msg := func(r beamclaw.Role, n int) beamclaw.Message {
 		return beamclaw.Message{Role: r, Content: strings.Repeat("x", n*4)}

@@ -19,7 +19,6 @@ const (
 	DefaultMaxRepeatedToolCalls   = 3
 	DefaultCompactionThresholdPct = 80
 	DefaultCompactionTargetPct    = 40
-	DefaultStreamChunkSize        = 80
 )
 
 // Tools is what the loop needs from the tool registry (*tool.Registry).
@@ -39,6 +38,9 @@ type Emitter interface {
 type Scrubber interface {
 	String(s string) string
 	JSON(raw json.RawMessage) json.RawMessage
+	// NewStream scrubs streamed text, holding back only what could still
+	// become a secret (*scrub.Stream).
+	NewStream(emit func(string)) *scrub.Stream
 }
 
 // ProviderFunc picks the provider and model for an agent.
@@ -105,7 +107,6 @@ type Options struct {
 	MaxRepeatedToolCalls   int // core.agentic_loop.max_repeated_tool_calls (3)
 	CompactionThresholdPct int // core.agentic_loop.compaction_threshold_pct (80)
 	CompactionTargetPct    int // core.agentic_loop.compaction_target_pct (40)
-	StreamChunkSize        int // core.agentic_loop.stream_chunk_size (80)
 	MaxTokens              int // per request; 0 lets the provider decide
 
 	// Clock defaults to clock.System.
@@ -138,7 +139,6 @@ func (o Options) withDefaults() (Options, error) {
 	setDefault(&o.MaxRepeatedToolCalls, DefaultMaxRepeatedToolCalls)
 	setDefault(&o.CompactionThresholdPct, DefaultCompactionThresholdPct)
 	setDefault(&o.CompactionTargetPct, DefaultCompactionTargetPct)
-	setDefault(&o.StreamChunkSize, DefaultStreamChunkSize)
 	if o.CompactionTargetPct > o.CompactionThresholdPct {
 		return o, errors.New("loop: compaction target above threshold")
 	}

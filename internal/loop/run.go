@@ -75,18 +75,18 @@ func (rs *runState) chat(ctx context.Context) (beamclaw.ChatResponse, error) {
 	}
 	req := beamclaw.ChatRequest{Model: rs.model, Messages: msgs, Tools: rs.defs, MaxTokens: rs.e.opts.MaxTokens}
 	rs.emit(ctx, beamclaw.EventLLMRequest, slog.Int("message_count", len(msgs)), slog.String("model", rs.model))
-	ch := newChunker(rs.e.opts.StreamChunkSize, rs.e.opts.Scrub.String, func(s string) {
+	st := rs.e.opts.Scrub.NewStream(func(s string) {
 		rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvChunk, Text: s})
 	})
 	t0 := rs.e.opts.Clock.Now()
-	resp, err := rs.provider.Chat(ctx, req, ch.write)
+	resp, err := rs.provider.Chat(ctx, req, st.Write)
 	d := rs.e.opts.Clock.Now().Sub(t0)
 	if err != nil {
 		rs.emit(ctx, beamclaw.EventLLMResponse, ms(d), slog.Bool("success", false),
 			slog.String("error", rs.e.opts.Scrub.String(err.Error())))
 		return resp, fmt.Errorf("chat with %s: %w", rs.provider.Name(), err)
 	}
-	ch.flush()
+	st.Flush()
 	rs.usage = rs.usage.Add(resp.Usage)
 	rs.emit(ctx, beamclaw.EventLLMResponse, ms(d), slog.Bool("success", true), slog.String("model", resp.Model),
 		slog.Int("prompt_tokens", resp.Usage.PromptTokens), slog.Int("completion_tokens", resp.Usage.CompletionTokens))

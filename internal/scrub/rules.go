@@ -21,18 +21,18 @@ var rules = []rule{
 	{"pem_private_key", reFind([]string{"-----BEGIN"}, `-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`+
 		`(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`+
 		`|(?:\s*(?:[A-Za-z0-9+/=]{16,}|[A-Za-z-]+:[^\n]*))*)`, nil)},
-	{"jwt", reFind([]string{"eyJ"}, `eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`, nil)},
+	{"jwt", reFind([]string{"eyJ"}, `eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`, keepStart)},
 	{"url_password", findURLPassword},
 	{"openai_anthropic_openrouter", token{[]string{"sk-"}, urlSafe, 16, 0, keepSK}.find},
-	{"groq", token{[]string{"gsk_"}, alnum, 16, 0, nil}.find},
-	{"github", token{[]string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, alnum, 16, 0, nil}.find},
-	{"github_fine_grained", token{[]string{"github_pat_"}, word, 20, 0, nil}.find},
-	{"slack", token{[]string{"xoxb-", "xoxp-", "xoxa-", "xapp-"}, alnumDash, 10, 0, nil}.find},
+	{"groq", token{[]string{"gsk_"}, alnum, 16, 0, keepStart}.find},
+	{"github", token{[]string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, alnum, 16, 0, keepStart}.find},
+	{"github_fine_grained", token{[]string{"github_pat_"}, word, 20, 0, keepStart}.find},
+	{"slack", token{[]string{"xoxb-", "xoxp-", "xoxa-", "xapp-"}, alnumDash, 10, 0, keepStart}.find},
 	{"aws_key_id", token{[]string{"AKIA", "ASIA"}, upperDigit, 16, 16, keepWord}.find},
-	{"google", token{[]string{"AIza"}, urlSafe, 35, 35, nil}.find},
-	{"google_oauth", token{[]string{"ya29."}, urlSafeDot, 20, 0, nil}.find},
-	{"gitlab", token{[]string{"glpat-"}, urlSafe, 20, 0, nil}.find},
-	{"stripe", token{[]string{"sk_live_", "rk_live_", "sk_test_", "rk_test_"}, alnum, 16, 0, nil}.find},
+	{"google", token{[]string{"AIza"}, urlSafe, 35, 35, keepStart}.find},
+	{"google_oauth", token{[]string{"ya29."}, urlSafeDot, 20, 0, keepStart}.find},
+	{"gitlab", token{[]string{"glpat-"}, urlSafe, 20, 0, keepStart}.find},
+	{"stripe", token{[]string{"sk_live_", "rk_live_", "sk_test_", "rk_test_"}, alnum, 16, 0, keepStart}.find},
 	{"telegram_bot", findTelegram},
 	{"key_value", findAssignment},
 	{"bearer", findBearer},
@@ -145,6 +145,11 @@ func keepSK(s string, start, end int) bool {
 	return strings.ContainsAny(v[3:], "0123456789")
 }
 
+// keepStart accepts a match that starts a word: keys stand on their own
+// in text ("(ghp_...", "token=ghp_..."); one glued to letters before it is
+// part of a longer word.
+func keepStart(s string, start, _ int) bool { return start == 0 || !isWordByte(s[start-1]) }
+
 // keepWord accepts a match that is a whole word.
 func keepWord(s string, start, end int) bool {
 	return (start == 0 || !isWordByte(s[start-1])) && (end == len(s) || !isWordByte(s[end]))
@@ -187,8 +192,8 @@ func findTelegram(s string, from int) (int, int, bool) {
 		for d > 0 && c-d < 10 && '0' <= s[d-1] && s[d-1] <= '9' {
 			d--
 		}
-		if c-d < 8 {
-			continue
+		if c-d < 8 || (d > 0 && isWordByte(s[d-1]) && !strings.HasSuffix(s[:d], "bot")) {
+			continue // a token stands alone, or follows "bot" in an API URL
 		}
 		e := c + 1
 		for e < len(s) && e-c-1 < 35 && (isWordByte(s[e]) || s[e] == '-') {

@@ -191,6 +191,7 @@ func newHarness(t *testing.T, tg *faketelegram.Server, dbPath string, mutate fun
 		Photo:        Photo{Enabled: true, MaxSizeBytes: 1 << 20},
 		Voice:        Voice{Enabled: true, MaxDurationSeconds: 60},
 		EditInterval: time.Millisecond,
+		EditChunk:    1, // every streamed piece is an edit, so tests see each one
 		Sessions:     h.sess,
 		Pairing:      h.pair,
 		DB:           db,

@@ -75,6 +75,9 @@ type Options struct {
 	Photo         Photo
 	Voice         Voice
 	EditInterval  time.Duration // minimum time between edits of a message (1 s)
+	// EditChunk is how many new characters of a streamed answer make an
+	// edit worth it (core.agentic_loop.stream_chunk_size, default 80).
+	EditChunk int
 	// Autonomy is the channel's autonomy ceiling (supervised).
 	Autonomy beamclaw.Autonomy
 	// CanonicalUser (BEAMCLAW_USER), when set, is the user id of every
@@ -100,6 +103,7 @@ type Options struct {
 const (
 	DefaultAPIURL       = "https://api.telegram.org"
 	DefaultEditInterval = time.Second
+	DefaultEditChunk    = 80
 	DefaultPollTimeout  = 60 * time.Second
 	DefaultSeenWindow   = 10000
 	DefaultMaxPhoto     = 5 << 20
@@ -121,6 +125,9 @@ func (o *Options) withDefaults() {
 	}
 	if o.EditInterval <= 0 {
 		o.EditInterval = DefaultEditInterval
+	}
+	if o.EditChunk <= 0 {
+		o.EditChunk = DefaultEditChunk
 	}
 	if o.Autonomy == "" {
 		o.Autonomy = beamclaw.Supervised

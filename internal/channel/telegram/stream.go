@@ -98,8 +98,17 @@ func render(text, status string) []string {
 }
 
 // changed reports whether the answer differs from what was last shown.
+// changed reports whether the shown message is worth an edit: a new
+// status, or at least EditChunk more characters of the answer (Telegram
+// rate-limits edits; the final answer is always shown whole).
 func (s *streamer) changed(st routeState) bool {
-	return st.text != s.shownText || st.status != s.shownStatus
+	if st.status != s.shownStatus {
+		return true
+	}
+	if len(s.ids) == 0 {
+		return st.text != "" // the first piece goes out at once
+	}
+	return len(st.text)-len(s.shownText) >= s.c.opts.EditChunk || !strings.HasPrefix(st.text, s.shownText)
 }
 
 // show brings the answer messages up to date: new parts are sent, changed

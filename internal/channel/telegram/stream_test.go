@@ -144,3 +144,28 @@ func TestServeErrorsHideToken(t *testing.T) {
 		})
 	}
 }
+
+// Small streamed pieces are gathered into one edit per EditChunk new
+// characters (core.agentic_loop.stream_chunk_size): Telegram rate-limits
+// edits; the whole answer is still shown at the end.
+func TestEditsGatherSmallPieces(t *testing.T) {
+	h := newHarness(t, nil, "", func(o *Options) {
+		allowAlice(o)
+		o.EditChunk = 40
+	}).start()
+	pieces := strings.Fields(strings.Repeat("tok ", 60))
+	done := make(chan struct{})
+	h.sess.setScript(func(_ context.Context, in beamclaw.Inbound) {
+		defer close(done)
+		for _, p := range pieces {
+			in.Route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvChunk, Text: p + " "})
+		}
+		in.Route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, Text: strings.Repeat("tok ", 60)})
+	})
+	h.tg.SendText(alice.ID, alice, "stream it")
+	final := h.waitMessage(alice.ID, func(m faketelegram.Message) bool { return strings.Count(m.Text, "tok") == 60 })
+	<-done
+	if final.Edits > 240/40+1 {
+		t.Errorf("%d edits for 240 characters with a chunk of 40", final.Edits)
+	}
+}
