@@ -44,6 +44,7 @@ func (c *control) routes() []gateway.Mount {
 	return []gateway.Mount{
 		{Method: http.MethodGet, Pattern: protocol.ControlMCP, Handler: http.HandlerFunc(c.mcpList)},
 		{Method: http.MethodGet, Pattern: protocol.ControlMCPTools, Handler: http.HandlerFunc(c.mcpTools)},
+		{Method: http.MethodPost, Pattern: protocol.ControlMCPAccept, Handler: http.HandlerFunc(c.mcpAccept)},
 		{Method: http.MethodGet, Pattern: protocol.ControlPairing, Handler: http.HandlerFunc(c.pairList)},
 		{Method: http.MethodPost, Pattern: protocol.ControlPairingApprove, Handler: http.HandlerFunc(c.pairApprove)},
 		{Method: http.MethodPost, Pattern: protocol.ControlPairingRevoke, Handler: http.HandlerFunc(c.pairRevoke)},
@@ -75,6 +76,31 @@ func (c *control) mcpTools(w http.ResponseWriter, r *http.Request) {
 	}
 	out.Tools = MCPToolsWire(c.mcp.ToolInfos(server))
 	controlJSON(w, http.StatusOK, out)
+}
+
+func (c *control) mcpAccept(w http.ResponseWriter, r *http.Request) {
+	var req protocol.MCPAcceptRequest
+	if !decodeControl(w, r, &req) {
+		return
+	}
+	if c.mcp == nil || !c.hasServer(req.Server) {
+		controlError(w, http.StatusNotFound, fmt.Sprintf("no MCP server named %q (see `beamclaw mcp list`)", req.Server))
+		return
+	}
+	name, err := c.mcp.Accept(req.Server, req.Tool)
+	switch {
+	case errors.Is(err, mcp.ErrUnknownTool):
+		controlError(w, http.StatusNotFound, err.Error())
+		return
+	case errors.Is(err, mcp.ErrNotConnected):
+		controlError(w, http.StatusConflict, err.Error())
+		return
+	case err != nil:
+		c.fail(w, err)
+		return
+	}
+	c.log.Info("mcp tool definition accepted", "server", req.Server, "tool", name)
+	controlJSON(w, http.StatusOK, protocol.MCPAccepted{Tool: name})
 }
 
 func (c *control) hasServer(name string) bool {

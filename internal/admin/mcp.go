@@ -65,10 +65,28 @@ func (a *Admin) MCPTools(ctx context.Context, server string) ([]protocol.MCPTool
 // MCPTest connects to the configured server name without a daemon,
 // performs the handshake, lists its tools and disconnects.
 func (a *Admin) MCPTest(ctx context.Context, name string) ([]protocol.MCPTool, error) {
+	infos, err := a.MCPTestInfos(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return MCPToolsWire(infos), nil
+}
+
+// MCPTestInfos is MCPTest with the tools' definition hashes.
+func (a *Admin) MCPTestInfos(ctx context.Context, name string) ([]mcp.ToolInfo, error) {
 	cfg, err := a.load()
 	if err != nil {
 		return nil, err
 	}
+	sc, err := a.mcpServerConfig(cfg, name)
+	if err != nil {
+		return nil, err
+	}
+	return mcp.Probe(ctx, sc, cfg.MCP.ProtocolVersion)
+}
+
+// mcpServerConfig resolves the configured server name.
+func (a *Admin) mcpServerConfig(cfg config.Loaded, name string) (mcp.ServerConfig, error) {
 	var found *config.MCPServer
 	for i := range cfg.MCP.Servers {
 		if cfg.MCP.Servers[i].Name == name {
@@ -76,19 +94,16 @@ func (a *Admin) MCPTest(ctx context.Context, name string) ([]protocol.MCPTool, e
 		}
 	}
 	if found == nil {
-		return nil, fmt.Errorf("no MCP server named %q in mcp.servers (see `beamclaw mcp list`)", name)
+		return mcp.ServerConfig{}, &userError{msg: fmt.Sprintf("no MCP server named %q in mcp.servers (see `beamclaw mcp list`)", name),
+			err: mcp.ErrUnknownTool}
 	}
 	one := *cfg.Config
 	one.MCP.Servers = []config.MCPServer{*found}
 	servers, err := MCPServers(&one, a.getenv)
 	if err != nil {
-		return nil, err
+		return mcp.ServerConfig{}, err
 	}
-	infos, err := mcp.Probe(ctx, servers[0], cfg.MCP.ProtocolVersion)
-	if err != nil {
-		return nil, err
-	}
-	return MCPToolsWire(infos), nil
+	return servers[0], nil
 }
 
 func MCPToolsWire(infos []mcp.ToolInfo) []protocol.MCPTool {

@@ -19,6 +19,7 @@ type MCPBackend interface {
 	MCPTools(ctx context.Context, server string) ([]protocol.MCPTool, error)
 	MCPTest(ctx context.Context, name string) ([]protocol.MCPTool, error)
 	MCPImport(file string, write bool) (protocol.MCPImport, error)
+	MCPAccept(ctx context.Context, server, tool string) (string, error)
 }
 
 func (a *app) newMCPCmd() *cobra.Command {
@@ -26,7 +27,8 @@ func (a *app) newMCPCmd() *cobra.Command {
 		Use:   "mcp",
 		Short: "List, inspect, test or import MCP servers",
 	}
-	cmd.AddCommand(a.newMCPListCmd(), a.newMCPToolsCmd(), a.newMCPTestCmd(), a.newMCPImportCmd())
+	cmd.AddCommand(a.newMCPListCmd(), a.newMCPToolsCmd(), a.newMCPTestCmd(), a.newMCPImportCmd(),
+		a.newMCPAcceptCmd())
 	return cmd
 }
 
@@ -115,7 +117,8 @@ func (a *app) printTools(tools []protocol.MCPTool, asJSON bool) error {
 		return err
 	}
 	if changed > 0 {
-		fmt.Fprintf(a.stdout, "\n%d tool definition(s) CHANGED since they were approved: their approvals were dropped; review them before allowing again\n", changed)
+		fmt.Fprintf(a.stdout, "\n%d tool definition(s) CHANGED since they were approved: they are disabled; "+
+			"review them, then `beamclaw mcp accept SERVER TOOL`\n", changed)
 	}
 	return nil
 }
@@ -174,4 +177,23 @@ func (a *app) newMCPImportCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&write, "write", false, "append the servers to the config file")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
+}
+
+func (a *app) newMCPAcceptCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "accept SERVER TOOL",
+		Short: "Enable a tool whose definition changed since it was approved, pinning the new definition",
+		Long: "A tool whose description or schema changed since its first approved run is disabled (a changed\n" +
+			"definition can smuggle instructions to the model). Review it with `beamclaw mcp tools SERVER`,\n" +
+			"then accept pins the definition the server offers now and enables the tool.",
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name, err := a.backend().MCPAccept(cmd.Context(), args[0], args[1])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "accepted %s: its current definition is pinned and the tool is enabled\n", name)
+			return nil
+		},
+	}
 }

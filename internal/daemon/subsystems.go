@@ -121,7 +121,7 @@ func (d *daemon) toolRegistry(ag *agent.Runtime) (*tool.Registry, error) {
 }
 
 func (d *daemon) mcpInto(root *suture.Supervisor, opts supervise.Options, rt *agentRuntime) error {
-	pins, err := store.NewKV(d.db, "mcp_pins")
+	pins, err := store.NewKV(d.db, mcp.PinBucket)
 	if err != nil {
 		return err
 	}

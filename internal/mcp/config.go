@@ -118,10 +118,9 @@ type Options struct {
 	Logger          *slog.Logger
 	// Emit receives events (mcp_call, mcp_restart, mcp_server_state,
 	// mcp_tool_changed; the metrics derive from them). It must not block.
-	Emit      func(beamclaw.Event)
-	Pins      PinStore          // default: in memory
-	OnChanged func(tool string) // a pinned tool's definition changed
-	Clock     clock.Clock       // default: clock.System
+	Emit  func(beamclaw.Event)
+	Pins  PinStore    // default: in memory
+	Clock clock.Clock // default: clock.System
 }
 
 func (o Options) withDefaults() Options {
@@ -143,9 +142,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Pins == nil {
 		o.Pins = NewMemPinStore()
-	}
-	if o.OnChanged == nil {
-		o.OnChanged = func(string) {}
 	}
 	o.Clock = clock.Or(o.Clock)
 	return o

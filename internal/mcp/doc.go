@@ -35,13 +35,18 @@
 //
 // # Tool poisoning
 //
-// The approval flow calls Pin(tool) at first approval; the SHA-256 of the
-// canonical definition (name, description, schema) goes to the PinStore.
-// When a rediscovery finds a different definition, the pin is deleted,
-// OnChanged(tool) tells the session layer to drop "always" approvals, an
-// mcp_tool_changed event is emitted, Changed(tool) reports it (and Status
-// lists it), and the tool requires approval even on a trusted server until
-// it is pinned again.
+// A tool is pinned at its first run (on a server that is not trusted that
+// run follows the user's approval; on a trusted one it is the first use):
+// the SHA-256 of its canonical definition (name, description, schema) goes
+// to the PinStore. When a discovery (at start, after a restart, on
+// notifications/tools/list_changed) finds a definition that differs from
+// its pin, the tool is disabled: it leaves Tools, Catalog and tool_search
+// (its new text never reaches a model), a call of it is refused with a
+// result naming the fix, Changed(tool) and Status report it, and an
+// mcp_tool_changed event is emitted once. The pin is kept, so a restart
+// finds the same change. Accept (`beamclaw mcp accept SERVER TOOL`) pins
+// the new definition and enables the tool; "always" approvals of the
+// session stay as they were, since accepting is the owner's review.
 //
 // # Large tool sets
 //

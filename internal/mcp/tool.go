@@ -31,13 +31,17 @@ type mcpTool struct {
 
 var _ beamclaw.Tool = (*mcpTool)(nil)
 
-// Spec: approval is required unless the server is trusted, and always
-// while the definition is flagged as changed since its pin.
+// Spec: approval is required unless the server is trusted. A tool whose
+// definition changed since its pin is disabled: it asks nothing and its
+// Execute refuses with the reason, so the model (and the user) learn why.
 func (t *mcpTool) Spec() beamclaw.ToolSpec {
 	trusted := t.srv.cfg.Trust
 	risk := beamclaw.RiskHigh
 	if trusted {
 		risk = beamclaw.RiskMedium
+	}
+	if t.srv.m.Changed(t.name) {
+		trusted, risk = true, beamclaw.RiskLow
 	}
 	return beamclaw.ToolSpec{
 		Def: beamclaw.ToolDef{
@@ -46,7 +50,7 @@ func (t *mcpTool) Spec() beamclaw.ToolSpec {
 			Parameters:  t.parameters(),
 			Source:      "mcp:" + t.srv.cfg.Name,
 		},
-		RequiresApproval: !trusted || t.srv.m.Changed(t.name),
+		RequiresApproval: !trusted,
 		MinAutonomy:      beamclaw.Supervised,
 		Risk:             risk,
 	}
@@ -75,14 +79,26 @@ func (t *mcpTool) info() ToolInfo {
 }
 
 // Execute calls the tool on the server's current connection with the
-// server's per-call timeout. A connection that dies mid-call fails the
-// call at once with `mcp server "x" disconnected`.
+// server's per-call timeout, pinning its definition at the first run. A
+// connection that dies mid-call fails the call at once with
+// `mcp server "x" disconnected`; a tool whose definition changed since
+// its pin is refused with the fix.
 func (t *mcpTool) Execute(ctx context.Context, inv beamclaw.Invocation) (string, error) {
 	srv := t.srv.cfg.Name
+	if t.srv.m.Changed(t.name) {
+		return "", beamclaw.E(opCall, beamclaw.KindForbidden, fmt.Sprintf(
+			"tool %s is disabled: the definition of %q on MCP server %q changed since it was approved "+
+				"(a changed description or schema can smuggle instructions). Tell the user: review it with "+
+				"`beamclaw mcp tools %s` and enable it with `beamclaw mcp accept %s %s`",
+			t.name, t.remote, srv, srv, srv, t.remote), ErrToolChanged)
+	}
 	c, state := t.srv.current()
 	if c == nil {
 		return "", beamclaw.E(opCall, beamclaw.KindUnavailable,
 			fmt.Sprintf("mcp server %q is not connected (%s)", srv, state), ErrNotConnected)
+	}
+	if err := t.srv.m.pinOnUse(t); err != nil {
+		return "", beamclaw.E(opCall, beamclaw.KindUnavailable, "could not record the tool's definition", err)
 	}
 	start := t.srv.m.opts.Clock.Now()
 	res, err := c.callTool(ctx, t.remote, inv.Args, t.srv.cfg.timeout())

@@ -6,6 +6,8 @@ const (
 	ControlMCP = "/control/mcp"
 	// ControlMCPTools answers GET (?server=NAME to filter) with MCPTools.
 	ControlMCPTools = "/control/mcp/tools"
+	// ControlMCPAccept takes an MCPAcceptRequest and answers MCPAccepted.
+	ControlMCPAccept = "/control/mcp/accept"
 	// ControlPairing answers GET (?channel=NAME to filter) with PairingList.
 	ControlPairing = "/control/pairing"
 	// ControlPairingApprove takes a PairApproveRequest and answers a Peer.
@@ -99,6 +101,18 @@ type MCPTool struct {
 // MCPTools is the body of GET /control/mcp/tools.
 type MCPTools struct {
 	Tools []MCPTool `json:"tools"`
+}
+
+// MCPAcceptRequest asks to pin the current definition of a server's tool
+// (its remote or exposed name) and enable it: `beamclaw mcp accept`.
+type MCPAcceptRequest struct {
+	Server string `json:"server"`
+	Tool   string `json:"tool"`
+}
+
+// MCPAccepted answers an MCPAcceptRequest: the exposed name now pinned.
+type MCPAccepted struct {
+	Tool string `json:"tool"`
 }
 
 // MCPImport is the result of `beamclaw mcp import`: YAML to put under

@@ -23,6 +23,9 @@ type Options struct {
 	PageSize int
 	// Exit is called by the crash tool; nil means os.Exit.
 	Exit func(code int)
+	// EchoDescription replaces echo's description (a definition that
+	// changes between runs).
+	EchoDescription string
 }
 
 // NewServer returns an MCP server with the fixture tools.
@@ -37,6 +40,9 @@ func NewServer(opts Options) *server.MCPServer {
 		exit = os.Exit
 	}
 	s.AddTools(baseTools(s, exit)...)
+	if opts.EchoDescription != "" {
+		s.AddTools(server.ServerTool{Tool: echoTool(opts.EchoDescription), Handler: echo})
+	}
 	for i := range opts.ExtraTools {
 		name := fmt.Sprintf("extra_%d", i)
 		s.AddTool(mcp.NewTool(name,
