@@ -82,7 +82,7 @@ func (a *Admin) MCPTestInfos(ctx context.Context, name string) ([]mcp.ToolInfo, 
 	if err != nil {
 		return nil, err
 	}
-	return mcp.Probe(ctx, sc, cfg.MCP.ProtocolVersion)
+	return mcp.Probe(ctx, sc, mcp.Options{ProtocolVersion: cfg.MCP.ProtocolVersion, ClientVersion: a.opts.Build.Version})
 }
 
 // mcpServerConfig resolves the configured server name.

@@ -126,7 +126,7 @@ func (d *daemon) mcpInto(root *suture.Supervisor, opts supervise.Options, rt *ag
 		return err
 	}
 	mo := d.plan.MCP
-	mo.Logger, mo.Pins = d.log, pins
+	mo.Logger, mo.Pins, mo.ClientVersion = d.log, pins, d.opts.Build.Version
 	mo.Emit = func(ev beamclaw.Event) { d.bus.Emit(context.Background(), ev) }
 	m, err := mcp.New(mo)
 	if err != nil {

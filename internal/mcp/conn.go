@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,10 +12,9 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
-)
 
-// clientVersion is what beamclaw says it is in initialize.
-const clientVersion = "0.1.0"
+	"github.com/beamclaw/beamclaw-go/internal/mcp/oauth"
+)
 
 // maxListPages bounds tools/list pagination against a server that never
 // stops handing out cursors.
@@ -48,23 +46,24 @@ func newConn(server string) *conn {
 
 // dial opens the transport of cfg and performs the handshake
 // (initialize → notifications/initialized). The caller closes the conn.
-func dial(ctx context.Context, cfg ServerConfig, proto string, logger *slog.Logger) (*conn, error) {
+func dial(ctx context.Context, cfg ServerConfig, opts Options) (*conn, error) {
 	var (
 		c   *conn
 		err error
 	)
+	proto, logger := opts.ProtocolVersion, opts.Logger
 	switch cfg.transport() {
 	case TransportStdio:
 		c, err = dialStdio(cfg, proto, logger)
 	case TransportHTTP:
-		c, err = dialHTTP(cfg, proto, logger)
+		c, err = dialHTTP(cfg, proto, logger, opts)
 	default:
 		err = fmt.Errorf("transport %q: want stdio or http", cfg.Transport)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := c.handshake(ctx, proto, cfg.timeout()); err != nil {
+	if err := c.handshake(ctx, proto, opts.ClientVersion, cfg.timeout()); err != nil {
 		c.close()
 		return nil, err
 	}
@@ -90,12 +89,12 @@ func (c *conn) start(ctx context.Context, cl *client.Client) error {
 	return nil
 }
 
-func (c *conn) handshake(ctx context.Context, proto string, timeout time.Duration) error {
+func (c *conn) handshake(ctx context.Context, proto, version string, timeout time.Duration) error {
 	ctx, cancel := c.bound(ctx, timeout)
 	defer cancel()
 	req := mcpgo.InitializeRequest{}
 	req.Params.ProtocolVersion = proto
-	req.Params.ClientInfo = mcpgo.Implementation{Name: "beamclaw", Version: clientVersion}
+	req.Params.ClientInfo = mcpgo.Implementation{Name: "beamclaw", Version: version}
 	if _, err := c.client.Initialize(ctx, req); err != nil {
 		return c.explain(ctx, "initialize", err)
 	}
@@ -116,6 +115,13 @@ func (c *conn) explain(ctx context.Context, op string, err error) error {
 	case <-c.done:
 		return fmt.Errorf("%s: %w: %w", op, ErrDisconnected, c.err())
 	default:
+	}
+	var ae *oauth.AuthError
+	if errors.As(err, &ae) {
+		if !errors.Is(ae, oauth.ErrInsufficientScope) {
+			c.markDead(ae) // the token is refused: this connection is done
+		}
+		return fmt.Errorf("%s: %w", op, ae)
 	}
 	if errors.Is(context.Cause(ctx), errCallTimeout) {
 		return fmt.Errorf("%s: %w", op, ErrTimeout)

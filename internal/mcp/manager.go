@@ -18,12 +18,13 @@ type State string
 
 // Server states.
 const (
-	StateStarting   State = "starting"   // first connect and handshake
-	StateReady      State = "ready"      // connected; its tools are offered
-	StateRestarting State = "restarting" // lost; waiting for backoff or reconnecting
-	StateFailed     State = "failed"     // restart budget used up; not retried
-	StateDisabled   State = "disabled"   // enabled: false in config
-	StateStopped    State = "stopped"    // the supervisor stopped the service
+	StateStarting   State = "starting"    // first connect and handshake
+	StateReady      State = "ready"       // connected; its tools are offered
+	StateRestarting State = "restarting"  // lost; waiting for backoff or reconnecting
+	StateNeedsLogin State = "needs_login" // the server refused us (401/403): `beamclaw mcp login NAME`; not retried until then
+	StateFailed     State = "failed"      // restart budget used up; not retried
+	StateDisabled   State = "disabled"    // enabled: false in config
+	StateStopped    State = "stopped"     // the supervisor stopped the service
 )
 
 // ServerStatus is one server's line for `beamclaw mcp list` and /health.
@@ -35,6 +36,9 @@ type ServerStatus struct {
 	Restarts  int      `json:"restarts"`
 	LastError string   `json:"last_error,omitempty"`
 	Changed   []string `json:"changed,omitempty"` // tools whose pinned definition changed
+	// NeedsScope is the scope a call was refused for (403
+	// insufficient_scope); the next login asks for it too.
+	NeedsScope string `json:"needs_scope,omitempty"`
 }
 
 // ToolInfo describes one discovered tool (`beamclaw mcp tools`, Probe).

@@ -323,7 +323,7 @@ func TestNewValidates(t *testing.T) {
 }
 
 func TestProbe(t *testing.T) {
-	tools, err := Probe(context.Background(), fixture("fx"), "")
+	tools, err := Probe(context.Background(), fixture("fx"), Options{})
 	if err != nil {
 		t.Fatalf("Probe: %v", err)
 	}
@@ -334,7 +334,7 @@ func TestProbe(t *testing.T) {
 	if diff := cmp.Diff(fixtureTools, names); diff != "" {
 		t.Errorf("Probe tools (-want +got):\n%s", diff)
 	}
-	if _, err := Probe(context.Background(), ServerConfig{Name: "bad", Command: "/nonexistent/mcp"}, ""); err == nil {
+	if _, err := Probe(context.Background(), ServerConfig{Name: "bad", Command: "/nonexistent/mcp"}, Options{}); err == nil {
 		t.Error("Probe of a missing command succeeded")
 	}
 }

@@ -32,6 +32,8 @@ type server struct {
 	budget    budget
 	delay     time.Duration // backoff before the next attempt
 	attempted bool
+	wake      chan struct{} // one slot: credentials changed (a login or logout)
+	needScope string        // a call was refused for this scope (403 insufficient_scope)
 }
 
 var _ suture.Service = (*server)(nil)
@@ -41,23 +43,31 @@ func newServer(m *Manager, cfg ServerConfig) *server {
 	if !cfg.Enabled {
 		st = StateDisabled
 	}
-	return &server{m: m, cfg: cfg, state: st, budget: newBudget(m.opts.Restart)}
+	return &server{m: m, cfg: cfg, state: st, budget: newBudget(m.opts.Restart), wake: make(chan struct{}, 1)}
 }
 
 func (s *server) String() string { return "mcp:" + s.cfg.Name }
 
 // Serve runs one connection attempt and holds it until it breaks or ctx
-// ends.
+// ends. A server that refuses our credentials (401/403) is not a crash:
+// Serve waits in needs_login, without restarts, until a login wakes it.
 func (s *server) Serve(ctx context.Context) error {
-	if err := s.gate(ctx); err != nil {
-		return err
+	for {
+		if err := s.gate(ctx); err != nil {
+			return err
+		}
+		err := s.run(ctx)
+		if ctx.Err() != nil {
+			s.drop(StateStopped, "")
+			return ctx.Err()
+		}
+		if !needsLogin(err) {
+			return s.fail(err)
+		}
+		if err := s.awaitLogin(ctx, err); err != nil {
+			return err
+		}
 	}
-	err := s.run(ctx)
-	if ctx.Err() != nil {
-		s.drop(StateStopped, "")
-		return ctx.Err()
-	}
-	return s.fail(err)
 }
 
 // gate refuses a failed server and waits out the backoff of a restart.
@@ -86,7 +96,7 @@ func (s *server) gate(ctx context.Context) error {
 }
 
 func (s *server) run(ctx context.Context) error {
-	c, err := dial(ctx, s.cfg, s.m.opts.ProtocolVersion, s.m.log)
+	c, err := dial(ctx, s.cfg, s.m.opts)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
@@ -231,7 +241,7 @@ func (s *server) status() ServerStatus {
 	defer s.mu.Unlock()
 	return ServerStatus{
 		Name: s.cfg.Name, Transport: s.cfg.transport(), State: s.state,
-		Tools: len(s.tools), Restarts: s.restarts, LastError: s.lastErr,
+		Tools: len(s.tools), Restarts: s.restarts, LastError: s.lastErr, NeedsScope: s.needScope,
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/beamclaw/beamclaw-go/internal/mcp/oauth"
+
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
 
@@ -106,6 +108,14 @@ func (t *mcpTool) Execute(ctx context.Context, inv beamclaw.Invocation) (string,
 		slog.Int64("duration_ms", t.srv.m.opts.Clock.Now().Sub(start).Milliseconds()), slog.Bool("success", err == nil))
 	switch {
 	case err == nil:
+	case errors.Is(err, oauth.ErrInsufficientScope):
+		t.srv.scopeWanted(err)
+		return "", beamclaw.E(opCall, beamclaw.KindUnauthorized, fmt.Sprintf(
+			"mcp server %q refused this call for lack of permission (%v). Tell the user to run `%s` to grant it",
+			srv, err, LoginHint(srv)), err)
+	case errors.Is(err, oauth.ErrLoginRequired):
+		return "", beamclaw.E(opCall, beamclaw.KindUnauthorized, fmt.Sprintf(
+			"mcp server %q refused beamclaw's credentials. Tell the user to run `%s`", srv, LoginHint(srv)), err)
 	case errors.Is(err, ErrDisconnected):
 		return "", beamclaw.E(opCall, beamclaw.KindUnavailable, fmt.Sprintf("mcp server %q disconnected", srv), err)
 	case errors.Is(err, ErrTimeout):

@@ -23,7 +23,7 @@ var layers = []struct {
 }{
 	{"vocabulary", []string{"internal/beamclaw", "internal/clock", "pkg/protocol"}},
 	{"leaves", []string{"internal/config", "internal/obs", "internal/supervise", "internal/toolparse", "internal/scrub/..."}},
-	{"adapters", []string{"internal/store", "internal/provider/...", "internal/mcp", "internal/sandbox"}},
+	{"adapters", []string{"internal/store", "internal/provider/...", "internal/mcp/...", "internal/sandbox"}},
 	{"core", []string{"internal/memory/...", "internal/skill", "internal/workspace", "internal/pairing", "internal/tool/...",
 		"internal/loop", "internal/session", "internal/scheduler", "internal/agent", "skills"}},
 	{"public client", []string{"pkg/client"}},
