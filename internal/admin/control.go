@@ -12,6 +12,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/config"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
+	"github.com/beamclaw/beamclaw-go/internal/mcp/oauth"
 	"github.com/beamclaw/beamclaw-go/internal/pairing"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
@@ -24,6 +25,7 @@ const maxControlBody = 64 << 10
 // pairing, which need the running daemon's memory or its database.
 type control struct {
 	mcp     *mcp.Manager // nil without MCP
+	tokens  oauth.Store  // MCP OAuth logins; nil without MCP
 	pairing *pairing.Store
 	paths   config.Paths
 	log     *slog.Logger
@@ -32,11 +34,11 @@ type control struct {
 // ControlRoutes returns the routes the daemon serves on its control
 // socket for the CLI (beamclaw mcp list|tools, beamclaw pair ...) over
 // its live MCP manager (nil without one) and its database.
-func ControlRoutes(m *mcp.Manager, db *store.DB, paths config.Paths, log *slog.Logger) []gateway.Mount {
+func ControlRoutes(m *mcp.Manager, tokens oauth.Store, db *store.DB, paths config.Paths, log *slog.Logger) []gateway.Mount {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	c := &control{mcp: m, pairing: pairing.New(db, pairing.Options{}), paths: paths, log: log}
+	c := &control{mcp: m, tokens: tokens, pairing: pairing.New(db, pairing.Options{}), paths: paths, log: log}
 	return c.routes()
 }
 
@@ -45,6 +47,8 @@ func (c *control) routes() []gateway.Mount {
 		{Method: http.MethodGet, Pattern: protocol.ControlMCP, Handler: http.HandlerFunc(c.mcpList)},
 		{Method: http.MethodGet, Pattern: protocol.ControlMCPTools, Handler: http.HandlerFunc(c.mcpTools)},
 		{Method: http.MethodPost, Pattern: protocol.ControlMCPAccept, Handler: http.HandlerFunc(c.mcpAccept)},
+		{Method: http.MethodPost, Pattern: protocol.ControlMCPLogin, Handler: http.HandlerFunc(c.mcpLogin)},
+		{Method: http.MethodPost, Pattern: protocol.ControlMCPLogout, Handler: http.HandlerFunc(c.mcpLogout)},
 		{Method: http.MethodGet, Pattern: protocol.ControlPairing, Handler: http.HandlerFunc(c.pairList)},
 		{Method: http.MethodPost, Pattern: protocol.ControlPairingApprove, Handler: http.HandlerFunc(c.pairApprove)},
 		{Method: http.MethodPost, Pattern: protocol.ControlPairingRevoke, Handler: http.HandlerFunc(c.pairRevoke)},
@@ -101,6 +105,49 @@ func (c *control) mcpAccept(w http.ResponseWriter, r *http.Request) {
 	}
 	c.log.Info("mcp tool definition accepted", "server", req.Server, "tool", name)
 	controlJSON(w, http.StatusOK, protocol.MCPAccepted{Tool: name})
+}
+
+// mcpLogin stores a login the CLI made and wakes the server.
+func (c *control) mcpLogin(w http.ResponseWriter, r *http.Request) {
+	var req protocol.MCPCredentials
+	if !decodeControl(w, r, &req) {
+		return
+	}
+	var rec oauth.Record
+	if err := json.Unmarshal(req.Record, &rec); err != nil || rec.Server != req.Server || rec.AccessToken == "" {
+		controlError(w, http.StatusBadRequest, "the login record is not valid")
+		return
+	}
+	if c.mcp == nil || c.tokens == nil || !c.hasServer(req.Server) {
+		controlError(w, http.StatusNotFound, fmt.Sprintf("no MCP server named %q (see `beamclaw mcp list`)", req.Server))
+		return
+	}
+	if err := c.tokens.Save(r.Context(), rec); err != nil {
+		c.fail(w, err)
+		return
+	}
+	c.mcp.Relogin(req.Server)
+	c.log.Info("mcp server logged in", "server", req.Server, "scope", rec.Scope)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// mcpLogout forgets a server's login and wakes it (it will need one).
+func (c *control) mcpLogout(w http.ResponseWriter, r *http.Request) {
+	var req protocol.MCPLogoutRequest
+	if !decodeControl(w, r, &req) {
+		return
+	}
+	if c.mcp == nil || c.tokens == nil || !c.hasServer(req.Server) {
+		controlError(w, http.StatusNotFound, fmt.Sprintf("no MCP server named %q (see `beamclaw mcp list`)", req.Server))
+		return
+	}
+	if err := c.tokens.Delete(r.Context(), req.Server); err != nil {
+		c.fail(w, err)
+		return
+	}
+	c.mcp.Relogin(req.Server)
+	c.log.Info("mcp server logged out", "server", req.Server)
+	w.WriteHeader(http.StatusNoContent)
 }
 
 func (c *control) hasServer(name string) bool {

@@ -2,12 +2,15 @@ package admin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 
 	"github.com/beamclaw/beamclaw-go/internal/config"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
+	"github.com/beamclaw/beamclaw-go/internal/mcp/oauth"
+	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
@@ -82,7 +85,23 @@ func (a *Admin) MCPTestInfos(ctx context.Context, name string) ([]mcp.ToolInfo, 
 	if err != nil {
 		return nil, err
 	}
-	return mcp.Probe(ctx, sc, mcp.Options{ProtocolVersion: cfg.MCP.ProtocolVersion, ClientVersion: a.opts.Build.Version})
+	opts := mcp.Options{ProtocolVersion: cfg.MCP.ProtocolVersion, ClientVersion: a.opts.Build.Version}
+	if sc.Transport != mcp.TransportHTTP {
+		return mcp.Probe(ctx, sc, opts)
+	}
+	// An http server may need the stored login; the database is free
+	// unless a daemon holds it (whose `mcp tools` then answers instead).
+	var infos []mcp.ToolInfo
+	err = withTokens(cfg.Paths, func(ts oauth.Store) error {
+		opts.Tokens = ts
+		var perr error
+		infos, perr = mcp.Probe(ctx, sc, opts)
+		return perr
+	})
+	if errors.Is(err, store.ErrInUse) {
+		return mcp.Probe(ctx, sc, opts)
+	}
+	return infos, err
 }
 
 // mcpServerConfig resolves the configured server name.
@@ -119,7 +138,7 @@ func MCPServersWire(st []mcp.ServerStatus) []protocol.MCPServer {
 	out := make([]protocol.MCPServer, 0, len(st))
 	for _, s := range st {
 		out = append(out, protocol.MCPServer{Name: s.Name, Transport: s.Transport, State: string(s.State),
-			Tools: s.Tools, Restarts: s.Restarts, LastError: s.LastError, Changed: s.Changed})
+			Tools: s.Tools, Restarts: s.Restarts, LastError: s.LastError, Changed: s.Changed, NeedsScope: s.NeedsScope})
 	}
 	return out
 }

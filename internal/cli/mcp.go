@@ -20,15 +20,17 @@ type MCPBackend interface {
 	MCPTest(ctx context.Context, name string) ([]protocol.MCPTool, error)
 	MCPImport(file string, write bool) (protocol.MCPImport, error)
 	MCPAccept(ctx context.Context, server, tool string) (string, error)
+	MCPLogin(ctx context.Context, server string, show func(authURL string)) (protocol.MCPLogin, error)
+	MCPLogout(ctx context.Context, server string) error
 }
 
 func (a *app) newMCPCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "List, inspect, test or import MCP servers",
+		Short: "List, inspect, test, import, log in to or call MCP servers",
 	}
 	cmd.AddCommand(a.newMCPListCmd(), a.newMCPToolsCmd(), a.newMCPTestCmd(), a.newMCPImportCmd(),
-		a.newMCPAcceptCmd())
+		a.newMCPAcceptCmd(), a.newMCPLoginCmd(), a.newMCPLogoutCmd())
 	return cmd
 }
 
@@ -53,15 +55,26 @@ func (a *app) newMCPListCmd() *cobra.Command {
 			if !list.Daemon {
 				fmt.Fprintln(a.stderr, "no daemon is running: showing the configured servers (`beamclaw mcp test NAME` tries one)")
 			}
+			// The last error is shown whole: its cause is at its end.
 			t := newTable(a.stdout, "NAME", "TRANSPORT", "STATE", "TOOLS", "RESTARTS", "LAST ERROR")
+			var login []string
 			for _, s := range list.Servers {
 				state := s.State
 				if len(s.Changed) > 0 {
 					state += " (" + strconv.Itoa(len(s.Changed)) + " changed)"
 				}
-				t.row(s.Name, s.Transport, state, strconv.Itoa(s.Tools), strconv.Itoa(s.Restarts), orDash(oneLine(s.LastError, 60)))
+				if s.State == "needs_login" || s.NeedsScope != "" {
+					login = append(login, s.Name)
+				}
+				t.row(s.Name, s.Transport, state, strconv.Itoa(s.Tools), strconv.Itoa(s.Restarts), orDash(strings.Join(strings.Fields(s.LastError), " ")))
 			}
-			return t.flush()
+			if err := t.flush(); err != nil {
+				return err
+			}
+			for _, name := range login {
+				fmt.Fprintf(a.stdout, "\n%s needs a login: run `beamclaw mcp login %s`\n", name, name)
+			}
+			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the servers as JSON")

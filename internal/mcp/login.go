@@ -23,11 +23,15 @@ func LoginHint(server string) string { return "beamclaw mcp login " + server }
 // until Relogin wakes it (or ctx ends), then lets Serve connect again.
 // The restart budget is not charged: a login, not time, fixes it.
 func (s *server) awaitLogin(ctx context.Context, cause error) error {
+	s.mu.Lock()
+	s.attempted = true
+	s.mu.Unlock()
 	msg := fmt.Sprintf("%v; run `%s`", cause, LoginHint(s.cfg.Name))
 	s.mu.Lock()
 	s.delay = 0
+	s.dropLocked(StateNeedsLogin, msg)
 	s.mu.Unlock()
-	s.drop(StateNeedsLogin, msg)
+	s.announce(StateNeedsLogin, true) // also when it started so: one event per wait
 	s.m.log.Warn("mcp server needs a login; not retrying until then", "server", s.cfg.Name,
 		"fix", LoginHint(s.cfg.Name), "err", cause)
 	select {
@@ -72,4 +76,23 @@ func (s *server) scopeWanted(err error) {
 	s.mu.Unlock()
 	s.m.emit(beamclaw.EventMCPServerState, slog.String("server", s.cfg.Name), slog.String("state", string(StateReady)),
 		slog.String("needs_scope", scope))
+}
+
+// loginMissing reports whether cfg is an http server configured for a
+// person's OAuth login (a client of its own) with no login stored: it
+// starts in needs_login instead of being refused first.
+func (m *Manager) loginMissing(cfg ServerConfig) bool {
+	o := cfg.OAuth
+	if cfg.transport() != TransportHTTP || o.Grant == oauth.GrantClientCredentials || (o.ClientID == "" && o.ClientMetadataURL == "") {
+		return false
+	}
+	_, ok, err := m.opts.Tokens.Load(context.Background(), cfg.Name)
+	return err == nil && !ok
+}
+
+// waitingForLogin reports whether the server starts in needs_login.
+func (s *server) waitingForLogin() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state == StateNeedsLogin && !s.attempted
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -39,11 +40,14 @@ type server struct {
 var _ suture.Service = (*server)(nil)
 
 func newServer(m *Manager, cfg ServerConfig) *server {
-	st := StateStarting
-	if !cfg.Enabled {
+	st, lastErr := StateStarting, ""
+	switch {
+	case !cfg.Enabled:
 		st = StateDisabled
+	case m.loginMissing(cfg):
+		st, lastErr = StateNeedsLogin, "not logged in; run `"+LoginHint(cfg.Name)+"`"
 	}
-	return &server{m: m, cfg: cfg, state: st, budget: newBudget(m.opts.Restart), wake: make(chan struct{}, 1)}
+	return &server{m: m, cfg: cfg, state: st, lastErr: lastErr, budget: newBudget(m.opts.Restart), wake: make(chan struct{}, 1)}
 }
 
 func (s *server) String() string { return "mcp:" + s.cfg.Name }
@@ -52,6 +56,11 @@ func (s *server) String() string { return "mcp:" + s.cfg.Name }
 // ends. A server that refuses our credentials (401/403) is not a crash:
 // Serve waits in needs_login, without restarts, until a login wakes it.
 func (s *server) Serve(ctx context.Context) error {
+	if s.waitingForLogin() {
+		if err := s.awaitLogin(ctx, errors.New("not logged in")); err != nil {
+			return err
+		}
+	}
 	for {
 		if err := s.gate(ctx); err != nil {
 			return err

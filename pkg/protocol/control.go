@@ -1,5 +1,7 @@
 package protocol
 
+import "encoding/json"
+
 // Control-socket paths served by a running daemon for the CLI.
 const (
 	// ControlMCP answers GET with MCPList.
@@ -8,6 +10,11 @@ const (
 	ControlMCPTools = "/control/mcp/tools"
 	// ControlMCPAccept takes an MCPAcceptRequest and answers MCPAccepted.
 	ControlMCPAccept = "/control/mcp/accept"
+	// ControlMCPLogin takes an MCPCredentials: the daemon stores the login
+	// (sealed) and reconnects the server at once.
+	ControlMCPLogin = "/control/mcp/login"
+	// ControlMCPLogout takes an MCPLogoutRequest and answers 204.
+	ControlMCPLogout = "/control/mcp/logout"
 	// ControlPairing answers GET (?channel=NAME to filter) with PairingList.
 	ControlPairing = "/control/pairing"
 	// ControlPairingApprove takes a PairApproveRequest and answers a Peer.
@@ -79,6 +86,8 @@ type MCPServer struct {
 	Restarts  int      `json:"restarts"`
 	LastError string   `json:"last_error,omitempty"`
 	Changed   []string `json:"changed,omitempty"`
+	// NeedsScope is a scope a call was refused for; `mcp login` asks for it.
+	NeedsScope string `json:"needs_scope,omitempty"`
 }
 
 // MCPList is the body of GET /control/mcp. Daemon is false when the list
@@ -113,6 +122,28 @@ type MCPAcceptRequest struct {
 // MCPAccepted answers an MCPAcceptRequest: the exposed name now pinned.
 type MCPAccepted struct {
 	Tool string `json:"tool"`
+}
+
+// MCPCredentials hands the daemon a login made by `beamclaw mcp login`:
+// Record is the OAuth record (tokens included) as JSON. It travels only
+// over the control socket (mode 0600).
+type MCPCredentials struct {
+	Server string          `json:"server"`
+	Record json.RawMessage `json:"record"`
+}
+
+// MCPLogoutRequest asks to forget a server's login.
+type MCPLogoutRequest struct {
+	Server string `json:"server"`
+}
+
+// MCPLogin is what `beamclaw mcp login` reports.
+type MCPLogin struct {
+	Server    string `json:"server"`
+	Scope     string `json:"scope,omitempty"`
+	ExpiresAt string `json:"expires_at,omitempty"` // RFC 3339; "" when the token does not expire
+	Refresh   bool   `json:"refresh"`              // a refresh token was issued
+	Daemon    bool   `json:"daemon"`               // handed to the running daemon
 }
 
 // MCPImport is the result of `beamclaw mcp import`: YAML to put under

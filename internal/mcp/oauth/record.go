@@ -139,3 +139,6 @@ func unionScopes(lists ...string) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// Bucket is the database bucket the daemon seals records in.
+const Bucket = "mcp_oauth"
