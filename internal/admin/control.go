@@ -26,19 +26,34 @@ const maxControlBody = 64 << 10
 type control struct {
 	mcp     *mcp.Manager // nil without MCP
 	tokens  oauth.Store  // MCP OAuth logins; nil without MCP
+	scrub   func(string) string
 	pairing *pairing.Store
 	paths   config.Paths
 	log     *slog.Logger
 }
 
+// ControlDeps is what the control routes work on: the daemon's live MCP
+// manager and its logins (nil without MCP), its scrubber, its database.
+type ControlDeps struct {
+	MCP    *mcp.Manager
+	Tokens oauth.Store
+	Scrub  func(string) string // nil: nothing to scrub
+	DB     *store.DB
+	Paths  config.Paths
+	Log    *slog.Logger
+}
+
 // ControlRoutes returns the routes the daemon serves on its control
-// socket for the CLI (beamclaw mcp list|tools, beamclaw pair ...) over
-// its live MCP manager (nil without one) and its database.
-func ControlRoutes(m *mcp.Manager, tokens oauth.Store, db *store.DB, paths config.Paths, log *slog.Logger) []gateway.Mount {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+// socket for the CLI (beamclaw mcp list|tools|accept|login|logout|call,
+// beamclaw pair ...).
+func ControlRoutes(d ControlDeps) []gateway.Mount {
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
 	}
-	c := &control{mcp: m, tokens: tokens, pairing: pairing.New(db, pairing.Options{}), paths: paths, log: log}
+	if d.Scrub == nil {
+		d.Scrub = func(s string) string { return s }
+	}
+	c := &control{mcp: d.MCP, tokens: d.Tokens, scrub: d.Scrub, pairing: pairing.New(d.DB, pairing.Options{}), paths: d.Paths, log: d.Log}
 	return c.routes()
 }
 
@@ -49,6 +64,7 @@ func (c *control) routes() []gateway.Mount {
 		{Method: http.MethodPost, Pattern: protocol.ControlMCPAccept, Handler: http.HandlerFunc(c.mcpAccept)},
 		{Method: http.MethodPost, Pattern: protocol.ControlMCPLogin, Handler: http.HandlerFunc(c.mcpLogin)},
 		{Method: http.MethodPost, Pattern: protocol.ControlMCPLogout, Handler: http.HandlerFunc(c.mcpLogout)},
+		{Method: http.MethodPost, Pattern: protocol.ControlMCPCall, Handler: http.HandlerFunc(c.mcpCall)},
 		{Method: http.MethodGet, Pattern: protocol.ControlPairing, Handler: http.HandlerFunc(c.pairList)},
 		{Method: http.MethodPost, Pattern: protocol.ControlPairingApprove, Handler: http.HandlerFunc(c.pairApprove)},
 		{Method: http.MethodPost, Pattern: protocol.ControlPairingRevoke, Handler: http.HandlerFunc(c.pairRevoke)},
@@ -148,6 +164,35 @@ func (c *control) mcpLogout(w http.ResponseWriter, r *http.Request) {
 	c.mcp.Relogin(req.Server)
 	c.log.Info("mcp server logged out", "server", req.Server)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// mcpCall runs `beamclaw mcp call` on the live connection; the server's
+// questions are answered with its defaults or declined, as asked.
+func (c *control) mcpCall(w http.ResponseWriter, r *http.Request) {
+	var req protocol.MCPCallRequest
+	if !decodeControl(w, r, &req) {
+		return
+	}
+	if c.mcp == nil || !c.hasServer(req.Server) {
+		controlError(w, http.StatusNotFound, fmt.Sprintf("no MCP server named %q (see `beamclaw mcp list`)", req.Server))
+		return
+	}
+	ctx := beamclaw.WithAsker(r.Context(), FixedAsker(req.Elicit))
+	res, err := c.mcp.Call(ctx, req.Server, req.Tool, req.Args)
+	out := protocol.MCPCallResult{Server: req.Server, Tool: res.Tool, Text: c.scrub(res.Text), IsError: res.IsError, Notes: res.Notes}
+	if len(res.Structured) > 0 {
+		out.Structured = json.RawMessage(c.scrub(string(res.Structured)))
+	}
+	switch {
+	case errors.Is(err, mcp.ErrUnknownTool):
+		controlError(w, http.StatusNotFound, err.Error())
+	case errors.Is(err, mcp.ErrNotConnected):
+		controlError(w, http.StatusConflict, c.scrub(err.Error()))
+	case err != nil:
+		controlError(w, http.StatusBadGateway, c.scrub(beamclaw.UserMessage(err)))
+	default:
+		controlJSON(w, http.StatusOK, out)
+	}
 }
 
 func (c *control) hasServer(name string) bool {

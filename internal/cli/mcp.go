@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
@@ -22,6 +24,11 @@ type MCPBackend interface {
 	MCPAccept(ctx context.Context, server, tool string) (string, error)
 	MCPLogin(ctx context.Context, server string, show func(authURL string)) (protocol.MCPLogin, error)
 	MCPLogout(ctx context.Context, server string) error
+	// MCPCall runs one tool; elicit is protocol.ElicitAsk (asker answers
+	// on the terminal), ElicitDefaults or ElicitDecline; show presents an
+	// authorization URL when a login is needed on the way.
+	MCPCall(ctx context.Context, server, tool string, args json.RawMessage, elicit string, asker beamclaw.Asker,
+		show func(authURL string)) (protocol.MCPCallResult, error)
 }
 
 func (a *app) newMCPCmd() *cobra.Command {
@@ -30,7 +37,7 @@ func (a *app) newMCPCmd() *cobra.Command {
 		Short: "List, inspect, test, import, log in to or call MCP servers",
 	}
 	cmd.AddCommand(a.newMCPListCmd(), a.newMCPToolsCmd(), a.newMCPTestCmd(), a.newMCPImportCmd(),
-		a.newMCPAcceptCmd(), a.newMCPLoginCmd(), a.newMCPLogoutCmd())
+		a.newMCPAcceptCmd(), a.newMCPLoginCmd(), a.newMCPLogoutCmd(), a.newMCPCallCmd())
 	return cmd
 }
 

@@ -37,6 +37,9 @@ type conn struct {
 	deadErr  error
 	closing  atomic.Bool
 	listSeq  atomic.Uint64
+
+	callMu sync.Mutex
+	calls  map[*callScope]struct{} // tools/call in flight, for elicitations
 }
 
 func newConn(server string) *conn {
@@ -95,6 +98,7 @@ func (c *conn) handshake(ctx context.Context, proto, version string, timeout tim
 	req := mcpgo.InitializeRequest{}
 	req.Params.ProtocolVersion = proto
 	req.Params.ClientInfo = mcpgo.Implementation{Name: "beamclaw", Version: version}
+	req.Params.Capabilities.Elicitation = elicitCapability
 	if _, err := c.client.Initialize(ctx, req); err != nil {
 		return c.explain(ctx, "initialize", err)
 	}
@@ -198,10 +202,14 @@ func (c *conn) listPage(ctx context.Context, cursor string) (listPage, error) {
 	return page, nil
 }
 
-// callTool runs tools/call with the per-call timeout.
-func (c *conn) callTool(ctx context.Context, name string, args json.RawMessage, timeout time.Duration) (*mcpgo.CallToolResult, error) {
+// callTool runs tools/call with the per-call timeout. An elicitation the
+// server sends meanwhile is put to the Asker of ctx (see elicit.go); the
+// questions nobody could answer are returned as notes.
+func (c *conn) callTool(ctx context.Context, name string, args json.RawMessage, timeout time.Duration) (*mcpgo.CallToolResult, []string, error) {
 	ctx, cancel := c.bound(ctx, timeout)
 	defer cancel()
+	ctx, scope, leave := c.enter(ctx, name)
+	defer leave()
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage(`{}`)
 	}
@@ -210,9 +218,9 @@ func (c *conn) callTool(ctx context.Context, name string, args json.RawMessage, 
 	req.Params.Arguments = args
 	res, err := c.client.CallTool(ctx, req)
 	if err != nil {
-		return nil, c.explain(ctx, "tools/call "+name, err)
+		return nil, scope.deniedNotes(), c.explain(ctx, "tools/call "+name, err)
 	}
-	return res, nil
+	return res, scope.deniedNotes(), nil
 }
 
 func (c *conn) ping(ctx context.Context, timeout time.Duration) error {

@@ -45,7 +45,8 @@ func dialHTTP(cfg ServerConfig, proto string, logger *slog.Logger, mo Options) (
 		cancel()
 		base.CloseIdleConnections()
 	}
-	cl := client.NewClient(tr, client.WithProtocolVersion(proto))
+	cl := client.NewClient(tr, client.WithProtocolVersion(proto),
+		client.WithElicitationHandler(&elicitor{c: c, server: cfg.Name, log: logger}))
 	if err := c.start(ctx, cl); err != nil {
 		c.close()
 		return nil, err

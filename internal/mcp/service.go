@@ -35,6 +35,7 @@ type server struct {
 	attempted bool
 	wake      chan struct{} // one slot: credentials changed (a login or logout)
 	needScope string        // a call was refused for this scope (403 insufficient_scope)
+	changed   chan struct{} // closed (and replaced) at every state change, for Wait
 }
 
 var _ suture.Service = (*server)(nil)
@@ -47,7 +48,8 @@ func newServer(m *Manager, cfg ServerConfig) *server {
 	case m.loginMissing(cfg):
 		st, lastErr = StateNeedsLogin, "not logged in; run `"+LoginHint(cfg.Name)+"`"
 	}
-	return &server{m: m, cfg: cfg, state: st, lastErr: lastErr, budget: newBudget(m.opts.Restart), wake: make(chan struct{}, 1)}
+	return &server{m: m, cfg: cfg, state: st, lastErr: lastErr, budget: newBudget(m.opts.Restart),
+		wake: make(chan struct{}, 1), changed: make(chan struct{})}
 }
 
 func (s *server) String() string { return "mcp:" + s.cfg.Name }
@@ -226,13 +228,25 @@ func (s *server) dropLocked(state State, lastErr string) bool {
 	}
 	changed := s.state != state
 	s.state = state
+	if changed {
+		s.notifyLocked()
+	}
 	return changed
+}
+
+// notifyLocked wakes every Wait: the state changed.
+func (s *server) notifyLocked() {
+	close(s.changed)
+	s.changed = make(chan struct{})
 }
 
 func (s *server) setState(st State) {
 	s.mu.Lock()
 	changed := s.state != st
 	s.state = st
+	if changed {
+		s.notifyLocked()
+	}
 	s.mu.Unlock()
 	s.announce(st, changed)
 }

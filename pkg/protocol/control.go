@@ -15,6 +15,9 @@ const (
 	ControlMCPLogin = "/control/mcp/login"
 	// ControlMCPLogout takes an MCPLogoutRequest and answers 204.
 	ControlMCPLogout = "/control/mcp/logout"
+	// ControlMCPCall takes an MCPCallRequest and answers MCPCallResult:
+	// `beamclaw mcp call` on the daemon's live connection.
+	ControlMCPCall = "/control/mcp/call"
 	// ControlPairing answers GET (?channel=NAME to filter) with PairingList.
 	ControlPairing = "/control/pairing"
 	// ControlPairingApprove takes a PairApproveRequest and answers a Peer.
@@ -144,6 +147,32 @@ type MCPLogin struct {
 	ExpiresAt string `json:"expires_at,omitempty"` // RFC 3339; "" when the token does not expire
 	Refresh   bool   `json:"refresh"`              // a refresh token was issued
 	Daemon    bool   `json:"daemon"`               // handed to the running daemon
+}
+
+// Ways `beamclaw mcp call` answers a server's elicitation.
+const (
+	ElicitAsk      = "ask"      // on the terminal
+	ElicitDefaults = "defaults" // accept with the schema's defaults
+	ElicitDecline  = "decline"
+)
+
+// MCPCallRequest runs one tool of a server: `beamclaw mcp call`. Elicit
+// is ElicitDefaults or ElicitDecline (a daemon has no terminal to ask on).
+type MCPCallRequest struct {
+	Server string          `json:"server"`
+	Tool   string          `json:"tool"`
+	Args   json.RawMessage `json:"args,omitempty"`
+	Elicit string          `json:"elicit,omitempty"`
+}
+
+// MCPCallResult is one tool call's result, scrubbed.
+type MCPCallResult struct {
+	Server     string          `json:"server"`
+	Tool       string          `json:"tool"` // exposed name
+	Text       string          `json:"text"`
+	Structured json.RawMessage `json:"structured,omitempty"`
+	IsError    bool            `json:"is_error,omitempty"`
+	Notes      []string        `json:"notes,omitempty"`
 }
 
 // MCPImport is the result of `beamclaw mcp import`: YAML to put under
