@@ -32,6 +32,9 @@ type wsConn struct {
 	// Reader-goroutine state.
 	sess  *wsSession
 	dedup *recentIDs
+
+	askMu sync.Mutex
+	asks  map[string]struct{} // elicitations shown on this connection, not yet answered
 }
 
 func newWSConn(w *WS, ws *websocket.Conn, cancel context.CancelFunc) *wsConn {
