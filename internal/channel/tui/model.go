@@ -79,7 +79,7 @@ type model struct {
 	unacked    []pendingMsg
 	approvals  []approvalPrompt
 	asks       []askPrompt // questions tools put to the user (ask.go)
-	notices    []string // shown after the next ready replaces the scrollback
+	notices    []string    // shown after the next ready replaces the scrollback
 
 	width, height int
 	vp            viewport.Model
