@@ -15,7 +15,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/test/mcpfixtures"
 )
 
-var fixtureTools = []string{"fx__add", "fx__crash", "fx__echo", "fx__fail", "fx__image", "fx__mutate", "fx__sleep"}
+var fixtureTools = []string{"fx__add", "fx__ask", "fx__crash", "fx__echo", "fx__fail", "fx__image", "fx__mutate", "fx__sleep"}
 
 func TestStdioDiscoveryAndCalls(t *testing.T) {
 	m := run(t, Options{Servers: []ServerConfig{fixture("fx")}})
