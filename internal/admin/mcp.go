@@ -99,7 +99,10 @@ func (a *Admin) MCPTestInfos(ctx context.Context, name string) ([]mcp.ToolInfo, 
 		return perr
 	})
 	if errors.Is(err, store.ErrInUse) {
-		return mcp.Probe(ctx, sc, opts)
+		infos, err = mcp.Probe(ctx, sc, opts)
+	}
+	if errors.Is(err, oauth.ErrLoginRequired) || errors.Is(err, oauth.ErrInsufficientScope) {
+		return nil, &userError{msg: fmt.Sprintf("%v; run `beamclaw mcp login %s`", err, name), err: err}
 	}
 	return infos, err
 }

@@ -87,3 +87,16 @@ func (m *Manager) statusOf(s *server) ServerStatus {
 	st.Changed = m.changedOf(s.cfg.Name)
 	return st
 }
+
+// allows reports whether agent may use this server's tools ("" = any).
+func (s *server) allows(agent string) bool {
+	if agent == "" || len(s.cfg.Agents) == 0 {
+		return true
+	}
+	for _, a := range s.cfg.Agents {
+		if a == agent {
+			return true
+		}
+	}
+	return false
+}

@@ -23,6 +23,32 @@
 // The supervisor holding these services should have a failure threshold
 // high enough not to add its own backoff on top.
 //
+// # Authorization
+//
+// An HTTP server's requests go through an oauth.Transport (package
+// internal/mcp/oauth): it adds the server's access token from
+// Options.Tokens, kept fresh by an oauth.Source, and turns a 401 or 403
+// into an *oauth.AuthError. Such a refusal is not a crash: the service
+// parks the server in StateNeedsLogin (no restart, no budget charged, one
+// warning naming `beamclaw mcp login NAME`) until Relogin wakes it after
+// a login or logout. A server configured with a client of its own and no
+// stored login starts there. A 403 insufficient_scope on a call leaves the
+// server ready, fails the call with the fix, and records the scope wanted
+// (ServerStatus.NeedsScope).
+//
+// # Elicitation
+//
+// beamclaw declares the elicitation capability. A server's
+// elicitation/create during a tools/call is put to the beamclaw.Asker in
+// that call's context (the loop sets one per run; `mcp call` its own): the
+// request's context names the call on streamable HTTP, otherwise the one
+// call in flight on the connection does. Without an Asker, or where the
+// Asker cannot ask, the question is declined and the call's result says
+// so. An accepted answer gets the schema's defaults (internal/elicit).
+//
+// Call runs one tool for `beamclaw mcp call` with the same checks as the
+// agent's; Wait blocks until a server reaches a state.
+//
 // # Tools
 //
 // A tool is exposed as "<server>__<tool>" sanitized to

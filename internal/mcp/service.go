@@ -296,16 +296,3 @@ func (s *server) tool(name string) (*mcpTool, bool) {
 	t, ok := s.byName[name]
 	return t, ok
 }
-
-// allows reports whether agent may use this server's tools ("" = any).
-func (s *server) allows(agent string) bool {
-	if agent == "" || len(s.cfg.Agents) == 0 {
-		return true
-	}
-	for _, a := range s.cfg.Agents {
-		if a == agent {
-			return true
-		}
-	}
-	return false
-}
