@@ -25,8 +25,9 @@ type question struct {
 	chatID int64
 	msgID  int
 	html   string
-	form   elicit.Form
-	choice []string // values offered as buttons (one enum or boolean field)
+	form    elicit.Form
+	choice  []string // values offered as buttons (one enum or boolean field)
+	outcome string   // set when it was answered before its message was sent
 }
 
 type questions struct {
@@ -123,7 +124,11 @@ func (c *Channel) question(ctx context.Context, chatID int64, ev beamclaw.RunEve
 	}
 	c.questions.mu.Lock()
 	x.msgID = m.ID
+	early := x.outcome
 	c.questions.mu.Unlock()
+	if early != "" {
+		c.closeQuestion(ctx, x, early)
+	}
 }
 
 // onQuestionCallback answers a question's button press.
@@ -217,6 +222,9 @@ func (c *Channel) submitAnswer(ctx context.Context, x *question, tgID string, a 
 func (c *Channel) closeQuestion(ctx context.Context, x *question, line string) {
 	c.questions.mu.Lock()
 	msgID := x.msgID
+	if msgID == 0 {
+		x.outcome = line // shown once the message is sent
+	}
 	c.questions.mu.Unlock()
 	if msgID == 0 {
 		return
