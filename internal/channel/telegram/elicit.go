@@ -21,10 +21,10 @@ const questionPrefix = "el|"
 // question is a tool's question shown in a chat, waiting for a button or
 // a text reply. A chat has at most one; a newer one replaces it.
 type question struct {
-	id     string
-	chatID int64
-	msgID  int
-	html   string
+	id      string
+	chatID  int64
+	msgID   int
+	html    string
 	form    elicit.Form
 	choice  []string // values offered as buttons (one enum or boolean field)
 	outcome string   // set when it was answered before its message was sent
