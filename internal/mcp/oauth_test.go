@@ -70,3 +70,27 @@ func TestOAuthServerNeedsLoginThenWorks(t *testing.T) {
 		}
 	}
 }
+
+// TestOAuthRefreshAfterTheServerExpiredTheToken: a token the client thinks
+// fresh is refused (401); the transport refreshes it once and retries.
+func TestOAuthRefreshAfterTheServerExpiredTheToken(t *testing.T) {
+	as := oauthserver.Start(t, oauthserver.Options{})
+	tokens := oauth.NewMemStore()
+	login(t, tokens, "web", as.URL())
+	m := run(t, Options{Tokens: tokens,
+		Servers: []ServerConfig{{Name: "web", Transport: TransportHTTP, URL: as.URL(), Enabled: true, Timeout: 20 * time.Second}}})
+	waitReady(t, m, "web")
+	if n := as.Count("token:refresh_token"); n != 0 {
+		t.Fatalf("%d refreshes of an hour-long token", n)
+	}
+	as.ExpireAccessTokens()
+	if got, err := call(t, m, "web__echo", `{"message":"still here"}`); err != nil || got != "Echo: still here" {
+		t.Fatalf("echo after the server expired the token = %q, %v", got, err)
+	}
+	if n := as.Count("token:refresh_token"); n != 1 {
+		t.Errorf("%d refreshes, want 1", n)
+	}
+	if st := stateOf(m, "web"); st.State != StateReady || st.Restarts != 0 {
+		t.Errorf("status %+v", st)
+	}
+}

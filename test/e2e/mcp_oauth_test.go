@@ -59,6 +59,18 @@ func TestMCPOAuthLoginThroughDaemon(t *testing.T) {
 	h.waitMCPState("web", "ready", 60*time.Second)
 	mcpCallAndCheck(t, srv, addr, "web__echo", `{"message": "after restart"}`, "Echo: after restart")
 
+	// The server ends the access token early: the 401 makes the client
+	// refresh and retry, and the call still works.
+	refreshes := as.Count("token:refresh_token")
+	as.ExpireAccessTokens()
+	mcpCallAndCheck(t, srv, addr, "web__echo", `{"message": "expired token"}`, "Echo: expired token")
+	if as.Count("token:refresh_token") == refreshes {
+		t.Error("an access token the server expired was not refreshed")
+	}
+	if st := h.mcpServer("web"); st.State != "ready" {
+		t.Errorf("after the refresh: %+v", st)
+	}
+
 	as.RevokeAll()
 	prompt := `call tool web__echo {"message": "revoked"}`
 	mcpChat(t, addr, prompt)

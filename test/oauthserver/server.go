@@ -130,6 +130,15 @@ func (s *Server) RevokeAll() {
 	clear(s.refresh)
 }
 
+// ExpireAccessTokens ends every access token now (refresh tokens stay
+// good): the client's next request gets 401 although it thinks its token
+// is fresh, and must refresh it.
+func (s *Server) ExpireAccessTokens() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.access)
+}
+
 // Tokens lists the access and refresh tokens issued and still valid.
 func (s *Server) Tokens() []string {
 	s.mu.Lock()
