@@ -12,6 +12,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/config"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
+	"github.com/beamclaw/beamclaw-go/internal/mcp/oauth"
 	"github.com/beamclaw/beamclaw-go/internal/pairing"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
@@ -25,19 +26,35 @@ const maxControlBody = 64 << 10
 type control struct {
 	mcp     *mcp.Manager // nil without MCP
 	db      *store.DB
+	tokens  oauth.Store  // MCP OAuth logins; nil without MCP
+	scrub   func(string) string
 	pairing *pairing.Store
 	paths   config.Paths
 	log     *slog.Logger
 }
 
+// ControlDeps is what the control routes work on: the daemon's live MCP
+// manager and its logins (nil without MCP), its scrubber, its database.
+type ControlDeps struct {
+	MCP    *mcp.Manager
+	Tokens oauth.Store
+	Scrub  func(string) string // nil: nothing to scrub
+	DB     *store.DB
+	Paths  config.Paths
+	Log    *slog.Logger
+}
+
 // ControlRoutes returns the routes the daemon serves on its control
-// socket for the CLI (beamclaw mcp list|tools, beamclaw pair ...) over
-// its live MCP manager (nil without one) and its database.
-func ControlRoutes(m *mcp.Manager, db *store.DB, paths config.Paths, log *slog.Logger) []gateway.Mount {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+// socket for the CLI (beamclaw mcp list|tools|accept|login|logout|call,
+// beamclaw pair ...).
+func ControlRoutes(d ControlDeps) []gateway.Mount {
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
 	}
-	c := &control{mcp: m, db: db, pairing: pairing.New(db, pairing.Options{}), paths: paths, log: log}
+	if d.Scrub == nil {
+		d.Scrub = func(s string) string { return s }
+	}
+	c := &control{mcp: d.MCP, tokens: d.Tokens, scrub: d.Scrub, db: d.DB, pairing: pairing.New(d.DB, pairing.Options{}), paths: d.Paths, log: d.Log}
 	return c.routes()
 }
 
@@ -45,6 +62,10 @@ func (c *control) routes() []gateway.Mount {
 	return []gateway.Mount{
 		{Method: http.MethodGet, Pattern: protocol.ControlMCP, Handler: http.HandlerFunc(c.mcpList)},
 		{Method: http.MethodGet, Pattern: protocol.ControlMCPTools, Handler: http.HandlerFunc(c.mcpTools)},
+		{Method: http.MethodPost, Pattern: protocol.ControlMCPAccept, Handler: http.HandlerFunc(c.mcpAccept)},
+		{Method: http.MethodPost, Pattern: protocol.ControlMCPLogin, Handler: http.HandlerFunc(c.mcpLogin)},
+		{Method: http.MethodPost, Pattern: protocol.ControlMCPLogout, Handler: http.HandlerFunc(c.mcpLogout)},
+		{Method: http.MethodPost, Pattern: protocol.ControlMCPCall, Handler: http.HandlerFunc(c.mcpCall)},
 		{Method: http.MethodGet, Pattern: protocol.ControlPairing, Handler: http.HandlerFunc(c.pairList)},
 		{Method: http.MethodPost, Pattern: protocol.ControlPairingApprove, Handler: http.HandlerFunc(c.pairApprove)},
 		{Method: http.MethodPost, Pattern: protocol.ControlPairingRevoke, Handler: http.HandlerFunc(c.pairRevoke)},
@@ -78,6 +99,103 @@ func (c *control) mcpTools(w http.ResponseWriter, r *http.Request) {
 	}
 	out.Tools = MCPToolsWire(c.mcp.ToolInfos(server))
 	controlJSON(w, http.StatusOK, out)
+}
+
+func (c *control) mcpAccept(w http.ResponseWriter, r *http.Request) {
+	var req protocol.MCPAcceptRequest
+	if !decodeControl(w, r, &req) {
+		return
+	}
+	if c.mcp == nil || !c.hasServer(req.Server) {
+		controlError(w, http.StatusNotFound, fmt.Sprintf("no MCP server named %q (see `beamclaw mcp list`)", req.Server))
+		return
+	}
+	name, err := c.mcp.Accept(req.Server, req.Tool)
+	switch {
+	case errors.Is(err, mcp.ErrUnknownTool):
+		controlError(w, http.StatusNotFound, err.Error())
+		return
+	case errors.Is(err, mcp.ErrNotConnected):
+		controlError(w, http.StatusConflict, err.Error())
+		return
+	case err != nil:
+		c.fail(w, err)
+		return
+	}
+	c.log.Info("mcp tool definition accepted", "server", req.Server, "tool", name)
+	controlJSON(w, http.StatusOK, protocol.MCPAccepted{Tool: name})
+}
+
+// mcpLogin stores a login the CLI made and wakes the server.
+func (c *control) mcpLogin(w http.ResponseWriter, r *http.Request) {
+	var req protocol.MCPCredentials
+	if !decodeControl(w, r, &req) {
+		return
+	}
+	var rec oauth.Record
+	if err := json.Unmarshal(req.Record, &rec); err != nil || rec.Server != req.Server || rec.AccessToken == "" {
+		controlError(w, http.StatusBadRequest, "the login record is not valid")
+		return
+	}
+	if c.mcp == nil || c.tokens == nil || !c.hasServer(req.Server) {
+		controlError(w, http.StatusNotFound, fmt.Sprintf("no MCP server named %q (see `beamclaw mcp list`)", req.Server))
+		return
+	}
+	if err := c.tokens.Save(r.Context(), rec); err != nil {
+		c.fail(w, err)
+		return
+	}
+	c.mcp.Relogin(req.Server)
+	c.log.Info("mcp server logged in", "server", req.Server, "scope", rec.Scope)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// mcpLogout forgets a server's login and wakes it (it will need one).
+func (c *control) mcpLogout(w http.ResponseWriter, r *http.Request) {
+	var req protocol.MCPLogoutRequest
+	if !decodeControl(w, r, &req) {
+		return
+	}
+	if c.mcp == nil || c.tokens == nil || !c.hasServer(req.Server) {
+		controlError(w, http.StatusNotFound, fmt.Sprintf("no MCP server named %q (see `beamclaw mcp list`)", req.Server))
+		return
+	}
+	if err := c.tokens.Delete(r.Context(), req.Server); err != nil {
+		c.fail(w, err)
+		return
+	}
+	c.mcp.Relogin(req.Server)
+	c.log.Info("mcp server logged out", "server", req.Server)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// mcpCall runs `beamclaw mcp call` on the live connection; the server's
+// questions are answered with its defaults or declined, as asked.
+func (c *control) mcpCall(w http.ResponseWriter, r *http.Request) {
+	var req protocol.MCPCallRequest
+	if !decodeControl(w, r, &req) {
+		return
+	}
+	if c.mcp == nil || !c.hasServer(req.Server) {
+		controlError(w, http.StatusNotFound, fmt.Sprintf("no MCP server named %q (see `beamclaw mcp list`)", req.Server))
+		return
+	}
+	ctx := beamclaw.WithAsker(r.Context(), FixedAsker(req.Elicit))
+	res, err := c.mcp.Call(ctx, req.Server, req.Tool, req.Args)
+	out := protocol.MCPCallResult{Server: req.Server, Tool: res.Tool, Text: c.scrub(res.Text), IsError: res.IsError, Notes: res.Notes}
+	if len(res.Structured) > 0 {
+		out.Structured = json.RawMessage(c.scrub(string(res.Structured)))
+	}
+	switch {
+	case errors.Is(err, mcp.ErrUnknownTool):
+		controlError(w, http.StatusNotFound, err.Error())
+	case errors.Is(err, mcp.ErrNotConnected):
+		controlError(w, http.StatusConflict, c.scrub(err.Error()))
+	case err != nil:
+		controlError(w, http.StatusBadGateway, c.scrub(beamclaw.UserMessage(err)))
+	default:
+		controlJSON(w, http.StatusOK, out)
+	}
 }
 
 func (c *control) hasServer(name string) bool {

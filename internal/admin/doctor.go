@@ -50,6 +50,7 @@ func (a *Admin) Doctor(ctx context.Context) []protocol.Check {
 	out = append(out, providerChecks(cfg.Config, a.getenv)...)
 	out = append(out, dockerCheck(ctx, cfg.Sandbox.Enabled))
 	out = append(out, portCheck(cfg.Gateway.HTTP.Addr, daemonUp))
+	out = append(out, a.mcpChecks(ctx, cfg, daemonUp)...)
 	return out
 }
 

@@ -2,12 +2,15 @@ package admin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 
 	"github.com/beamclaw/beamclaw-go/internal/config"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
+	"github.com/beamclaw/beamclaw-go/internal/mcp/oauth"
+	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
@@ -65,10 +68,47 @@ func (a *Admin) MCPTools(ctx context.Context, server string) ([]protocol.MCPTool
 // MCPTest connects to the configured server name without a daemon,
 // performs the handshake, lists its tools and disconnects.
 func (a *Admin) MCPTest(ctx context.Context, name string) ([]protocol.MCPTool, error) {
+	infos, err := a.MCPTestInfos(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return MCPToolsWire(infos), nil
+}
+
+// MCPTestInfos is MCPTest with the tools' definition hashes.
+func (a *Admin) MCPTestInfos(ctx context.Context, name string) ([]mcp.ToolInfo, error) {
 	cfg, err := a.load()
 	if err != nil {
 		return nil, err
 	}
+	sc, err := a.mcpServerConfig(cfg, name)
+	if err != nil {
+		return nil, err
+	}
+	opts := mcp.Options{ProtocolVersion: cfg.MCP.ProtocolVersion, ClientVersion: a.opts.Build.Version}
+	if sc.Transport != mcp.TransportHTTP {
+		return mcp.Probe(ctx, sc, opts)
+	}
+	// An http server may need the stored login; the database is free
+	// unless a daemon holds it (whose `mcp tools` then answers instead).
+	var infos []mcp.ToolInfo
+	err = withTokens(cfg.Paths, func(ts oauth.Store) error {
+		opts.Tokens = ts
+		var perr error
+		infos, perr = mcp.Probe(ctx, sc, opts)
+		return perr
+	})
+	if errors.Is(err, store.ErrInUse) {
+		infos, err = mcp.Probe(ctx, sc, opts)
+	}
+	if errors.Is(err, oauth.ErrLoginRequired) || errors.Is(err, oauth.ErrInsufficientScope) {
+		return nil, &userError{msg: fmt.Sprintf("%v; run `beamclaw mcp login %s`", err, name), err: err}
+	}
+	return infos, err
+}
+
+// mcpServerConfig resolves the configured server name.
+func (a *Admin) mcpServerConfig(cfg config.Loaded, name string) (mcp.ServerConfig, error) {
 	var found *config.MCPServer
 	for i := range cfg.MCP.Servers {
 		if cfg.MCP.Servers[i].Name == name {
@@ -76,19 +116,16 @@ func (a *Admin) MCPTest(ctx context.Context, name string) ([]protocol.MCPTool, e
 		}
 	}
 	if found == nil {
-		return nil, fmt.Errorf("no MCP server named %q in mcp.servers (see `beamclaw mcp list`)", name)
+		return mcp.ServerConfig{}, &userError{msg: fmt.Sprintf("no MCP server named %q in mcp.servers (see `beamclaw mcp list`)", name),
+			err: mcp.ErrUnknownTool}
 	}
 	one := *cfg.Config
 	one.MCP.Servers = []config.MCPServer{*found}
 	servers, err := MCPServers(&one, a.getenv)
 	if err != nil {
-		return nil, err
+		return mcp.ServerConfig{}, err
 	}
-	infos, err := mcp.Probe(ctx, servers[0], cfg.MCP.ProtocolVersion)
-	if err != nil {
-		return nil, err
-	}
-	return MCPToolsWire(infos), nil
+	return servers[0], nil
 }
 
 func MCPToolsWire(infos []mcp.ToolInfo) []protocol.MCPTool {
@@ -104,7 +141,7 @@ func MCPServersWire(st []mcp.ServerStatus) []protocol.MCPServer {
 	out := make([]protocol.MCPServer, 0, len(st))
 	for _, s := range st {
 		out = append(out, protocol.MCPServer{Name: s.Name, Transport: s.Transport, State: string(s.State),
-			Tools: s.Tools, Restarts: s.Restarts, LastError: s.LastError, Changed: s.Changed})
+			Tools: s.Tools, Restarts: s.Restarts, LastError: s.LastError, Changed: s.Changed, NeedsScope: s.NeedsScope})
 	}
 	return out
 }

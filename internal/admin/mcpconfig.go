@@ -6,6 +6,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/config"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
+	"github.com/beamclaw/beamclaw-go/internal/mcp/oauth"
 )
 
 // MCPServers converts config into the MCP package's options, resolving
@@ -21,7 +22,18 @@ func MCPServers(cfg *config.Config, getenv func(string) string) ([]mcp.ServerCon
 		env, envErrs := resolveAll(s.Name, "env", s.Env, getenv)
 		headers, hdrErrs := resolveAll(s.Name, "header", s.Headers, getenv)
 		sc.Env, sc.Headers = env, headers
-		if missing := append(envErrs, hdrErrs...); len(missing) > 0 {
+		missing := append(envErrs, hdrErrs...)
+		o := s.OAuth
+		sc.OAuth = oauth.Config{ClientID: o.ClientID, ClientMetadataURL: o.ClientMetadataURL, Scopes: o.Scopes,
+			Grant: o.Grant, RedirectPort: o.RedirectPort}
+		if !o.ClientSecret.IsZero() {
+			secret, ok := o.ClientSecret.Resolve(getenv)
+			if !ok {
+				missing = append(missing, errors.New("mcp server "+s.Name+": oauth.client_secret: "+o.ClientSecret.Env+" is not set"))
+			}
+			sc.OAuth.ClientSecret = secret
+		}
+		if len(missing) > 0 {
 			sc.Enabled = false
 			errs = append(errs, missing...)
 		}

@@ -123,7 +123,7 @@ func TestPairingThroughControlSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	gw := gateway.New(gateway.Options{
-		Control: ControlRoutes(nil, db, paths, nil),
+		Control: ControlRoutes(ControlDeps{DB: db, Paths: paths}),
 		Status:  func(context.Context) protocol.Status { return protocol.Status{PID: os.Getpid()} },
 	})
 	srv := &http.Server{Handler: gw.ControlHandler(), ReadHeaderTimeout: 5 * time.Second}

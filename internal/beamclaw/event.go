@@ -23,6 +23,8 @@ const (
 	EventLoopState          EventName = "loop_state"
 	EventApprovalRequested  EventName = "approval_requested"
 	EventApprovalResolved   EventName = "approval_resolved"
+	EventElicitRequested    EventName = "elicitation_requested" // a tool asked the user a question
+	EventElicitResolved     EventName = "elicitation_resolved"
 
 	EventSessionStart      EventName = "session_start"
 	EventSessionEnd        EventName = "session_end"

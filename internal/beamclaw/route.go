@@ -11,6 +11,8 @@ const (
 	EvToolResult      RunEventType = "tool_result"      // a tool finished (scrubbed result)
 	EvApprovalRequest RunEventType = "approval_request" // the run waits for a decision
 	EvApprovalResult  RunEventType = "approval_result"  // a decision was taken
+	EvElicitation     RunEventType = "elicitation"      // a tool asks the user a question and waits
+	EvElicitResult    RunEventType = "elicit_result"    // the question was answered (Text holds the action)
 	EvFinal           RunEventType = "final"            // the run's answer; the last event
 	EvError           RunEventType = "error"            // the run failed; the last event
 )
@@ -24,6 +26,7 @@ type RunEvent struct {
 	Tool      *ToolCall        `json:"tool,omitempty"`
 	Result    *ToolResult      `json:"result,omitempty"`
 	Approval  *ApprovalRequest `json:"approval,omitempty"`
+	Elicit    *Elicitation     `json:"elicitation,omitempty"`
 	Usage     *Usage           `json:"usage,omitempty"`
 }
 

@@ -96,7 +96,23 @@ func (a *app) startDetached(ctx context.Context) error {
 	}
 	fmt.Fprintf(a.stdout, "beamclaw started (pid %d) on http://%s\ncontrol socket %s, log %s\n",
 		st.PID, st.HTTPAddr, loc.Socket, loc.LogFile)
+	a.warnMCPLogins(ctx)
 	return nil
+}
+
+// warnMCPLogins names the MCP servers already known to need a login
+// (configured with a client of their own and never logged in, or
+// refused so far), each with the fix.
+func (a *app) warnMCPLogins(ctx context.Context) {
+	list, err := a.backend().MCPList(ctx)
+	if err != nil {
+		return
+	}
+	for _, s := range list.Servers {
+		if s.State == "needs_login" {
+			fmt.Fprintf(a.stdout, "warning: MCP server %s needs a login: run `beamclaw mcp login %s`\n", s.Name, s.Name)
+		}
+	}
 }
 
 func waitReady(ctx context.Context, c *client.Client, exited <-chan error) (st statusLine, err error) {

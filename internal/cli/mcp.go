@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
@@ -19,14 +21,23 @@ type MCPBackend interface {
 	MCPTools(ctx context.Context, server string) ([]protocol.MCPTool, error)
 	MCPTest(ctx context.Context, name string) ([]protocol.MCPTool, error)
 	MCPImport(file string, write bool) (protocol.MCPImport, error)
+	MCPAccept(ctx context.Context, server, tool string) (string, error)
+	MCPLogin(ctx context.Context, server string, show func(authURL string)) (protocol.MCPLogin, error)
+	MCPLogout(ctx context.Context, server string) error
+	// MCPCall runs one tool; elicit is protocol.ElicitAsk (asker answers
+	// on the terminal), ElicitDefaults or ElicitDecline; show presents an
+	// authorization URL when a login is needed on the way.
+	MCPCall(ctx context.Context, server, tool string, args json.RawMessage, elicit string, asker beamclaw.Asker,
+		show func(authURL string)) (protocol.MCPCallResult, error)
 }
 
 func (a *app) newMCPCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "List, inspect, test or import MCP servers",
+		Short: "List, inspect, test, import, log in to or call MCP servers",
 	}
-	cmd.AddCommand(a.newMCPListCmd(), a.newMCPToolsCmd(), a.newMCPTestCmd(), a.newMCPImportCmd())
+	cmd.AddCommand(a.newMCPListCmd(), a.newMCPToolsCmd(), a.newMCPTestCmd(), a.newMCPImportCmd(),
+		a.newMCPAcceptCmd(), a.newMCPLoginCmd(), a.newMCPLogoutCmd(), a.newMCPCallCmd())
 	return cmd
 }
 
@@ -51,15 +62,26 @@ func (a *app) newMCPListCmd() *cobra.Command {
 			if !list.Daemon {
 				fmt.Fprintln(a.stderr, "no daemon is running: showing the configured servers (`beamclaw mcp test NAME` tries one)")
 			}
+			// The last error is shown whole: its cause is at its end.
 			t := newTable(a.stdout, "NAME", "TRANSPORT", "STATE", "TOOLS", "RESTARTS", "LAST ERROR")
+			var login []string
 			for _, s := range list.Servers {
 				state := s.State
 				if len(s.Changed) > 0 {
 					state += " (" + strconv.Itoa(len(s.Changed)) + " changed)"
 				}
-				t.row(s.Name, s.Transport, state, strconv.Itoa(s.Tools), strconv.Itoa(s.Restarts), orDash(oneLine(s.LastError, 60)))
+				if s.State == "needs_login" || s.NeedsScope != "" {
+					login = append(login, s.Name)
+				}
+				t.row(s.Name, s.Transport, state, strconv.Itoa(s.Tools), strconv.Itoa(s.Restarts), orDash(strings.Join(strings.Fields(s.LastError), " ")))
 			}
-			return t.flush()
+			if err := t.flush(); err != nil {
+				return err
+			}
+			for _, name := range login {
+				fmt.Fprintf(a.stdout, "\n%s needs a login: run `beamclaw mcp login %s`\n", name, name)
+			}
+			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the servers as JSON")
@@ -115,7 +137,8 @@ func (a *app) printTools(tools []protocol.MCPTool, asJSON bool) error {
 		return err
 	}
 	if changed > 0 {
-		fmt.Fprintf(a.stdout, "\n%d tool definition(s) CHANGED since they were approved: their approvals were dropped; review them before allowing again\n", changed)
+		fmt.Fprintf(a.stdout, "\n%d tool definition(s) CHANGED since they were approved: they are disabled; "+
+			"review them, then `beamclaw mcp accept SERVER TOOL`\n", changed)
 	}
 	return nil
 }
@@ -174,4 +197,23 @@ func (a *app) newMCPImportCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&write, "write", false, "append the servers to the config file")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
+}
+
+func (a *app) newMCPAcceptCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "accept SERVER TOOL",
+		Short: "Enable a tool whose definition changed since it was approved, pinning the new definition",
+		Long: "A tool whose description or schema changed since its first approved run is disabled (a changed\n" +
+			"definition can smuggle instructions to the model). Review it with `beamclaw mcp tools SERVER`,\n" +
+			"then accept pins the definition the server offers now and enables the tool.",
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name, err := a.backend().MCPAccept(cmd.Context(), args[0], args[1])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "accepted %s: its current definition is pinned and the tool is enabled\n", name)
+			return nil
+		},
+	}
 }

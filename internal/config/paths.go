@@ -20,6 +20,7 @@ type Paths struct {
 	LogFile    string // logs/beamclaw.log (the detached daemon's log)
 	AgentsDir  string // agents/ (one workspace per agent)
 	SkillsDir  string // skills/ (user-installed skills)
+	KeyFile    string // secrets.key (mode 0600): the key sealing MCP OAuth tokens in the database
 }
 
 // HomeDir returns BEAMCLAW_HOME, or ~/.beamclaw from HOME, read through
@@ -50,6 +51,7 @@ func NewPaths(home string) Paths {
 		LogFile:    filepath.Join(logs, "beamclaw.log"),
 		AgentsDir:  filepath.Join(home, "agents"),
 		SkillsDir:  filepath.Join(home, "skills"),
+		KeyFile:    filepath.Join(home, "secrets.key"),
 	}
 }
 

@@ -89,7 +89,33 @@ type MCPServer struct {
 	Trust bool `yaml:"trust"`
 	// Agents that may use the server; empty means all.
 	Agents []string `yaml:"agents"`
+	// OAuth configures authorization for an http server (see docs/mcp.md).
+	OAuth MCPOAuth `yaml:"oauth"`
 }
+
+// MCPOAuth is an http MCP server's OAuth client. All of it is optional:
+// without it `beamclaw mcp login` discovers the authorization server and
+// registers beamclaw dynamically.
+type MCPOAuth struct {
+	// ClientID and ClientSecret are a client registered with the
+	// authorization server beforehand.
+	ClientID     string `yaml:"client_id"`
+	ClientSecret Secret `yaml:"client_secret"`
+	// ClientMetadataURL is an https URL where the owner hosts a Client ID
+	// Metadata Document, used as client_id where the server supports it.
+	ClientMetadataURL string `yaml:"client_metadata_url"`
+	// Scopes are requested in addition to those the server names.
+	Scopes []string `yaml:"scopes"`
+	// Grant is authorization_code (a person logs in) or
+	// client_credentials (machine to machine, needs client_id and secret).
+	Grant string `yaml:"grant"`
+	// RedirectPort fixes the loopback redirect's port (0: any free port),
+	// for a pre-registered client whose redirect URI names one.
+	RedirectPort int `yaml:"redirect_port"`
+}
+
+// MCPOAuthGrants are the grants an MCP server's oauth.grant may name.
+var MCPOAuthGrants = []string{"authorization_code", "client_credentials"}
 
 func (s *MCPServer) setDefaults() {
 	s.Transport = "stdio"

@@ -164,38 +164,6 @@ func (c *Config) validateMCP(p *problems) {
 	}
 }
 
-func validateMCPServer(p *problems, key string, s *MCPServer) {
-	p.enum(key+".transport", s.Transport, MCPTransports)
-	switch s.Transport {
-	case "stdio":
-		if s.Command == "" {
-			p.add(key+".command", "required for transport stdio")
-		}
-		if s.URL != "" {
-			p.add(key+".url", "only for transport http")
-		}
-	case "http":
-		p.httpURL(key+".url", s.URL, true)
-		if s.Command != "" {
-			p.add(key+".command", "only for transport stdio")
-		}
-	}
-	for _, k := range sortedKeys(s.Env) {
-		if !envNameRE.MatchString(k) {
-			p.add(key+".env."+k, "not a valid environment variable name")
-		}
-	}
-	for _, k := range sortedKeys(s.Headers) {
-		if k == "" || strings.ContainsAny(k, " :\t\r\n") {
-			p.add(key+".headers."+k, "not a valid header name")
-		}
-	}
-	p.min(key+".timeout_seconds", s.TimeoutSeconds, 1)
-	for j, a := range s.Agents {
-		p.name(fmt.Sprintf("%s.agents[%d]", key, j), a)
-	}
-}
-
 var memLimitRE = regexp.MustCompile(`^[0-9]+[bkmgBKMG]?$`)
 
 func (c *Config) validateSandbox(p *problems) {

@@ -49,7 +49,9 @@ tools:
   web_search: {api_key: {env: BRAVE_KEY}}
 mcp:
   servers:
-    - {name: web, transport: http, url: "http://127.0.0.1:9/mcp", headers: {X-Token: {env: MCP_TOKEN}}, agents: [coder]}
+    - {name: web, transport: http, url: "http://127.0.0.1:9/mcp", headers: {X-Token: {env: MCP_TOKEN}}, agents: [coder],
+       oauth: {client_id: beamclaw, client_secret: {env: MCP_OAUTH_SECRET}, client_metadata_url: "https://beamclaw.example.com/client.json",
+               scopes: [read], redirect_port: 8765}}
     - {name: local, transport: stdio, command: echo, args: [hi], env: {MODE: plain}, cwd: /tmp}
 `
 
@@ -386,7 +388,7 @@ func candidate(v reflect.Value, i int) bool {
 		return pick(i, 1, func() { v.SetBool(!v.Bool()) })
 	case reflect.Int, reflect.Int64:
 		n := v.Int()
-		alts := []int64{n + 1, n - 1, n * 2, 1, 2, 60}
+		alts := slicesWithout([]int64{n + 1, n - 1, n * 2, 1, 2, 60}, n) // 0*2 is no change
 		return pick(i, len(alts), func() { v.SetInt(alts[i]) })
 	case reflect.Float64:
 		f := v.Float()
@@ -432,11 +434,11 @@ var stringCandidates = []string{
 	"deny", "approve", "allow", "bridge", "host", "stdio", "http", "2025-06-18", "ro", "rw", "none", "agent", "session",
 	"127.0.0.1:18899", "http://127.0.0.1:9/v1", "https://bot.example.com/other", "https://app.example.org",
 	"10.0.0.0/8", "gpt-4o-mini", "other-model", "/tmp", "NOTES.md", "99", "@someone", "-200", "--flag", "github2",
-	"whisper-1", "echo", "changed",
+	"whisper-1", "echo", "changed", "client_credentials", "https://beamclaw.example.org/client.json",
 }
 
-func slicesWithout(list []string, s string) []string {
-	out := make([]string, 0, len(list))
+func slicesWithout[T comparable](list []T, s T) []T {
+	out := make([]T, 0, len(list))
 	for _, x := range list {
 		if x != s {
 			out = append(out, x)

@@ -30,7 +30,8 @@ func (d *daemon) edges(rt *agentRuntime) (routes, control []gateway.Mount, servi
 	localOpts.Local, localOpts.TUIDisabled = true, !d.plan.TUI
 	local := gateway.NewWS(localOpts)
 	control = append(control, local.Routes()...)
-	control = append(control, admin.ControlRoutes(rt.mcp, d.db, d.paths, d.log)...)
+	control = append(control, admin.ControlRoutes(admin.ControlDeps{MCP: rt.mcp, Tokens: rt.tokens,
+		Scrub: rt.scrubber.String, DB: d.db, Paths: d.paths, Log: d.log})...)
 	services = []suture.Service{public, local}
 	tg, tgRoutes, err := d.telegram(api)
 	if err != nil {

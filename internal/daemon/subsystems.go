@@ -6,11 +6,13 @@ import (
 
 	"github.com/thejerf/suture/v4"
 
+	"github.com/beamclaw/beamclaw-go/internal/admin"
 	"github.com/beamclaw/beamclaw-go/internal/agent"
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/loop"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
+	"github.com/beamclaw/beamclaw-go/internal/mcp/oauth"
 	"github.com/beamclaw/beamclaw-go/internal/memory/embedcache"
 	"github.com/beamclaw/beamclaw-go/internal/procguard"
 	"github.com/beamclaw/beamclaw-go/internal/provider/openai"
@@ -29,6 +31,7 @@ type agentRuntime struct {
 	agents   *agent.Runtime
 	tools    *tool.Registry
 	mcp      *mcp.Manager
+	tokens   oauth.Store // MCP OAuth logins (sealed in bbolt)
 	sessions *session.Manager
 }
 
@@ -127,18 +130,26 @@ func (d *daemon) toolRegistry(ag *agent.Runtime) (*tool.Registry, error) {
 }
 
 func (d *daemon) mcpInto(root *suture.Supervisor, opts supervise.Options, rt *agentRuntime) error {
-	pins, err := store.NewKV(d.db, "mcp_pins")
+	pins, err := store.NewKV(d.db, mcp.PinBucket)
+	if err != nil {
+		return err
+	}
+	tokens, err := admin.MCPTokenStore(d.db, d.paths.KeyFile, func(secrets ...string) {
+		for _, v := range secrets {
+			rt.scrubber.Add(v)
+		}
+	})
 	if err != nil {
 		return err
 	}
 	mo := d.plan.MCP
-	mo.Logger, mo.Pins = d.log, pins
+	mo.Logger, mo.Pins, mo.Tokens, mo.ClientVersion = d.log, pins, tokens, d.opts.Build.Version
 	mo.Emit = func(ev beamclaw.Event) { d.bus.Emit(context.Background(), ev) }
 	m, err := mcp.New(mo)
 	if err != nil {
 		return err
 	}
-	rt.mcp = m
+	rt.mcp, rt.tokens = m, tokens
 	rt.tools.AddSource("mcp", m)
 	sup := supervise.New("mcp", opts)
 	for _, svc := range m.Services() {
@@ -146,7 +157,7 @@ func (d *daemon) mcpInto(root *suture.Supervisor, opts supervise.Options, rt *ag
 	}
 	root.Add(sup)
 	d.check("mcp", func() protocol.Subsystem {
-		ready, failed := 0, 0
+		ready, failed, login := 0, 0, 0
 		st := m.Status()
 		for _, s := range st {
 			switch s.State {
@@ -154,9 +165,15 @@ func (d *daemon) mcpInto(root *suture.Supervisor, opts supervise.Options, rt *ag
 				ready++
 			case mcp.StateFailed:
 				failed++
+			case mcp.StateNeedsLogin:
+				login++
 			}
 		}
-		return protocol.Subsystem{Ready: true, Detail: fmt.Sprintf("%d servers, %d ready, %d failed", len(st), ready, failed)}
+		detail := fmt.Sprintf("%d servers, %d ready, %d failed", len(st), ready, failed)
+		if login > 0 {
+			detail += fmt.Sprintf(", %d need a login (beamclaw mcp login NAME)", login)
+		}
+		return protocol.Subsystem{Ready: true, Detail: detail}
 	})
 	return nil
 }

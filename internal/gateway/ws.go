@@ -26,6 +26,8 @@ type WSSessions interface {
 	SessionID(in beamclaw.Inbound) string
 	Send(ctx context.Context, in beamclaw.Inbound) (runID string, err error)
 	Decide(ctx context.Context, sessionID, approvalID, origin string, d beamclaw.Decision) error
+	// Answer answers a question a tool put to userID (an elicitation).
+	Answer(ctx context.Context, userID, id string, a beamclaw.ElicitAnswer) error
 	Reset(ctx context.Context, sessionID string) error
 	History(sessionID string) ([]beamclaw.Message, error)
 	Context(ctx context.Context, sessionID string) (used, window, messages int, err error)

@@ -33,6 +33,9 @@ type wsConn struct {
 	sess  *wsSession
 	dedup *recentIDs
 	id    string // random, names the connection in approval origins
+
+	askMu sync.Mutex
+	asks  map[string]struct{} // elicitations shown on this connection, not yet answered
 }
 
 // origin is where this connection's approvals are asked and answered:

@@ -49,6 +49,8 @@ func (c *wsConn) handle(ctx context.Context, data []byte) {
 		c.message(ctx, f)
 	case protocol.FrameApprove:
 		c.approve(ctx, f)
+	case protocol.FrameAnswer:
+		c.answer(ctx, f)
 	case protocol.FrameReset:
 		c.reset(ctx)
 	case protocol.FrameHistory:
@@ -62,7 +64,7 @@ func (c *wsConn) handle(ctx context.Context, data []byte) {
 
 func knownClientFrame(t string) bool {
 	switch t {
-	case protocol.FrameMessage, protocol.FrameApprove, protocol.FrameReset,
+	case protocol.FrameMessage, protocol.FrameApprove, protocol.FrameAnswer, protocol.FrameReset,
 		protocol.FrameHistory, protocol.FrameContext:
 		return true
 	}

@@ -32,6 +32,7 @@ type wsFake struct {
 	seen       map[string]string // message id -> run id
 	wsDecision []wsDecision
 	resets     []string
+	answers    []wsAnswer
 	seq        int
 
 	wg       sync.WaitGroup
@@ -84,6 +85,18 @@ func (f *wsFake) Decide(_ context.Context, sessionID, approvalID, _ string, d be
 	defer f.mu.Unlock()
 	f.wsDecision = append(f.wsDecision, wsDecision{sessionID, approvalID, d})
 	return nil
+}
+
+func (f *wsFake) Answer(_ context.Context, userID, id string, a beamclaw.ElicitAnswer) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.answers = append(f.answers, wsAnswer{userID, id, a})
+	return nil
+}
+
+type wsAnswer struct {
+	user, id string
+	a        beamclaw.ElicitAnswer
 }
 
 func (f *wsFake) Reset(_ context.Context, sessionID string) error {

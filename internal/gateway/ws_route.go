@@ -30,6 +30,9 @@ func (r *wsRoute) Deliver(ev beamclaw.RunEvent) {
 	if !ok {
 		return
 	}
+	if ev.Type == beamclaw.EvElicitation && ev.Elicit != nil {
+		r.c.asked(ev.Elicit.ID) // it may be answered on this connection only
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.ready {
@@ -77,6 +80,14 @@ func wsRunFrame(ev beamclaw.RunEvent) (protocol.ServerFrame, bool) {
 		a := *ev.Approval
 		f.Type = protocol.FrameApprovalRequest
 		f.Approval = &protocol.WSApproval{ID: a.ID, ToolName: a.ToolName, Args: a.Args, Risk: a.Risk, Prompt: a.Prompt}
+	case beamclaw.EvElicitation:
+		if ev.Elicit == nil {
+			return f, false
+		}
+		e := *ev.Elicit
+		f.Type = protocol.FrameElicitation
+		f.Elicitation = &protocol.WSElicitation{ID: e.ID, Source: e.Source, Tool: e.Tool, Message: e.Message,
+			Schema: wsRawJSON(e.Schema), URL: e.URL}
 	case beamclaw.EvFinal:
 		f.Type, f.Text = protocol.FrameFinal, ev.Text
 		if ev.Usage != nil {

@@ -38,6 +38,10 @@ type Lane interface {
 	// answer adds key to the session allowlist. A timeout answers Deny
 	// with ErrApprovalTimeout.
 	Await(ctx context.Context, req beamclaw.ApprovalRequest, key string) (beamclaw.Decision, error)
+	// Ask waits for the user's answer to a question a tool asks mid-call
+	// (an MCP elicitation, already delivered to the route). A timeout
+	// answers cancel with ErrApprovalTimeout.
+	Ask(ctx context.Context, e beamclaw.Elicitation) (beamclaw.ElicitAnswer, error)
 }
 
 // Run is one run: a user message (the last of History) to answer.

@@ -47,6 +47,8 @@ type fakeLane struct {
 	mu       sync.Mutex
 	commits  [][]beamclaw.Message
 	decision beamclaw.Decision
+	answer   beamclaw.ElicitAnswer
+	asked    []beamclaw.Elicitation
 }
 
 func (l *fakeLane) Commit(_ context.Context, msgs []beamclaw.Message) error {
@@ -59,6 +61,12 @@ func (l *fakeLane) Replace(context.Context, []beamclaw.Message) error { return n
 func (l *fakeLane) Allowed(string) bool                               { return false }
 func (l *fakeLane) Await(context.Context, beamclaw.ApprovalRequest, string) (beamclaw.Decision, error) {
 	return l.decision, nil
+}
+func (l *fakeLane) Ask(_ context.Context, e beamclaw.Elicitation) (beamclaw.ElicitAnswer, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.asked = append(l.asked, e)
+	return l.answer, nil
 }
 
 type stepProvider struct {

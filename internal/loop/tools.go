@@ -126,7 +126,7 @@ func (rs *runState) execute(ctx context.Context, t beamclaw.Tool, c, shown beamc
 		inv.Workspace = opts.Workspace(rs.r.AgentID)
 	}
 	t0 := opts.Clock.Now()
-	res := opts.Tools.Run(ctx, t, inv)
+	res := opts.Tools.Run(beamclaw.WithAsker(ctx, rs.asker()), t, inv)
 	res.ToolCallID, res.Name = c.ID, c.Name
 	res.Content = opts.Scrub.String(res.Content)
 	rs.emit(ctx, beamclaw.EventToolCallResult, slog.String("tool_name", c.Name), ms(opts.Clock.Now().Sub(t0)),

@@ -8,6 +8,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/clock"
+	"github.com/beamclaw/beamclaw-go/internal/mcp/oauth"
 )
 
 // Transports a server may use.
@@ -39,6 +40,10 @@ type ServerConfig struct {
 	Enabled   bool
 	Trust     bool     // tools run without approval (still at least supervised)
 	Agents    []string // empty: every agent
+	// OAuth configures authorization for an HTTP server (client, scopes,
+	// grant). Without it a server that answers 401 is still authorized
+	// by `beamclaw mcp login` through discovery and dynamic registration.
+	OAuth oauth.Config
 }
 
 func (c ServerConfig) transport() string {
@@ -112,21 +117,27 @@ func (p RestartPolicy) withDefaults() RestartPolicy {
 type Options struct {
 	Servers         []ServerConfig
 	ProtocolVersion string // mcp.protocol_version; default "2025-11-25"
+	ClientVersion   string // clientInfo.version in initialize: the build's version; default "dev"
 	MaxInlineTools  int    // mcp.max_inline_tools; default 40; negative: never defer
 	PingInterval    time.Duration
 	Restart         RestartPolicy
 	Logger          *slog.Logger
 	// Emit receives events (mcp_call, mcp_restart, mcp_server_state,
 	// mcp_tool_changed; the metrics derive from them). It must not block.
-	Emit      func(beamclaw.Event)
-	Pins      PinStore          // default: in memory
-	OnChanged func(tool string) // a pinned tool's definition changed
-	Clock     clock.Clock       // default: clock.System
+	Emit func(beamclaw.Event)
+	Pins PinStore // default: in memory
+	// Tokens keeps the OAuth tokens of HTTP servers (the daemon's store
+	// is encrypted in bbolt); default: in memory.
+	Tokens oauth.Store
+	Clock  clock.Clock // default: clock.System
 }
 
 func (o Options) withDefaults() Options {
 	if o.ProtocolVersion == "" {
 		o.ProtocolVersion = DefaultProtocolVersion
+	}
+	if o.ClientVersion == "" {
+		o.ClientVersion = "dev"
 	}
 	if o.MaxInlineTools == 0 {
 		o.MaxInlineTools = DefaultMaxInlineTools
@@ -144,8 +155,8 @@ func (o Options) withDefaults() Options {
 	if o.Pins == nil {
 		o.Pins = NewMemPinStore()
 	}
-	if o.OnChanged == nil {
-		o.OnChanged = func(string) {}
+	if o.Tokens == nil {
+		o.Tokens = oauth.NewMemStore()
 	}
 	o.Clock = clock.Or(o.Clock)
 	return o

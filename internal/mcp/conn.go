@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,10 +12,9 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
-)
 
-// clientVersion is what beamclaw says it is in initialize.
-const clientVersion = "0.1.0"
+	"github.com/beamclaw/beamclaw-go/internal/mcp/oauth"
+)
 
 // maxListPages bounds tools/list pagination against a server that never
 // stops handing out cursors.
@@ -39,6 +37,9 @@ type conn struct {
 	deadErr  error
 	closing  atomic.Bool
 	listSeq  atomic.Uint64
+
+	callMu sync.Mutex
+	calls  map[*callScope]struct{} // tools/call in flight, for elicitations
 }
 
 func newConn(server string) *conn {
@@ -48,23 +49,24 @@ func newConn(server string) *conn {
 
 // dial opens the transport of cfg and performs the handshake
 // (initialize → notifications/initialized). The caller closes the conn.
-func dial(ctx context.Context, cfg ServerConfig, proto string, logger *slog.Logger) (*conn, error) {
+func dial(ctx context.Context, cfg ServerConfig, opts Options) (*conn, error) {
 	var (
 		c   *conn
 		err error
 	)
+	proto, logger := opts.ProtocolVersion, opts.Logger
 	switch cfg.transport() {
 	case TransportStdio:
 		c, err = dialStdio(cfg, proto, logger)
 	case TransportHTTP:
-		c, err = dialHTTP(cfg, proto, logger)
+		c, err = dialHTTP(cfg, proto, logger, opts)
 	default:
 		err = fmt.Errorf("transport %q: want stdio or http", cfg.Transport)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := c.handshake(ctx, proto, cfg.timeout()); err != nil {
+	if err := c.handshake(ctx, proto, opts.ClientVersion, cfg.timeout()); err != nil {
 		c.close()
 		return nil, err
 	}
@@ -90,12 +92,13 @@ func (c *conn) start(ctx context.Context, cl *client.Client) error {
 	return nil
 }
 
-func (c *conn) handshake(ctx context.Context, proto string, timeout time.Duration) error {
+func (c *conn) handshake(ctx context.Context, proto, version string, timeout time.Duration) error {
 	ctx, cancel := c.bound(ctx, timeout)
 	defer cancel()
 	req := mcpgo.InitializeRequest{}
 	req.Params.ProtocolVersion = proto
-	req.Params.ClientInfo = mcpgo.Implementation{Name: "beamclaw", Version: clientVersion}
+	req.Params.ClientInfo = mcpgo.Implementation{Name: "beamclaw", Version: version}
+	req.Params.Capabilities.Elicitation = elicitCapability
 	if _, err := c.client.Initialize(ctx, req); err != nil {
 		return c.explain(ctx, "initialize", err)
 	}
@@ -116,6 +119,13 @@ func (c *conn) explain(ctx context.Context, op string, err error) error {
 	case <-c.done:
 		return fmt.Errorf("%s: %w: %w", op, ErrDisconnected, c.err())
 	default:
+	}
+	var ae *oauth.AuthError
+	if errors.As(err, &ae) {
+		if !errors.Is(ae, oauth.ErrInsufficientScope) {
+			c.markDead(ae) // the token is refused: this connection is done
+		}
+		return fmt.Errorf("%s: %w", op, ae)
 	}
 	if errors.Is(context.Cause(ctx), errCallTimeout) {
 		return fmt.Errorf("%s: %w", op, ErrTimeout)
@@ -192,10 +202,14 @@ func (c *conn) listPage(ctx context.Context, cursor string) (listPage, error) {
 	return page, nil
 }
 
-// callTool runs tools/call with the per-call timeout.
-func (c *conn) callTool(ctx context.Context, name string, args json.RawMessage, timeout time.Duration) (*mcpgo.CallToolResult, error) {
+// callTool runs tools/call with the per-call timeout. An elicitation the
+// server sends meanwhile is put to the Asker of ctx (see elicit.go); the
+// questions nobody could answer are returned as notes.
+func (c *conn) callTool(ctx context.Context, name string, args json.RawMessage, timeout time.Duration) (*mcpgo.CallToolResult, []string, error) {
 	ctx, cancel := c.bound(ctx, timeout)
 	defer cancel()
+	ctx, scope, leave := c.enter(ctx, name)
+	defer leave()
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage(`{}`)
 	}
@@ -204,9 +218,9 @@ func (c *conn) callTool(ctx context.Context, name string, args json.RawMessage, 
 	req.Params.Arguments = args
 	res, err := c.client.CallTool(ctx, req)
 	if err != nil {
-		return nil, c.explain(ctx, "tools/call "+name, err)
+		return nil, scope.deniedNotes(), c.explain(ctx, "tools/call "+name, err)
 	}
-	return res, nil
+	return res, scope.deniedNotes(), nil
 }
 
 func (c *conn) ping(ctx context.Context, timeout time.Duration) error {

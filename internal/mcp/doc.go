@@ -23,6 +23,32 @@
 // The supervisor holding these services should have a failure threshold
 // high enough not to add its own backoff on top.
 //
+// # Authorization
+//
+// An HTTP server's requests go through an oauth.Transport (package
+// internal/mcp/oauth): it adds the server's access token from
+// Options.Tokens, kept fresh by an oauth.Source, and turns a 401 or 403
+// into an *oauth.AuthError. Such a refusal is not a crash: the service
+// parks the server in StateNeedsLogin (no restart, no budget charged, one
+// warning naming `beamclaw mcp login NAME`) until Relogin wakes it after
+// a login or logout. A server configured with a client of its own and no
+// stored login starts there. A 403 insufficient_scope on a call leaves the
+// server ready, fails the call with the fix, and records the scope wanted
+// (ServerStatus.NeedsScope).
+//
+// # Elicitation
+//
+// beamclaw declares the elicitation capability. A server's
+// elicitation/create during a tools/call is put to the beamclaw.Asker in
+// that call's context (the loop sets one per run; `mcp call` its own): the
+// request's context names the call on streamable HTTP, otherwise the one
+// call in flight on the connection does. Without an Asker, or where the
+// Asker cannot ask, the question is declined and the call's result says
+// so. An accepted answer gets the schema's defaults (internal/elicit).
+//
+// Call runs one tool for `beamclaw mcp call` with the same checks as the
+// agent's; Wait blocks until a server reaches a state.
+//
 // # Tools
 //
 // A tool is exposed as "<server>__<tool>" sanitized to
@@ -35,13 +61,18 @@
 //
 // # Tool poisoning
 //
-// The approval flow calls Pin(tool) at first approval; the SHA-256 of the
-// canonical definition (name, description, schema) goes to the PinStore.
-// When a rediscovery finds a different definition, the pin is deleted,
-// OnChanged(tool) tells the session layer to drop "always" approvals, an
-// mcp_tool_changed event is emitted, Changed(tool) reports it (and Status
-// lists it), and the tool requires approval even on a trusted server until
-// it is pinned again.
+// A tool is pinned at its first run (on a server that is not trusted that
+// run follows the user's approval; on a trusted one it is the first use):
+// the SHA-256 of its canonical definition (name, description, schema) goes
+// to the PinStore. When a discovery (at start, after a restart, on
+// notifications/tools/list_changed) finds a definition that differs from
+// its pin, the tool is disabled: it leaves Tools, Catalog and tool_search
+// (its new text never reaches a model), a call of it is refused with a
+// result naming the fix, Changed(tool) and Status report it, and an
+// mcp_tool_changed event is emitted once. The pin is kept, so a restart
+// finds the same change. Accept (`beamclaw mcp accept SERVER TOOL`) pins
+// the new definition and enables the tool; "always" approvals of the
+// session stay as they were, since accepting is the owner's review.
 //
 // # Large tool sets
 //

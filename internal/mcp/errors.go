@@ -16,6 +16,9 @@ var (
 	ErrToolFailed = errors.New("tool reported an error")
 	// ErrUnknownTool: no MCP tool of that name.
 	ErrUnknownTool = errors.New("unknown mcp tool")
+	// ErrToolChanged: the tool's definition differs from its pin; it is
+	// disabled until accepted.
+	ErrToolChanged = errors.New("tool definition changed since it was approved")
 	// ErrFailed: the server used up its restart budget.
 	ErrFailed = errors.New("restart budget exhausted")
 

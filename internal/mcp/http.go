@@ -8,6 +8,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
+
+	"github.com/beamclaw/beamclaw-go/internal/mcp/oauth"
 )
 
 // dialHTTP connects to a streamable HTTP server. The standalone GET stream
@@ -15,8 +17,15 @@ import (
 // is noticed by the next request or ping failing at the transport. Each
 // connection has its own HTTP transport: a reconnect never reuses a
 // keep-alive connection the server already dropped.
-func dialHTTP(cfg ServerConfig, proto string, logger *slog.Logger) (*conn, error) {
-	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+//
+// Requests go through an oauth.Transport: it adds the server's access
+// token (kept fresh by an oauth.Source over opts.Tokens) and turns a 401
+// or 403 into an *oauth.AuthError, which makes the server needs_login.
+func dialHTTP(cfg ServerConfig, proto string, logger *slog.Logger, mo Options) (*conn, error) {
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	tokenHC := &http.Client{Transport: base, Timeout: cfg.timeout()}
+	src := oauth.NewSource(cfg.Name, cfg.URL, cfg.OAuth, mo.Tokens, tokenHC, mo.Clock)
+	hc := &http.Client{Transport: &oauth.Transport{Base: base, Source: src}}
 	opts := []transport.StreamableHTTPCOption{
 		transport.WithHTTPBasicClient(hc),
 		//lint:ignore SA1019 the pinned protocol (2025-11-25) delivers list_changed on the standalone GET stream
@@ -34,9 +43,10 @@ func dialHTTP(cfg ServerConfig, proto string, logger *slog.Logger) (*conn, error
 	ctx, cancel := context.WithCancel(context.Background())
 	c.release = func() {
 		cancel()
-		hc.CloseIdleConnections()
+		base.CloseIdleConnections()
 	}
-	cl := client.NewClient(tr, client.WithProtocolVersion(proto))
+	cl := client.NewClient(tr, client.WithProtocolVersion(proto),
+		client.WithElicitationHandler(&elicitor{c: c, server: cfg.Name, log: logger}))
 	if err := c.start(ctx, cl); err != nil {
 		c.close()
 		return nil, err

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sort"
 	"sync"
 
@@ -19,12 +18,13 @@ type State string
 
 // Server states.
 const (
-	StateStarting   State = "starting"   // first connect and handshake
-	StateReady      State = "ready"      // connected; its tools are offered
-	StateRestarting State = "restarting" // lost; waiting for backoff or reconnecting
-	StateFailed     State = "failed"     // restart budget used up; not retried
-	StateDisabled   State = "disabled"   // enabled: false in config
-	StateStopped    State = "stopped"    // the supervisor stopped the service
+	StateStarting   State = "starting"    // first connect and handshake
+	StateReady      State = "ready"       // connected; its tools are offered
+	StateRestarting State = "restarting"  // lost; waiting for backoff or reconnecting
+	StateNeedsLogin State = "needs_login" // the server refused us (401/403): `beamclaw mcp login NAME`; not retried until then
+	StateFailed     State = "failed"      // restart budget used up; not retried
+	StateDisabled   State = "disabled"    // enabled: false in config
+	StateStopped    State = "stopped"     // the supervisor stopped the service
 )
 
 // ServerStatus is one server's line for `beamclaw mcp list` and /health.
@@ -36,6 +36,9 @@ type ServerStatus struct {
 	Restarts  int      `json:"restarts"`
 	LastError string   `json:"last_error,omitempty"`
 	Changed   []string `json:"changed,omitempty"` // tools whose pinned definition changed
+	// NeedsScope is the scope a call was refused for (403
+	// insufficient_scope); the next login asks for it too.
+	NeedsScope string `json:"needs_scope,omitempty"`
 }
 
 // ToolInfo describes one discovered tool (`beamclaw mcp tools`, Probe).
@@ -60,7 +63,7 @@ type Manager struct {
 	search  *searchTool
 
 	mu        sync.Mutex
-	changed   map[string]string   // exposed tool -> server, definition changed since pin
+	changed   map[string]string   // exposed tool -> server: definition differs from its pin; disabled
 	activated map[string][]string // agent -> tools made callable by tool_search, oldest first
 }
 
@@ -136,72 +139,6 @@ func (m *Manager) ToolInfos(server string) []ToolInfo {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
-}
-
-// Pin records the current definition of tool as approved; the approval
-// flow calls it on first approval. A later change of the definition is
-// flagged (see Changed) and drops the pin.
-func (m *Manager) Pin(tool string) error {
-	t, ok := m.lookup("", tool)
-	if !ok {
-		return fmt.Errorf("pin %s: %w", tool, ErrUnknownTool)
-	}
-	if err := m.opts.Pins.Put(tool, t.hash); err != nil {
-		return fmt.Errorf("pin %s: %w", tool, err)
-	}
-	m.mu.Lock()
-	delete(m.changed, tool)
-	m.mu.Unlock()
-	return nil
-}
-
-// Changed reports whether tool's definition changed after it was pinned
-// and has not been pinned again since.
-func (m *Manager) Changed(tool string) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	_, ok := m.changed[tool]
-	return ok
-}
-
-func (m *Manager) changedOf(server string) []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []string
-	for tool, srv := range m.changed {
-		if srv == server {
-			out = append(out, tool)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// checkPin compares a freshly discovered definition with its pin. On a
-// mismatch it drops the pin, flags the tool, tells OnChanged and emits
-// mcp_tool_changed.
-func (m *Manager) checkPin(t *mcpTool) {
-	pinned, ok, err := m.opts.Pins.Get(t.name)
-	if err != nil {
-		m.log.Warn("mcp pin lookup failed", "server", t.srv.cfg.Name, "tool", t.name, "err", err)
-		return
-	}
-	if !ok || pinned == t.hash {
-		return
-	}
-	if err := m.opts.Pins.Delete(t.name); err != nil {
-		m.log.Warn("mcp pin delete failed", "server", t.srv.cfg.Name, "tool", t.name, "err", err)
-	}
-	m.mu.Lock()
-	m.changed[t.name] = t.srv.cfg.Name
-	m.mu.Unlock()
-	m.log.Warn("mcp tool definition changed since approval", "server", t.srv.cfg.Name, "tool", t.name)
-	m.opts.OnChanged(t.name)
-	m.emit(beamclaw.EventMCPToolChanged,
-		slog.String("server", t.srv.cfg.Name),
-		slog.String("tool", t.name),
-		slog.String("pinned_hash", pinned),
-		slog.String("hash", t.hash))
 }
 
 func (m *Manager) emit(name beamclaw.EventName, attrs ...slog.Attr) {

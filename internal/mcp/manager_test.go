@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,7 +15,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/test/mcpfixtures"
 )
 
-var fixtureTools = []string{"fx__add", "fx__crash", "fx__echo", "fx__fail", "fx__image", "fx__mutate", "fx__sleep"}
+var fixtureTools = []string{"fx__add", "fx__ask", "fx__crash", "fx__echo", "fx__fail", "fx__image", "fx__mutate", "fx__sleep"}
 
 func TestStdioDiscoveryAndCalls(t *testing.T) {
 	m := run(t, Options{Servers: []ServerConfig{fixture("fx")}})
@@ -209,24 +208,22 @@ func TestFailedServiceIsNotRestarted(t *testing.T) {
 	}
 }
 
-func TestListChangedFlagsChangedDefinitions(t *testing.T) {
-	var (
-		events  eventLog
-		mu      sync.Mutex
-		changed []string
-	)
+func TestListChangedDisablesChangedDefinitions(t *testing.T) {
+	var events eventLog
 	cfg := fixture("fx")
 	cfg.Trust = true
 	pins := NewMemPinStore()
-	m := run(t, Options{
-		Servers: []ServerConfig{cfg}, Pins: pins, Emit: events.emit,
-		OnChanged: func(tool string) { mu.Lock(); changed = append(changed, tool); mu.Unlock() },
-	})
+	m := run(t, Options{Servers: []ServerConfig{cfg}, Pins: pins, Emit: events.emit})
 	waitReady(t, m, "fx")
-	for _, name := range []string{"fx__echo", "fx__add"} {
-		if err := m.Pin(name); err != nil {
-			t.Fatalf("Pin(%s): %v", name, err)
-		}
+	// A trusted server's tools are pinned at their first run.
+	if _, err := call(t, m, "fx__echo", `{"message":"hi"}`); err != nil {
+		t.Fatalf("echo: %v", err)
+	}
+	if _, ok, _ := pins.Get("fx__echo"); !ok {
+		t.Fatal("the first run of fx__echo did not pin it")
+	}
+	if err := m.Pin("fx__add"); err != nil {
+		t.Fatalf("Pin(add): %v", err)
 	}
 	if _, err := call(t, m, "fx__mutate", `{}`); err != nil {
 		t.Fatalf("mutate: %v", err)
@@ -236,12 +233,6 @@ func TestListChangedFlagsChangedDefinitions(t *testing.T) {
 	if !m.Changed("fx__echo") || m.Changed("fx__add") {
 		t.Errorf("Changed(echo)=%v Changed(add)=%v, want true false", m.Changed("fx__echo"), m.Changed("fx__add"))
 	}
-	mu.Lock()
-	gotChanged := append([]string(nil), changed...)
-	mu.Unlock()
-	if diff := cmp.Diff([]string{"fx__echo"}, gotChanged); diff != "" {
-		t.Errorf("OnChanged (-want +got):\n%s", diff)
-	}
 	if diff := cmp.Diff([]string{"fx__echo"}, stateOf(m, "fx").Changed); diff != "" {
 		t.Errorf("Status.Changed (-want +got):\n%s", diff)
 	}
@@ -249,15 +240,45 @@ func TestListChangedFlagsChangedDefinitions(t *testing.T) {
 	if len(ev) != 1 || attr(ev[0], "tool") != "fx__echo" || attr(ev[0], "server") != "fx" {
 		t.Errorf("mcp_tool_changed events = %+v", ev)
 	}
-	if _, ok, _ := pins.Get("fx__echo"); ok {
-		t.Error("pin of the changed tool was kept")
+	if _, ok, _ := pins.Get("fx__echo"); !ok {
+		t.Error("the pin of the changed tool was dropped: a restart would accept the new definition")
+	}
+	for _, tl := range m.Tools() {
+		if tl.Spec().Def.Name == "fx__echo" {
+			t.Error("the changed tool is still offered to the model")
+		}
+	}
+	_, err := call(t, m, "fx__echo", `{"message":"hi"}`)
+	if !errors.Is(err, ErrToolChanged) || !strings.Contains(err.Error(), "beamclaw mcp accept fx echo") {
+		t.Errorf("call of the changed tool = %v, want it refused with the fix", err)
+	}
+	if name, err := m.Accept("fx", "echo"); err != nil || name != "fx__echo" || m.Changed("fx__echo") {
+		t.Fatalf("Accept: %q %v, still changed %v", name, err, m.Changed("fx__echo"))
+	}
+	if got, err := call(t, m, "fx__echo", `{"message":"back"}`); err != nil || got != "Echo: back" {
+		t.Errorf("echo after accept = %q, %v", got, err)
+	}
+	if _, err := m.Accept("fx", "nope"); !errors.Is(err, ErrUnknownTool) {
+		t.Errorf("Accept of an unknown tool = %v", err)
+	}
+}
+
+// TestChangedDefinitionSurvivesRestart: the pin is kept, so a new Manager
+// (a restarted daemon) over the same pins finds the same change.
+func TestChangedDefinitionSurvivesRestart(t *testing.T) {
+	pins := NewMemPinStore()
+	if err := pins.Put("fx__echo", "0000"); err != nil {
+		t.Fatal(err)
+	}
+	var events eventLog
+	m := run(t, Options{Servers: []ServerConfig{fixture("fx")}, Pins: pins, Emit: events.emit})
+	waitReady(t, m, "fx")
+	if !m.Changed("fx__echo") || len(events.named("mcp_tool_changed")) != 1 {
+		t.Fatalf("changed %v, events %+v", m.Changed("fx__echo"), events.named("mcp_tool_changed"))
 	}
 	echo, _ := m.Lookup("fx__echo")
-	if !echo.Spec().RequiresApproval {
-		t.Error("changed tool of a trusted server runs without approval")
-	}
-	if err := m.Pin("fx__echo"); err != nil || m.Changed("fx__echo") {
-		t.Errorf("re-pin: err %v, still changed %v", err, m.Changed("fx__echo"))
+	if echo.Spec().RequiresApproval {
+		t.Error("a disabled tool asks for approval before it refuses")
 	}
 }
 
@@ -302,7 +323,7 @@ func TestNewValidates(t *testing.T) {
 }
 
 func TestProbe(t *testing.T) {
-	tools, err := Probe(context.Background(), fixture("fx"), "")
+	tools, err := Probe(context.Background(), fixture("fx"), Options{})
 	if err != nil {
 		t.Fatalf("Probe: %v", err)
 	}
@@ -313,7 +334,7 @@ func TestProbe(t *testing.T) {
 	if diff := cmp.Diff(fixtureTools, names); diff != "" {
 		t.Errorf("Probe tools (-want +got):\n%s", diff)
 	}
-	if _, err := Probe(context.Background(), ServerConfig{Name: "bad", Command: "/nonexistent/mcp"}, ""); err == nil {
+	if _, err := Probe(context.Background(), ServerConfig{Name: "bad", Command: "/nonexistent/mcp"}, Options{}); err == nil {
 		t.Error("Probe of a missing command succeeded")
 	}
 }

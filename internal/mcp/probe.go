@@ -3,20 +3,18 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"log/slog"
 )
 
 // Probe connects to one server, performs the handshake, lists its tools
-// and disconnects: `beamclaw mcp test NAME`, without a daemon. proto ""
-// means DefaultProtocolVersion. Changed is never set (no pins are read).
-func Probe(ctx context.Context, cfg ServerConfig, proto string) ([]ToolInfo, error) {
+// and disconnects: `beamclaw mcp test NAME`, without a daemon. Of opts
+// only ProtocolVersion, ClientVersion, Tokens and Clock matter. Changed
+// is never set (no pins are read).
+func Probe(ctx context.Context, cfg ServerConfig, opts Options) ([]ToolInfo, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if proto == "" {
-		proto = DefaultProtocolVersion
-	}
-	c, err := dial(ctx, cfg, proto, slog.New(slog.DiscardHandler))
+	opts = opts.withDefaults()
+	c, err := dial(ctx, cfg, opts)
 	if err != nil {
 		return nil, fmt.Errorf("mcp server %q: connect: %w", cfg.Name, err)
 	}

@@ -41,7 +41,7 @@ func TestReferenceFilesystemStdio(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "hello.txt"), []byte("hello world"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	tools, err := Probe(context.Background(), ServerConfig{Name: "fs", Command: bin, Args: []string{dir}}, "")
+	tools, err := Probe(context.Background(), ServerConfig{Name: "fs", Command: bin, Args: []string{dir}}, Options{})
 	if err != nil || len(tools) == 0 {
 		t.Fatalf("Probe: %d tools, %v", len(tools), err)
 	}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -32,32 +33,52 @@ type server struct {
 	budget    budget
 	delay     time.Duration // backoff before the next attempt
 	attempted bool
+	wake      chan struct{} // one slot: credentials changed (a login or logout)
+	needScope string        // a call was refused for this scope (403 insufficient_scope)
+	changed   chan struct{} // closed (and replaced) at every state change, for Wait
 }
 
 var _ suture.Service = (*server)(nil)
 
 func newServer(m *Manager, cfg ServerConfig) *server {
-	st := StateStarting
-	if !cfg.Enabled {
+	st, lastErr := StateStarting, ""
+	switch {
+	case !cfg.Enabled:
 		st = StateDisabled
+	case m.loginMissing(cfg):
+		st, lastErr = StateNeedsLogin, "not logged in; run `"+LoginHint(cfg.Name)+"`"
 	}
-	return &server{m: m, cfg: cfg, state: st, budget: newBudget(m.opts.Restart)}
+	return &server{m: m, cfg: cfg, state: st, lastErr: lastErr, budget: newBudget(m.opts.Restart),
+		wake: make(chan struct{}, 1), changed: make(chan struct{})}
 }
 
 func (s *server) String() string { return "mcp:" + s.cfg.Name }
 
 // Serve runs one connection attempt and holds it until it breaks or ctx
-// ends.
+// ends. A server that refuses our credentials (401/403) is not a crash:
+// Serve waits in needs_login, without restarts, until a login wakes it.
 func (s *server) Serve(ctx context.Context) error {
-	if err := s.gate(ctx); err != nil {
-		return err
+	if s.waitingForLogin() {
+		if err := s.awaitLogin(ctx, errors.New("not logged in")); err != nil {
+			return err
+		}
 	}
-	err := s.run(ctx)
-	if ctx.Err() != nil {
-		s.drop(StateStopped, "")
-		return ctx.Err()
+	for {
+		if err := s.gate(ctx); err != nil {
+			return err
+		}
+		err := s.run(ctx)
+		if ctx.Err() != nil {
+			s.drop(StateStopped, "")
+			return ctx.Err()
+		}
+		if !needsLogin(err) {
+			return s.fail(err)
+		}
+		if err := s.awaitLogin(ctx, err); err != nil {
+			return err
+		}
 	}
-	return s.fail(err)
 }
 
 // gate refuses a failed server and waits out the backoff of a restart.
@@ -86,7 +107,7 @@ func (s *server) gate(ctx context.Context) error {
 }
 
 func (s *server) run(ctx context.Context) error {
-	c, err := dial(ctx, s.cfg, s.m.opts.ProtocolVersion, s.m.log)
+	c, err := dial(ctx, s.cfg, s.m.opts)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
@@ -207,13 +228,25 @@ func (s *server) dropLocked(state State, lastErr string) bool {
 	}
 	changed := s.state != state
 	s.state = state
+	if changed {
+		s.notifyLocked()
+	}
 	return changed
+}
+
+// notifyLocked wakes every Wait: the state changed.
+func (s *server) notifyLocked() {
+	close(s.changed)
+	s.changed = make(chan struct{})
 }
 
 func (s *server) setState(st State) {
 	s.mu.Lock()
 	changed := s.state != st
 	s.state = st
+	if changed {
+		s.notifyLocked()
+	}
 	s.mu.Unlock()
 	s.announce(st, changed)
 }
@@ -231,7 +264,7 @@ func (s *server) status() ServerStatus {
 	defer s.mu.Unlock()
 	return ServerStatus{
 		Name: s.cfg.Name, Transport: s.cfg.transport(), State: s.state,
-		Tools: len(s.tools), Restarts: s.restarts, LastError: s.lastErr,
+		Tools: len(s.tools), Restarts: s.restarts, LastError: s.lastErr, NeedsScope: s.needScope,
 	}
 }
 
@@ -262,17 +295,4 @@ func (s *server) tool(name string) (*mcpTool, bool) {
 	}
 	t, ok := s.byName[name]
 	return t, ok
-}
-
-// allows reports whether agent may use this server's tools ("" = any).
-func (s *server) allows(agent string) bool {
-	if agent == "" || len(s.cfg.Agents) == 0 {
-		return true
-	}
-	for _, a := range s.cfg.Agents {
-		if a == agent {
-			return true
-		}
-	}
-	return false
 }

@@ -42,6 +42,11 @@ func (m *Manager) ToolsFor(agent string) []beamclaw.Tool {
 // named after a search.
 func (m *Manager) Lookup(name string) (beamclaw.Tool, bool) { return m.LookupFor("", name) }
 
+// Tool is Lookup for the registry (tool.Finder): a tool disabled because
+// its definition changed is still found, so a call of it is answered with
+// the reason rather than "unknown tool".
+func (m *Manager) Tool(name string) (beamclaw.Tool, bool) { return m.Lookup(name) }
+
 // LookupFor is Lookup restricted to the servers agent may use.
 func (m *Manager) LookupFor(agent, name string) (beamclaw.Tool, bool) {
 	if name == searchToolName {
@@ -92,12 +97,19 @@ func (m *Manager) deferred(n int) bool {
 	return m.opts.MaxInlineTools >= 0 && n > m.opts.MaxInlineTools
 }
 
-// available is every tool of the ready servers agent may use, by name.
+// available is every enabled tool of the ready servers agent may use, by
+// name. A tool whose definition changed since its pin is left out: its
+// new description never reaches a model until the user accepts it.
 func (m *Manager) available(agent string) []*mcpTool {
 	var all []*mcpTool
 	for _, s := range m.servers {
-		if s.allows(agent) {
-			all = append(all, s.readyTools()...)
+		if !s.allows(agent) {
+			continue
+		}
+		for _, t := range s.readyTools() {
+			if !m.Changed(t.name) {
+				all = append(all, t)
+			}
 		}
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].name < all[j].name })

@@ -110,7 +110,8 @@ func dialStdio(cfg ServerConfig, proto string, logger *slog.Logger) (*conn, erro
 		<-drained
 	}
 	tr := transport.NewIO(outR, inW, nil)
-	cl := client.NewClient(tr, client.WithProtocolVersion(proto))
+	cl := client.NewClient(tr, client.WithProtocolVersion(proto),
+		client.WithElicitationHandler(&elicitor{c: c, server: cfg.Name, log: logger}))
 	if err := c.start(context.Background(), cl); err != nil {
 		c.close()
 		return nil, err

@@ -10,6 +10,8 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/beamclaw/beamclaw-go/internal/mcp/oauth"
+
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
 
@@ -31,13 +33,17 @@ type mcpTool struct {
 
 var _ beamclaw.Tool = (*mcpTool)(nil)
 
-// Spec: approval is required unless the server is trusted, and always
-// while the definition is flagged as changed since its pin.
+// Spec: approval is required unless the server is trusted. A tool whose
+// definition changed since its pin is disabled: it asks nothing and its
+// Execute refuses with the reason, so the model (and the user) learn why.
 func (t *mcpTool) Spec() beamclaw.ToolSpec {
 	trusted := t.srv.cfg.Trust
 	risk := beamclaw.RiskHigh
 	if trusted {
 		risk = beamclaw.RiskMedium
+	}
+	if t.srv.m.Changed(t.name) {
+		trusted, risk = true, beamclaw.RiskLow
 	}
 	return beamclaw.ToolSpec{
 		Def: beamclaw.ToolDef{
@@ -46,7 +52,7 @@ func (t *mcpTool) Spec() beamclaw.ToolSpec {
 			Parameters:  t.parameters(),
 			Source:      "mcp:" + t.srv.cfg.Name,
 		},
-		RequiresApproval: !trusted || t.srv.m.Changed(t.name),
+		RequiresApproval: !trusted,
 		MinAutonomy:      beamclaw.Supervised,
 		Risk:             risk,
 	}
@@ -75,32 +81,19 @@ func (t *mcpTool) info() ToolInfo {
 }
 
 // Execute calls the tool on the server's current connection with the
-// server's per-call timeout. A connection that dies mid-call fails the
-// call at once with `mcp server "x" disconnected`.
+// server's per-call timeout, pinning its definition at the first run. A
+// connection that dies mid-call fails the call at once with
+// `mcp server "x" disconnected`; a tool whose definition changed since
+// its pin is refused with the fix.
 func (t *mcpTool) Execute(ctx context.Context, inv beamclaw.Invocation) (string, error) {
-	srv := t.srv.cfg.Name
-	c, state := t.srv.current()
-	if c == nil {
-		return "", beamclaw.E(opCall, beamclaw.KindUnavailable,
-			fmt.Sprintf("mcp server %q is not connected (%s)", srv, state), ErrNotConnected)
-	}
-	start := t.srv.m.opts.Clock.Now()
-	res, err := c.callTool(ctx, t.remote, inv.Args, t.srv.cfg.timeout())
-	t.srv.m.emit(beamclaw.EventMCPCall, slog.String("server", srv), slog.String("tool", t.remote),
-		slog.Int64("duration_ms", t.srv.m.opts.Clock.Now().Sub(start).Milliseconds()), slog.Bool("success", err == nil))
-	switch {
-	case err == nil:
-	case errors.Is(err, ErrDisconnected):
-		return "", beamclaw.E(opCall, beamclaw.KindUnavailable, fmt.Sprintf("mcp server %q disconnected", srv), err)
-	case errors.Is(err, ErrTimeout):
-		return "", beamclaw.E(opCall, beamclaw.KindTimeout,
-			fmt.Sprintf("mcp tool %s timed out after %s", t.name, t.srv.cfg.timeout()), err)
-	case ctx.Err() != nil:
-		return "", fmt.Errorf("mcp tool %s: %w", t.name, ctx.Err())
-	default:
-		return "", beamclaw.E(opCall, beamclaw.KindInvalid, fmt.Sprintf("mcp tool %s: %v", t.name, err), err)
+	res, notes, err := t.call(ctx, inv.Args)
+	if err != nil {
+		return "", err
 	}
 	text := FormatResult(res)
+	for _, n := range notes {
+		text += fmt.Sprintf("\n[the server asked the user a question during this call, and it was declined: %s]", n)
+	}
 	if res.IsError {
 		if text == "" {
 			text = "the tool reported an error"
@@ -108,6 +101,52 @@ func (t *mcpTool) Execute(ctx context.Context, inv beamclaw.Invocation) (string,
 		return "", beamclaw.E(opCall, beamclaw.KindInvalid, text, ErrToolFailed)
 	}
 	return text, nil
+}
+
+// call runs tools/call with the checks every caller gets (a changed
+// definition refused, the pin at first run) and maps its errors to kinds
+// and words for the model and the user.
+func (t *mcpTool) call(ctx context.Context, args json.RawMessage) (*mcpgo.CallToolResult, []string, error) {
+	srv := t.srv.cfg.Name
+	if t.srv.m.Changed(t.name) {
+		return nil, nil, beamclaw.E(opCall, beamclaw.KindForbidden, fmt.Sprintf(
+			"tool %s is disabled: the definition of %q on MCP server %q changed since it was approved "+
+				"(a changed description or schema can smuggle instructions). Tell the user: review it with "+
+				"`beamclaw mcp tools %s` and enable it with `beamclaw mcp accept %s %s`",
+			t.name, t.remote, srv, srv, srv, t.remote), ErrToolChanged)
+	}
+	c, state := t.srv.current()
+	if c == nil {
+		return nil, nil, beamclaw.E(opCall, beamclaw.KindUnavailable,
+			fmt.Sprintf("mcp server %q is not connected (%s)", srv, state), ErrNotConnected)
+	}
+	if err := t.srv.m.pinOnUse(t); err != nil {
+		return nil, nil, beamclaw.E(opCall, beamclaw.KindUnavailable, "could not record the tool's definition", err)
+	}
+	start := t.srv.m.opts.Clock.Now()
+	res, notes, err := c.callTool(ctx, t.remote, args, t.srv.cfg.timeout())
+	t.srv.m.emit(beamclaw.EventMCPCall, slog.String("server", srv), slog.String("tool", t.remote),
+		slog.Int64("duration_ms", t.srv.m.opts.Clock.Now().Sub(start).Milliseconds()), slog.Bool("success", err == nil))
+	switch {
+	case err == nil:
+		return res, notes, nil
+	case errors.Is(err, oauth.ErrInsufficientScope):
+		t.srv.scopeWanted(err)
+		return nil, notes, beamclaw.E(opCall, beamclaw.KindUnauthorized, fmt.Sprintf(
+			"mcp server %q refused this call for lack of permission (%v). Tell the user to run `%s` to grant it",
+			srv, err, LoginHint(srv)), err)
+	case errors.Is(err, oauth.ErrLoginRequired):
+		return nil, notes, beamclaw.E(opCall, beamclaw.KindUnauthorized, fmt.Sprintf(
+			"mcp server %q refused beamclaw's credentials. Tell the user to run `%s`", srv, LoginHint(srv)), err)
+	case errors.Is(err, ErrDisconnected):
+		return nil, notes, beamclaw.E(opCall, beamclaw.KindUnavailable, fmt.Sprintf("mcp server %q disconnected", srv), err)
+	case errors.Is(err, ErrTimeout):
+		return nil, notes, beamclaw.E(opCall, beamclaw.KindTimeout,
+			fmt.Sprintf("mcp tool %s timed out after %s", t.name, t.srv.cfg.timeout()), err)
+	case ctx.Err() != nil:
+		return nil, notes, fmt.Errorf("mcp tool %s: %w", t.name, ctx.Err())
+	}
+	return nil, notes, beamclaw.E(opCall, beamclaw.KindInvalid, fmt.Sprintf("mcp tool %s: %v", t.name, err), err)
 }
 
 // FormatResult renders a tools/call result as text for a model: text

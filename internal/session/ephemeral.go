@@ -51,3 +51,7 @@ func (ephemeralLane) Allowed(string) bool                               { return
 func (ephemeralLane) Await(context.Context, beamclaw.ApprovalRequest, string) (beamclaw.Decision, error) {
 	return beamclaw.Deny, nil
 }
+
+func (ephemeralLane) Ask(context.Context, beamclaw.Elicitation) (beamclaw.ElicitAnswer, error) {
+	return beamclaw.ElicitAnswer{Action: beamclaw.ElicitDecline}, beamclaw.ErrCannotAsk
+}

@@ -35,6 +35,8 @@ type Manager struct {
 
 	prefix string
 	seq    atomic.Uint64
+
+	elicits elicitations // questions tools put to users, waiting (elicit.go)
 }
 
 // Stats counts sessions.

@@ -48,6 +48,13 @@ func (c *Conn) Approve(approvalID, decision string) error {
 		ApprovalID: approvalID, Decision: decision})
 }
 
+// Answer answers an elicitation frame's question: action accept (with
+// the form's fields; defaults fill those left out), decline or cancel.
+func (c *Conn) Answer(elicitationID, action string, fields map[string]any) error {
+	return c.SendFrame(context.Background(), protocol.ClientFrame{Type: protocol.FrameAnswer,
+		ElicitationID: elicitationID, Action: action, Fields: fields})
+}
+
 // Reset empties the session's history; a reset_done frame confirms.
 func (c *Conn) Reset() error {
 	return c.SendFrame(context.Background(), protocol.ClientFrame{Type: protocol.FrameReset})

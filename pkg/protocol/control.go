@@ -1,11 +1,23 @@
 package protocol
 
+import "encoding/json"
+
 // Control-socket paths served by a running daemon for the CLI.
 const (
 	// ControlMCP answers GET with MCPList.
 	ControlMCP = "/control/mcp"
 	// ControlMCPTools answers GET (?server=NAME to filter) with MCPTools.
 	ControlMCPTools = "/control/mcp/tools"
+	// ControlMCPAccept takes an MCPAcceptRequest and answers MCPAccepted.
+	ControlMCPAccept = "/control/mcp/accept"
+	// ControlMCPLogin takes an MCPCredentials: the daemon stores the login
+	// (sealed) and reconnects the server at once.
+	ControlMCPLogin = "/control/mcp/login"
+	// ControlMCPLogout takes an MCPLogoutRequest and answers 204.
+	ControlMCPLogout = "/control/mcp/logout"
+	// ControlMCPCall takes an MCPCallRequest and answers MCPCallResult:
+	// `beamclaw mcp call` on the daemon's live connection.
+	ControlMCPCall = "/control/mcp/call"
 	// ControlPairing answers GET (?channel=NAME to filter) with PairingList.
 	ControlPairing = "/control/pairing"
 	// ControlPairingApprove takes a PairApproveRequest and answers a Peer.
@@ -82,6 +94,8 @@ type MCPServer struct {
 	Restarts  int      `json:"restarts"`
 	LastError string   `json:"last_error,omitempty"`
 	Changed   []string `json:"changed,omitempty"`
+	// NeedsScope is a scope a call was refused for; `mcp login` asks for it.
+	NeedsScope string `json:"needs_scope,omitempty"`
 }
 
 // MCPList is the body of GET /control/mcp. Daemon is false when the list
@@ -104,6 +118,66 @@ type MCPTool struct {
 // MCPTools is the body of GET /control/mcp/tools.
 type MCPTools struct {
 	Tools []MCPTool `json:"tools"`
+}
+
+// MCPAcceptRequest asks to pin the current definition of a server's tool
+// (its remote or exposed name) and enable it: `beamclaw mcp accept`.
+type MCPAcceptRequest struct {
+	Server string `json:"server"`
+	Tool   string `json:"tool"`
+}
+
+// MCPAccepted answers an MCPAcceptRequest: the exposed name now pinned.
+type MCPAccepted struct {
+	Tool string `json:"tool"`
+}
+
+// MCPCredentials hands the daemon a login made by `beamclaw mcp login`:
+// Record is the OAuth record (tokens included) as JSON. It travels only
+// over the control socket (mode 0600).
+type MCPCredentials struct {
+	Server string          `json:"server"`
+	Record json.RawMessage `json:"record"`
+}
+
+// MCPLogoutRequest asks to forget a server's login.
+type MCPLogoutRequest struct {
+	Server string `json:"server"`
+}
+
+// MCPLogin is what `beamclaw mcp login` reports.
+type MCPLogin struct {
+	Server    string `json:"server"`
+	Scope     string `json:"scope,omitempty"`
+	ExpiresAt string `json:"expires_at,omitempty"` // RFC 3339; "" when the token does not expire
+	Refresh   bool   `json:"refresh"`              // a refresh token was issued
+	Daemon    bool   `json:"daemon"`               // handed to the running daemon
+}
+
+// Ways `beamclaw mcp call` answers a server's elicitation.
+const (
+	ElicitAsk      = "ask"      // on the terminal
+	ElicitDefaults = "defaults" // accept with the schema's defaults
+	ElicitDecline  = "decline"
+)
+
+// MCPCallRequest runs one tool of a server: `beamclaw mcp call`. Elicit
+// is ElicitDefaults or ElicitDecline (a daemon has no terminal to ask on).
+type MCPCallRequest struct {
+	Server string          `json:"server"`
+	Tool   string          `json:"tool"`
+	Args   json.RawMessage `json:"args,omitempty"`
+	Elicit string          `json:"elicit,omitempty"`
+}
+
+// MCPCallResult is one tool call's result, scrubbed.
+type MCPCallResult struct {
+	Server     string          `json:"server"`
+	Tool       string          `json:"tool"` // exposed name
+	Text       string          `json:"text"`
+	Structured json.RawMessage `json:"structured,omitempty"`
+	IsError    bool            `json:"is_error,omitempty"`
+	Notes      []string        `json:"notes,omitempty"`
 }
 
 // MCPImport is the result of `beamclaw mcp import`: YAML to put under

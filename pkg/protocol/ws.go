@@ -17,6 +17,7 @@ const (
 	FrameHistory = "history" // asks for the session's history (answered by a history frame)
 	FrameContext = "context" // asks for the context gauge (answered by a context frame)
 	FramePing    = "ping"    // application-level liveness check (answered by pong)
+	FrameAnswer  = "answer"  // answers an elicitation: elicitation_id, action, fields
 )
 
 // Server→client frame types of the WebSocket API.
@@ -27,6 +28,7 @@ const (
 	FrameToolStart       = "tool_start"       // a tool is about to run
 	FrameToolResult      = "tool_result"      // a tool finished
 	FrameApprovalRequest = "approval_request" // a tool call waits for a decision
+	FrameElicitation     = "elicitation"      // a tool asks the user a question mid-call (answer with an answer frame)
 	FrameFinal           = "final"            // the run's answer; ends the run
 	FrameError           = "error"            // a run failed (with run_id) or a frame was refused
 	FrameResetDone       = "reset_done"       // answers reset
@@ -77,6 +79,12 @@ type ClientFrame struct {
 	// approve
 	ApprovalID string `json:"approval_id,omitempty"`
 	Decision   string `json:"decision,omitempty"`
+
+	// answer: Action is accept, decline or cancel; Fields the values of
+	// an accepted form (the schema's defaults fill those left out).
+	ElicitationID string         `json:"elicitation_id,omitempty"`
+	Action        string         `json:"action,omitempty"`
+	Fields        map[string]any `json:"fields,omitempty"`
 }
 
 // ServerFrame is every frame the server sends; Type says which fields
@@ -107,6 +115,9 @@ type ServerFrame struct {
 
 	// approval_request
 	Approval *WSApproval `json:"approval,omitempty"`
+
+	// elicitation
+	Elicitation *WSElicitation `json:"elicitation,omitempty"`
 
 	// error
 	Message string `json:"message,omitempty"`
@@ -153,6 +164,19 @@ type WSApproval struct {
 	Args     string `json:"args"`
 	Risk     string `json:"risk"`
 	Prompt   string `json:"prompt"`
+}
+
+// WSElicitation is a question a tool asks the user in the middle of a
+// call (an MCP server's elicitation): a message and a flat JSON Schema of
+// the fields wanted (each may carry a default), or a URL to open. Answer
+// it with an answer frame carrying ID, on the connection it came on.
+type WSElicitation struct {
+	ID      string          `json:"id"`
+	Source  string          `json:"source"` // "mcp:<server>"
+	Tool    string          `json:"tool,omitempty"`
+	Message string          `json:"message"`
+	Schema  json.RawMessage `json:"schema,omitempty"`
+	URL     string          `json:"url,omitempty"`
 }
 
 // WSUsage counts the tokens a run used.

@@ -22,8 +22,8 @@ var layers = []struct {
 	pkgs []string // package paths relative to the module; "x/..." matches subpackages
 }{
 	{"vocabulary", []string{"internal/beamclaw", "internal/clock", "pkg/protocol"}},
-	{"leaves", []string{"internal/config", "internal/obs", "internal/supervise", "internal/toolparse", "internal/scrub/...", "internal/procguard", "docker/sandbox"}},
-	{"adapters", []string{"internal/store/...", "internal/provider/...", "internal/mcp", "internal/sandbox"}},
+	{"leaves", []string{"internal/config", "internal/obs", "internal/supervise", "internal/toolparse", "internal/scrub/...", "internal/procguard", "internal/elicit", "docker/sandbox"}},
+	{"adapters", []string{"internal/store/...", "internal/provider/...", "internal/mcp/...", "internal/sandbox"}},
 	{"core", []string{"internal/memory/...", "internal/skill", "internal/workspace", "internal/pairing", "internal/tool/...",
 		"internal/loop", "internal/session", "internal/scheduler", "internal/agent", "skills"}},
 	{"public client", []string{"pkg/client"}},

@@ -7,6 +7,7 @@ package mcpfixtures
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"time"
@@ -23,11 +24,14 @@ type Options struct {
 	PageSize int
 	// Exit is called by the crash tool; nil means os.Exit.
 	Exit func(code int)
+	// EchoDescription replaces echo's description (a definition that
+	// changes between runs).
+	EchoDescription string
 }
 
 // NewServer returns an MCP server with the fixture tools.
 func NewServer(opts Options) *server.MCPServer {
-	srvOpts := []server.ServerOption{server.WithToolCapabilities(true)}
+	srvOpts := []server.ServerOption{server.WithToolCapabilities(true), server.WithElicitation()}
 	if opts.PageSize > 0 {
 		srvOpts = append(srvOpts, server.WithPaginationLimit(opts.PageSize))
 	}
@@ -37,6 +41,9 @@ func NewServer(opts Options) *server.MCPServer {
 		exit = os.Exit
 	}
 	s.AddTools(baseTools(s, exit)...)
+	if opts.EchoDescription != "" {
+		s.AddTools(server.ServerTool{Tool: echoTool(opts.EchoDescription), Handler: echo})
+	}
 	for i := range opts.ExtraTools {
 		name := fmt.Sprintf("extra_%d", i)
 		s.AddTool(mcp.NewTool(name,
@@ -76,6 +83,11 @@ func baseTools(s *server.MCPServer, exit func(int)) []server.ServerTool {
 		), Handler: func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			exit(3)
 			return mcp.NewToolResultError("still alive"), nil
+		}},
+		{Tool: mcp.NewTool("ask",
+			mcp.WithDescription("Asks the user for a name and a color (elicitation), then reports the answer."),
+		), Handler: func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return ask(ctx, s)
 		}},
 		{Tool: mcp.NewTool("mutate",
 			mcp.WithDescription("Changes echo's definition and adds a tool, then notifies."),
@@ -132,4 +144,27 @@ func sleep(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, e
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// askSchema is what the ask tool requests: a name with a default and a
+// color to choose.
+var askSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"name":  map[string]any{"type": "string", "title": "Your name", "default": "Ada"},
+		"color": map[string]any{"type": "string", "enum": []string{"red", "blue"}},
+	},
+	"required": []string{"color"},
+}
+
+func ask(ctx context.Context, s *server.MCPServer) (*mcp.CallToolResult, error) {
+	req := mcp.ElicitationRequest{}
+	req.Params.Message = "Who are you, and which color?"
+	req.Params.RequestedSchema = askSchema
+	res, err := s.RequestElicitation(ctx, req)
+	if err != nil {
+		return mcp.NewToolResultError("elicitation failed: " + err.Error()), nil
+	}
+	b, _ := json.Marshal(res.Content)
+	return mcp.NewToolResultText(fmt.Sprintf("answer: %s %s", res.Action, b)), nil
 }

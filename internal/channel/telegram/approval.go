@@ -161,6 +161,10 @@ func (c *Channel) showOutcome(ctx context.Context, p *prompt, line string) {
 
 // onCallback answers an approval button press.
 func (c *Channel) onCallback(ctx context.Context, cq *models.CallbackQuery) {
+	if strings.HasPrefix(cq.Data, questionPrefix) {
+		c.onQuestionCallback(ctx, cq)
+		return
+	}
 	d, key, ok := parseCallback(cq.Data)
 	if !ok {
 		_ = c.api.answerCallback(ctx, cq.ID, "")

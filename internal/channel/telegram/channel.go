@@ -28,6 +28,7 @@ type Channel struct {
 	wake  chan struct{} // an update was queued
 
 	approvals approvals
+	questions questions      // tools' questions waiting in a chat (elicit.go)
 	wg        sync.WaitGroup // route workers
 
 	// processed, when set (tests), is called after each update is done.

@@ -49,6 +49,7 @@ type fakeSessions struct {
 	mu        sync.Mutex
 	sent      []beamclaw.Inbound
 	decisions []decision
+	answers   []qAnswer
 	decideErr error
 	changed   chan struct{}
 	script    func(ctx context.Context, in beamclaw.Inbound)
@@ -80,6 +81,20 @@ func (f *fakeSessions) DecideFor(_ context.Context, _, id, _ string, d beamclaw.
 	close(f.changed)
 	f.changed = make(chan struct{})
 	return f.decideErr
+}
+
+type qAnswer struct {
+	user, id string
+	a        beamclaw.ElicitAnswer
+}
+
+func (f *fakeSessions) Answer(_ context.Context, user, id string, a beamclaw.ElicitAnswer) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.answers = append(f.answers, qAnswer{user, id, a})
+	close(f.changed)
+	f.changed = make(chan struct{})
+	return nil
 }
 
 func (f *fakeSessions) setScript(fn func(ctx context.Context, in beamclaw.Inbound)) {

@@ -32,6 +32,9 @@ type Sessions interface {
 	// DecideFor answers the pending approval approvalID of one of userID's
 	// sessions. A KindNotFound error means it expired or was answered.
 	DecideFor(ctx context.Context, userID, approvalID, origin string, d beamclaw.Decision) error
+	// Answer answers the question id a tool put to userID (an MCP
+	// elicitation). A KindNotFound error means it expired or was answered.
+	Answer(ctx context.Context, userID, id string, a beamclaw.ElicitAnswer) error
 }
 
 // Transcriber turns a voice note into text.

@@ -66,6 +66,10 @@ func (r *route) Deliver(ev beamclaw.RunEvent) {
 		if ev.Approval != nil {
 			r.st.ctrl = append(r.st.ctrl, ev)
 		}
+	case beamclaw.EvElicitation, beamclaw.EvElicitResult:
+		if ev.Elicit != nil {
+			r.st.ctrl = append(r.st.ctrl, ev)
+		}
 	case beamclaw.EvFinal:
 		if ev.Text != "" {
 			r.st.text = ev.Text

@@ -153,6 +153,10 @@ func (s *streamer) logFail(ctx context.Context, what string, err error) {
 // control sends an approval prompt or shows a decision taken elsewhere
 // (a /yes text reply).
 func (s *streamer) control(ctx context.Context, ev beamclaw.RunEvent) {
+	if ev.Elicit != nil {
+		s.c.question(ctx, s.r.chatID, ev)
+		return
+	}
 	req := *ev.Approval
 	if ev.Type == beamclaw.EvApprovalResult {
 		if p, first := s.c.approvals.finish(req.ID); first {

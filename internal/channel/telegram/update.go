@@ -61,6 +61,9 @@ func (c *Channel) onMessage(ctx context.Context, msg *models.Message) {
 	if agent == "" {
 		agent = c.opts.Agent
 	}
+	if c.answerText(ctx, msg) {
+		return
+	}
 	content, atts, ok := c.content(ctx, msg)
 	if !ok {
 		return

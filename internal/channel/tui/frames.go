@@ -142,9 +142,14 @@ func (m *model) handleFrame(f protocol.ServerFrame) {
 			m.approvals = append(m.approvals, approvalPrompt{runID: f.RunID, req: *f.Approval})
 			t.add(entryInfo, "⚠ Approval needed: "+approvalText(*f.Approval))
 		}
+	case protocol.FrameElicitation:
+		if f.Elicitation != nil {
+			m.asked(f.RunID, *f.Elicitation)
+		}
 	case protocol.FrameFinal:
 		t.finish(f.RunID, f.Text)
 		m.dropApprovals(f.RunID)
+		m.dropAsks(f.RunID)
 	case protocol.FrameError:
 		m.frameError(f)
 	case protocol.FrameContext:
@@ -152,7 +157,7 @@ func (m *model) handleFrame(f protocol.ServerFrame) {
 		e.used, e.window, e.messages = f.UsedTokens, f.Window, f.MessageCount
 	case protocol.FrameResetDone:
 		t.reset()
-		m.approvals = nil
+		m.approvals, m.asks = nil, nil
 		t.add(entryInfo, "New session: the history is cleared.")
 	}
 }
@@ -162,6 +167,7 @@ func (m *model) frameError(f protocol.ServerFrame) {
 	if f.RunID != "" {
 		m.transcript.fail(f.RunID, msg)
 		m.dropApprovals(f.RunID)
+		m.dropAsks(f.RunID)
 		return
 	}
 	if f.ID != "" {

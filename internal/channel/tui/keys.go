@@ -14,6 +14,7 @@ const helpText = `Commands:
   /new           start a new session (clears the history)
   /agent NAME    talk to another agent
   /yes /no /always  answer the waiting approval (or press y, n, a)
+  /accept /decline /cancel  answer a tool's question (fields are typed one by one)
   /help          this help
   /quit          leave (or Ctrl-C)
 Keys: Enter sends · Alt+Enter or Ctrl+J adds a line · PgUp/PgDn scroll`
@@ -25,6 +26,9 @@ func (m *model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case "enter":
 		text := strings.TrimSpace(m.input.Value())
 		m.input.Reset()
+		if cmd, ok := m.answerText(text); ok {
+			return cmd
+		}
 		if text == "" {
 			return nil
 		}
@@ -34,8 +38,9 @@ func (m *model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		m.vp, cmd = m.vp.Update(k)
 		return cmd
 	}
-	// One key answers an approval while the input is empty.
-	if len(m.approvals) > 0 && m.input.Value() == "" {
+	// One key answers an approval while the input is empty (and no
+	// question waits for typed values).
+	if len(m.approvals) > 0 && len(m.asks) == 0 && m.input.Value() == "" {
 		switch k.String() {
 		case "y":
 			return m.decide(protocol.DecisionAllow)

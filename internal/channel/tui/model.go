@@ -78,7 +78,8 @@ type model struct {
 	transcript transcript
 	unacked    []pendingMsg
 	approvals  []approvalPrompt
-	notices    []string // shown after the next ready replaces the scrollback
+	asks       []askPrompt // questions tools put to the user (ask.go)
+	notices    []string    // shown after the next ready replaces the scrollback
 
 	width, height int
 	vp            viewport.Model
@@ -272,7 +273,7 @@ func (m *model) switchAgent(name string) tea.Cmd {
 	m.switching = name
 	m.state = stateReconnecting
 	m.lastErr = "switching to agent " + name
-	m.approvals, m.unacked = nil, nil
+	m.approvals, m.unacked, m.asks = nil, nil, nil
 	m.attempt = 0
 	return m.redial(name)
 }

@@ -134,6 +134,9 @@ func (m *model) status() string {
 	if m.state == stateReconnecting {
 		return offlineStyle.Width(w).Render(clip(fmt.Sprintf(" reconnecting… (attempt %d) %s", m.attempt, m.lastErr), w))
 	}
+	if len(m.asks) > 0 {
+		return askStyle.Width(w).Render(clip(m.askStatus(), w))
+	}
 	if len(m.approvals) > 0 {
 		a := m.approvals[0].req
 		return askStyle.Width(w).Render(clip(fmt.Sprintf(" Approve %s? [y] allow once · [a] always · [n] deny", a.ToolName), w))

@@ -17,20 +17,21 @@ func main() {
 	mode := flag.String("mode", "serve", "serve or hang")
 	extra := flag.Int("extra-tools", 0, "number of extra tools")
 	page := flag.Int("page-size", 0, "tools/list page size (0: no pagination)")
+	echoDesc := flag.String("echo-description", "", "echo's description (default: the usual one)")
 	flag.Parse()
-	if err := run(*mode, *extra, *page); err != nil {
+	if err := run(*mode, mcpfixtures.Options{ExtraTools: *extra, PageSize: *page, EchoDescription: *echoDesc}); err != nil {
 		fmt.Fprintln(os.Stderr, "mcpfixture:", err)
 		os.Exit(1)
 	}
 }
 
-func run(mode string, extra, page int) error {
+func run(mode string, opts mcpfixtures.Options) error {
 	switch mode {
 	case "hang":
 		_, err := io.Copy(io.Discard, os.Stdin)
 		return err
 	case "serve":
-		s := mcpfixtures.NewServer(mcpfixtures.Options{ExtraTools: extra, PageSize: page})
+		s := mcpfixtures.NewServer(opts)
 		return server.ServeStdio(s)
 	}
 	return fmt.Errorf("unknown mode %q", mode)
