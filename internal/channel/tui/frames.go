@@ -122,16 +122,21 @@ func (m *model) handleFrame(f protocol.ServerFrame) {
 	case protocol.FrameReady:
 		m.sessionID, m.agent = f.SessionID, f.Agent
 		t.loadHistory(f.History)
+		m.work.reset()
 	case protocol.FrameHistory:
 		t.loadHistory(f.Messages)
 	case protocol.FrameAck:
 		m.acked(f.ID)
+		m.work.set(f.RunID, "thinking…")
 	case protocol.FrameChunk:
 		e := t.answer(f.RunID)
 		e.text += f.Text
+		m.work.set(f.RunID, "")
 	case protocol.FrameToolStart:
 		t.add(entryTool, "⚙ "+f.Tool+" "+clip(string(f.Args), 80))
+		m.work.set(f.RunID, "running "+f.Tool+"…")
 	case protocol.FrameToolResult:
+		m.work.set(f.RunID, "thinking…")
 		mark := "✓"
 		if f.IsError {
 			mark = "✗"
@@ -148,6 +153,7 @@ func (m *model) handleFrame(f protocol.ServerFrame) {
 		}
 	case protocol.FrameFinal:
 		t.finish(f.RunID, f.Text)
+		m.work.done(f.RunID)
 		m.dropApprovals(f.RunID)
 		m.dropAsks(f.RunID)
 	case protocol.FrameError:
@@ -157,6 +163,7 @@ func (m *model) handleFrame(f protocol.ServerFrame) {
 		e.used, e.window, e.messages = f.UsedTokens, f.Window, f.MessageCount
 	case protocol.FrameResetDone:
 		t.reset()
+		m.work.reset()
 		m.approvals, m.asks = nil, nil
 		t.add(entryInfo, "New session: the history is cleared.")
 	}
@@ -166,6 +173,7 @@ func (m *model) frameError(f protocol.ServerFrame) {
 	msg := "Error: " + f.Message
 	if f.RunID != "" {
 		m.transcript.fail(f.RunID, msg)
+		m.work.done(f.RunID)
 		m.dropApprovals(f.RunID)
 		m.dropAsks(f.RunID)
 		return

@@ -79,6 +79,7 @@ type model struct {
 	unacked    []pendingMsg
 	approvals  []approvalPrompt
 	asks       []askPrompt // questions tools put to the user (ask.go)
+	work       activity    // runs in flight and what each is doing (spinner.go)
 	notices    []string    // shown after the next ready replaces the scrollback
 
 	width, height int
@@ -216,12 +217,14 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case frameMsg:
 		if msg.gen == m.gen {
 			m.handleFrame(msg.f)
-			cmd = m.listen()
+			cmd = tea.Batch(m.listen(), m.startSpinner())
 		}
 	case lostMsg:
 		cmd = m.lost(msg)
 	case dialedMsg:
 		cmd = m.dialed(msg)
+	case spinMsg:
+		cmd = m.spin()
 	default:
 		m.input, cmd = m.input.Update(msg)
 	}

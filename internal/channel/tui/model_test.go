@@ -233,3 +233,39 @@ func (m *model) dialedOrRetry(t *testing.T, msg any) any {
 	}
 	return cmd()
 }
+
+func TestShowsTheAgentWorkingBeforeItsFirstWord(t *testing.T) {
+	conn := newFakeConn("default")
+	m := newTestModel(t, &dialer{}, conn)
+	typeText(m, "hi")
+	press(m, enter)
+	f := conn.next(t)
+	frame(m, protocol.ServerFrame{Type: "ack", ID: f.ID, RunID: "r1"})
+	mustContain(t, m.screen(), "thinking…")
+	if cmd := m.startSpinner(); cmd != nil {
+		t.Error("a second spinner timer was scheduled")
+	}
+	before := m.work.line()
+	m.Update(spinMsg{})
+	if m.work.line() == before {
+		t.Errorf("spinner did not move: %q", before)
+	}
+
+	frame(m, protocol.ServerFrame{Type: "tool_start", RunID: "r1", Tool: "web_search"})
+	mustContain(t, m.screen(), "running web_search…")
+	frame(m, protocol.ServerFrame{Type: "tool_result", RunID: "r1", Tool: "web_search", Result: "ok"})
+	mustContain(t, m.screen(), "thinking…")
+
+	frame(m, protocol.ServerFrame{Type: "chunk", RunID: "r1", Text: "Hel"})
+	if s := m.screen(); strings.Contains(s, "thinking…") {
+		t.Errorf("spinner shown while the text streams:\n%s", s)
+	}
+	frame(m, protocol.ServerFrame{Type: "final", RunID: "r1", Text: "Hello"})
+	if l := m.work.line(); l != "" {
+		t.Errorf("spinner after the final answer: %q", l)
+	}
+	m.Update(spinMsg{})
+	if m.work.ticking {
+		t.Error("an idle screen keeps a timer")
+	}
+}

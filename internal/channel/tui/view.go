@@ -67,6 +67,9 @@ func (m *model) refresh() {
 	for _, e := range m.transcript.entries {
 		parts = append(parts, m.renderEntry(e, width))
 	}
+	if l := m.work.line(); l != "" {
+		parts = append(parts, infoStyle.Render(clip(l, width)))
+	}
 	m.vp.SetContent(strings.Join(parts, "\n"))
 	if follow {
 		m.vp.GotoBottom()
