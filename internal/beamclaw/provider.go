@@ -1,6 +1,9 @@
 package beamclaw
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // ChatRequest is one call to an LLM provider.
 type ChatRequest struct {
@@ -8,6 +11,35 @@ type ChatRequest struct {
 	Messages  []Message
 	Tools     []ToolDef
 	MaxTokens int
+	// Sampling holds what a client asked of the model for this turn; nil
+	// leaves every control at the provider's default.
+	Sampling *Sampling
+}
+
+// Sampling is the sampling and output controls a client set for one turn
+// (the OpenAI-compatible API's temperature, top_p, ...). It applies to
+// every model call of the turn; nil or zero fields are left unset, so the
+// provider's defaults hold. The gateway validates it before a run starts.
+type Sampling struct {
+	Temperature       *float64
+	TopP              *float64
+	MaxTokens         int // the client's max_tokens / max_completion_tokens; the agent's cap still holds
+	Stop              []string
+	Seed              *int64
+	PresencePenalty   *float64
+	FrequencyPenalty  *float64
+	ResponseFormat    json.RawMessage // {"type":"json_object"} or {"type":"json_schema",...}; nil = text
+	ReasoningEffort   string
+	ParallelToolCalls *bool
+}
+
+// MaxTokensWithin is the output cap of a call: the client's when it asked for
+// less than the agent's cap (or the agent has none), else the agent's.
+func (s *Sampling) MaxTokensWithin(agentCap int) int {
+	if s == nil || s.MaxTokens <= 0 || (agentCap > 0 && s.MaxTokens > agentCap) {
+		return agentCap
+	}
+	return s.MaxTokens
 }
 
 // ChatResponse is a provider's complete answer. Message is the assistant

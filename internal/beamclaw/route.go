@@ -98,4 +98,7 @@ type Inbound struct {
 	// Empty for routes that can never approve.
 	Origin string
 	Route  Route
+	// Sampling is the client's sampling controls for this turn (the
+	// OpenAI-compatible API); nil leaves the provider's defaults.
+	Sampling *Sampling
 }

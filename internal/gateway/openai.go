@@ -28,7 +28,7 @@ type Agents interface {
 // returns once route got its terminal event.
 type Sessions interface {
 	Send(ctx context.Context, in beamclaw.Inbound) (runID string, err error)
-	RunEphemeral(ctx context.Context, agentID string, history []beamclaw.Message, route beamclaw.Route) (runID string, err error)
+	RunEphemeral(ctx context.Context, agentID string, history []beamclaw.Message, sampling *beamclaw.Sampling, route beamclaw.Route) (runID string, err error)
 }
 
 // OpenAIOptions configures the OpenAI-compatible routes.

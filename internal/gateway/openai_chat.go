@@ -129,13 +129,14 @@ func (o *OpenAI) start(ctx context.Context, in *chatInput, route *chatRoute) (wa
 	noop := func() {}
 	if in.user != "" {
 		_, err := o.opts.Sessions.Send(ctx, beamclaw.Inbound{Channel: beamclaw.ChannelHTTP, UserID: o.opts.UserID("api", in.user),
-			AgentID: in.agent, Content: in.text, Attachments: in.atts, NoApproval: true, Route: route, MessageID: in.idem})
+			AgentID: in.agent, Content: in.text, Attachments: in.atts, NoApproval: true, Route: route, MessageID: in.idem,
+			Sampling: in.req.sampling})
 		return noop, err
 	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		runID, err := o.opts.Sessions.RunEphemeral(ctx, in.agent, in.history, route)
+		runID, err := o.opts.Sessions.RunEphemeral(ctx, in.agent, in.history, in.req.sampling, route)
 		if err != nil {
 			o.log.LogAttrs(ctx, slog.LevelWarn, "ephemeral run failed", slog.String("agent", in.agent),
 				slog.String("run_id", runID), slog.String("kind", beamclaw.KindOf(err).String()),

@@ -37,6 +37,7 @@ type oaiSessions struct {
 	mu        sync.Mutex
 	inbound   []beamclaw.Inbound
 	histories [][]beamclaw.Message
+	samplings []*beamclaw.Sampling
 	agents    []string
 	wg        sync.WaitGroup
 }
@@ -56,9 +57,10 @@ func (f *oaiSessions) Send(_ context.Context, in beamclaw.Inbound) (string, erro
 	return "run-1", nil
 }
 
-func (f *oaiSessions) RunEphemeral(ctx context.Context, agentID string, history []beamclaw.Message, route beamclaw.Route) (string, error) {
+func (f *oaiSessions) RunEphemeral(ctx context.Context, agentID string, history []beamclaw.Message, sampling *beamclaw.Sampling, route beamclaw.Route) (string, error) {
 	f.mu.Lock()
 	f.histories = append(f.histories, history)
+	f.samplings = append(f.samplings, sampling)
 	f.agents = append(f.agents, agentID)
 	f.mu.Unlock()
 	if f.ephErr != nil {

@@ -213,10 +213,42 @@ func TestOpenAIBadRequests(t *testing.T) {
 		{name: "remote image", status: 400, param: "messages[0].content[0]", msg: "only data: URLs",
 			body: `{"model":"default","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"http://169.254.169.254/x.png"}}]}]}`},
 		{name: "content number", body: `{"model":"default","messages":[{"role":"user","content":5}]}`, status: 400, param: "messages"},
-		{name: "oversized", body: `{"model":"default","messages":[{"role":"user","content":"` + strings.Repeat("x", 600) + `"}]}`,
+		{name: "temperature string", body: `{"model":"default","temperature":"hot","messages":[{"role":"user","content":"hi"}]}`,
+			status: 400, param: "temperature", msg: "expected a number, but got a string"},
+		{name: "temperature above 2", body: `{"model":"default","temperature":2.5,"messages":[{"role":"user","content":"hi"}]}`,
+			status: 400, param: "temperature", msg: "Expected a value <= 2, but got 2.5"},
+		{name: "top_p below 0", body: `{"model":"default","top_p":-0.1,"messages":[{"role":"user","content":"hi"}]}`,
+			status: 400, param: "top_p", msg: "value below minimum"},
+		{name: "max_tokens zero", body: `{"model":"default","max_tokens":0,"messages":[{"role":"user","content":"hi"}]}`,
+			status: 400, param: "max_tokens"},
+		{name: "max_tokens fraction", body: `{"model":"default","max_tokens":1.5,"messages":[{"role":"user","content":"hi"}]}`,
+			status: 400, param: "max_tokens", msg: "expected an integer"},
+		{name: "both max tokens", body: `{"model":"default","max_tokens":5,"max_completion_tokens":5,"messages":[{"role":"user","content":"hi"}]}`,
+			status: 400, param: "max_tokens"},
+		{name: "five stops", body: `{"model":"default","stop":["a","b","c","d","e"],"messages":[{"role":"user","content":"hi"}]}`,
+			status: 400, param: "stop"},
+		{name: "stop number", body: `{"model":"default","stop":5,"messages":[{"role":"user","content":"hi"}]}`,
+			status: 400, param: "stop"},
+		{name: "seed string", body: `{"model":"default","seed":"x","messages":[{"role":"user","content":"hi"}]}`,
+			status: 400, param: "seed"},
+		{name: "penalty", body: `{"model":"default","presence_penalty":3,"messages":[{"role":"user","content":"hi"}]}`,
+			status: 400, param: "presence_penalty"},
+		{name: "response_format type", body: `{"model":"default","response_format":{"type":"yaml"},"messages":[{"role":"user","content":"hi"}]}`,
+			status: 400, param: "response_format.type"},
+		{name: "json_schema without name", body: `{"model":"default","response_format":{"type":"json_schema","json_schema":{"schema":{}}},"messages":[{"role":"user","content":"hi"}]}`,
+			status: 400, param: "response_format.json_schema"},
+		{name: "reasoning_effort", body: `{"model":"default","reasoning_effort":"max","messages":[{"role":"user","content":"hi"}]}`,
+			status: 400, param: "reasoning_effort"},
+		{name: "parallel_tool_calls string", body: `{"model":"default","parallel_tool_calls":"yes","messages":[{"role":"user","content":"hi"}]}`,
+			status: 400, param: "parallel_tool_calls", msg: "expected a boolean"},
+		{name: "stream_options without stream", body: `{"model":"default","stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}]}`,
+			status: 400, param: "stream_options"},
+		{name: "logprobs", body: `{"model":"default","logprobs":true,"messages":[{"role":"user","content":"hi"}]}`,
+			status: 400, param: "logprobs"},
+		{name: "oversized", body: `{"model":"default","messages":[{"role":"user","content":"` + strings.Repeat("x", 700) + `"}]}`,
 			status: 413},
 	}
-	env := newOAIEnv(t, &oaiSessions{}, OpenAIOptions{}, Options{MaxBodyBytes: 512})
+	env := newOAIEnv(t, &oaiSessions{}, OpenAIOptions{}, Options{MaxBodyBytes: 600})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			resp := env.post(t, tc.body, tc.header)
@@ -302,5 +334,43 @@ func TestOpenAIApprovalDeniedNote(t *testing.T) {
 	want := "I could not list the files.\n\n(The tool shell needed approval, which cannot be given over the OpenAI-compatible API, so it was denied.)"
 	if got != want {
 		t.Errorf("answer:\n%q\nwant\n%q", got, want)
+	}
+}
+
+func TestOpenAISamplingReachesTheRun(t *testing.T) {
+	fake := &oaiSessions{events: []beamclaw.RunEvent{{Type: beamclaw.EvFinal, Text: "ok"}}}
+	env := newOAIEnv(t, fake, OpenAIOptions{}, Options{})
+	resp := env.post(t, `{"model":"default","messages":[{"role":"user","content":"hi"}],
+		"temperature":0.2,"top_p":0.9,"max_completion_tokens":64,"stop":"END","seed":7,
+		"presence_penalty":0.5,"frequency_penalty":-0.5,"reasoning_effort":"low","parallel_tool_calls":false,
+		"response_format":{"type":"json_schema","json_schema":{"name":"answer","schema":{"type":"object"}}}}`, nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	fake.wg.Wait()
+	fake.mu.Lock()
+	if len(fake.samplings) != 1 || fake.samplings[0] == nil {
+		t.Fatalf("samplings %+v", fake.samplings)
+	}
+	s := fake.samplings[0]
+	f := func(v float64) *float64 { return &v }
+	seed, no := int64(7), false
+	want := &beamclaw.Sampling{Temperature: f(0.2), TopP: f(0.9), MaxTokens: 64, Stop: []string{"END"}, Seed: &seed,
+		PresencePenalty: f(0.5), FrequencyPenalty: f(-0.5), ReasoningEffort: "low", ParallelToolCalls: &no,
+		ResponseFormat: json.RawMessage(`{"type":"json_schema","json_schema":{"name":"answer","schema":{"type":"object"}}}`)}
+	if diff := cmp.Diff(want, s); diff != "" {
+		t.Errorf("sampling (-want +got):\n%s", diff)
+	}
+
+	fake.mu.Unlock()
+
+	// Nothing set: nil, the provider's defaults.
+	resp = env.post(t, `{"model":"default","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"text"}}`, nil)
+	resp.Body.Close()
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	if len(fake.samplings) != 2 || fake.samplings[1] != nil {
+		t.Errorf("unset controls became %+v", fake.samplings[len(fake.samplings)-1])
 	}
 }

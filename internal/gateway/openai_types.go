@@ -5,12 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
 
 // chatRequest is the body of POST /v1/chat/completions. Fields it does
-// not name (temperature, top_p, max_tokens, stop, ...) are accepted and
-// ignored: the agent's own configuration decides them.
+// not name (store, service_tier, prompt_cache_key, ...) are accepted and
+// ignored; docs/openai-api.md lists every field.
 type chatRequest struct {
+	samplingFields
 	Model         string            `json:"model"`
 	Messages      []chatMessage     `json:"messages"`
 	Stream        bool              `json:"stream"`
@@ -19,6 +23,9 @@ type chatRequest struct {
 	N             *int              `json:"n"`
 	Tools         []json.RawMessage `json:"tools"`
 	Functions     []json.RawMessage `json:"functions"`
+	Metadata      map[string]string `json:"metadata"`
+
+	sampling *beamclaw.Sampling // the checked controls
 }
 
 type streamOptions struct {
@@ -81,7 +88,8 @@ func (c *chatContent) UnmarshalJSON(b []byte) error {
 // decodeChat parses and checks a request body.
 func decodeChat(body []byte) (*chatRequest, error) {
 	var req chatRequest
-	if err := json.Unmarshal(body, &req); err != nil {
+	err := json.Unmarshal(body, &req)
+	if err != nil {
 		return nil, jsonError(err)
 	}
 	switch {
@@ -94,6 +102,9 @@ func decodeChat(body []byte) (*chatRequest, error) {
 	case req.N != nil && *req.N != 1:
 		return nil, badRequest("n must be 1: one choice per request is supported", "n")
 	}
+	if req.sampling, err = req.samplingFields.sampling(req.Stream, req.StreamOptions); err != nil {
+		return nil, err
+	}
 	return &req, nil
 }
 
@@ -101,19 +112,47 @@ func decodeChat(body []byte) (*chatRequest, error) {
 func jsonError(err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
+	var re *requestError
 	switch {
+	case errors.As(err, &re):
+		return re
 	case errors.As(err, &syn):
 		return badRequest(fmt.Sprintf("malformed JSON at offset %d: %s", syn.Offset, syn.Error()), "")
 	case errors.As(err, &typ):
-		field := typ.Field
+		field := strings.TrimPrefix(typ.Field, "samplingFields.") // the embedded struct's Go name
 		if field == "" {
 			field = "body"
 		}
-		return badRequest(fmt.Sprintf("invalid JSON at offset %d: %s must not be a %s", typ.Offset, field, typ.Value), field)
+		return badRequest(fmt.Sprintf("Invalid type for '%s' (at offset %d): expected %s, but got %s instead.", field, typ.Offset, jsonKind(typ.Type.String()), article(typ.Value)), field)
 	case errors.Is(err, errContentShape):
 		return badRequest("invalid JSON: message "+errContentShape.Error(), "messages")
 	}
 	return badRequest("malformed JSON: "+err.Error(), "")
+}
+
+// jsonKind names a Go type as the JSON a client should send.
+func jsonKind(goType string) string {
+	switch {
+	case strings.Contains(goType, "float"):
+		return "a number"
+	case strings.Contains(goType, "int"):
+		return "an integer"
+	case strings.Contains(goType, "bool"):
+		return "a boolean"
+	case strings.Contains(goType, "string") && !strings.Contains(goType, "map") && !strings.HasPrefix(strings.TrimLeft(goType, "*"), "[]"):
+		return "a string"
+	case strings.HasPrefix(strings.TrimLeft(goType, "*"), "[]"):
+		return "an array"
+	}
+	return "an object"
+}
+
+// article puts "a"/"an" before a JSON value kind ("string", "number").
+func article(kind string) string {
+	if kind != "" && strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an " + kind
+	}
+	return "a " + kind
 }
 
 // Response types, OpenAI's wire format.

@@ -60,6 +60,9 @@ type Run struct {
 	// NoApproval: nobody can answer approval requests on this route (an
 	// ephemeral HTTP request); calls that would ask are denied.
 	NoApproval bool
+	// Sampling is the client's controls, sent with every model call of
+	// the run (not with the hidden memory-flush or summary calls).
+	Sampling *beamclaw.Sampling
 }
 
 // Engine runs runs. It is safe for concurrent use.

@@ -73,7 +73,7 @@ func (rs *runState) chat(ctx context.Context) (beamclaw.ChatResponse, error) {
 		msgs = append(msgs, beamclaw.Message{Role: beamclaw.RoleSystem, Content: rs.system})
 		msgs = append(msgs, rs.history...)
 	}
-	req := beamclaw.ChatRequest{Model: rs.model, Messages: msgs, Tools: rs.defs, MaxTokens: rs.e.opts.MaxTokens}
+	req := beamclaw.ChatRequest{Model: rs.model, Messages: msgs, Tools: rs.defs, MaxTokens: rs.e.opts.MaxTokens, Sampling: rs.r.Sampling}
 	rs.emit(ctx, beamclaw.EventLLMRequest, slog.Int("message_count", len(msgs)), slog.String("model", rs.model))
 	st := rs.e.opts.Scrub.NewStream(func(s string) {
 		rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvChunk, Text: s})

@@ -11,12 +11,12 @@ import (
 )
 
 // RunEphemeral answers history (the caller's whole conversation, ending
-// with the new user message) for agentID without a session: nothing is
+// with the new user message, with the caller's sampling controls) for agentID without a session: nothing is
 // stored and no approval can be asked, so tools that need one are denied
 // unless the agent's autonomy allows them. It runs in the caller's
 // goroutine and returns when route got its terminal event; the error is
 // only for the caller's logs (route already got an EvError).
-func (m *Manager) RunEphemeral(ctx context.Context, agentID string, history []beamclaw.Message, route beamclaw.Route) (runID string, err error) {
+func (m *Manager) RunEphemeral(ctx context.Context, agentID string, history []beamclaw.Message, sampling *beamclaw.Sampling, route beamclaw.Route) (runID string, err error) {
 	runID = m.newID("run")
 	sessionID := "ephemeral-" + runID
 	or := newOnceRoute(route)
@@ -37,7 +37,7 @@ func (m *Manager) RunEphemeral(ctx context.Context, agentID string, history []be
 	err = m.opts.Engine.Run(ctx, loop.Run{
 		ID: runID, SessionID: sessionID, AgentID: agentID, Channel: beamclaw.ChannelHTTP,
 		Autonomy: m.opts.Autonomy(agentID), History: slices.Clip(history), Route: or,
-		Lane: ephemeralLane{}, NoApproval: true,
+		Lane: ephemeralLane{}, NoApproval: true, Sampling: sampling,
 	})
 	return runID, err
 }

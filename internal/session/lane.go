@@ -29,6 +29,7 @@ type run struct {
 	origin   string // Inbound.Origin: where its approvals may be answered
 	autonomy beamclaw.Autonomy
 	noAsk    bool // nobody can answer approvals on this run's route
+	sampling *beamclaw.Sampling
 	route    *onceRoute
 	msg      beamclaw.Message // the user message
 	pending  uint64           // its pending key while not yet in history
@@ -314,7 +315,7 @@ func (l *lane) loopRun(r *run) loop.Run {
 	n := len(l.history)
 	return loop.Run{ID: r.id, SessionID: l.id, UserID: l.rec.UserID, AgentID: l.rec.AgentID,
 		Channel: r.channel, Autonomy: r.autonomy, History: l.history[:n:n], Route: r.route,
-		Lane: &runLane{l: l, r: r}, NoApproval: r.noAsk}
+		Lane: &runLane{l: l, r: r}, NoApproval: r.noAsk, Sampling: r.sampling}
 }
 
 // finish records that the loop completed r.

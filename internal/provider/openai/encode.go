@@ -17,6 +17,17 @@ type chatRequest struct {
 	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
 	MaxTokens           int            `json:"max_tokens,omitempty"`
 	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
+
+	// The client's sampling and output controls (beamclaw.Sampling).
+	Temperature       *float64        `json:"temperature,omitempty"`
+	TopP              *float64        `json:"top_p,omitempty"`
+	Stop              []string        `json:"stop,omitempty"`
+	Seed              *int64          `json:"seed,omitempty"`
+	PresencePenalty   *float64        `json:"presence_penalty,omitempty"`
+	FrequencyPenalty  *float64        `json:"frequency_penalty,omitempty"`
+	ResponseFormat    json.RawMessage `json:"response_format,omitempty"`
+	ReasoningEffort   string          `json:"reasoning_effort,omitempty"`
+	ParallelToolCalls *bool           `json:"parallel_tool_calls,omitempty"`
 }
 
 type streamOptions struct {
@@ -86,10 +97,19 @@ func encodeChat(req beamclaw.ChatRequest, model string, maxCompletion bool) chat
 		Stream:        true,
 		StreamOptions: &streamOptions{IncludeUsage: true},
 	}
+	maxTokens := req.Sampling.MaxTokensWithin(req.MaxTokens)
 	if maxCompletion {
-		out.MaxCompletionTokens = req.MaxTokens
+		out.MaxCompletionTokens = maxTokens
 	} else {
-		out.MaxTokens = req.MaxTokens
+		out.MaxTokens = maxTokens
+	}
+	if s := req.Sampling; s != nil {
+		out.Temperature, out.TopP, out.Stop, out.Seed = s.Temperature, s.TopP, s.Stop, s.Seed
+		out.PresencePenalty, out.FrequencyPenalty = s.PresencePenalty, s.FrequencyPenalty
+		out.ResponseFormat, out.ReasoningEffort = s.ResponseFormat, s.ReasoningEffort
+		if len(req.Tools) > 0 {
+			out.ParallelToolCalls = s.ParallelToolCalls // providers refuse it without tools
+		}
 	}
 	for _, m := range req.Messages {
 		out.Messages = append(out.Messages, encodeMessage(m))

@@ -87,3 +87,37 @@ func TestArgumentsString(t *testing.T) {
 		})
 	}
 }
+
+func TestEncodeChatSampling(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	seed, no := int64(7), false
+	req := beamclaw.ChatRequest{MaxTokens: 1000, Messages: []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "hi"}},
+		Sampling: &beamclaw.Sampling{Temperature: f(0), TopP: f(0.5), MaxTokens: 64, Stop: []string{"END"}, Seed: &seed,
+			PresencePenalty: f(1), FrequencyPenalty: f(-1), ReasoningEffort: "low", ParallelToolCalls: &no,
+			ResponseFormat: json.RawMessage(`{"type":"json_object"}`)}}
+	b, err := json.Marshal(encodeChat(req, "m", false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"temperature": 0.0, "top_p": 0.5, "max_tokens": 64.0, "stop": []any{"END"}, "seed": 7.0,
+		"presence_penalty": 1.0, "frequency_penalty": -1.0, "reasoning_effort": "low",
+		"response_format": map[string]any{"type": "json_object"}}
+	for k, v := range want {
+		if diff := cmp.Diff(v, got[k]); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", k, diff)
+		}
+	}
+	if _, ok := got["parallel_tool_calls"]; ok {
+		t.Error("parallel_tool_calls sent without tools (providers refuse it)")
+	}
+
+	// The agent's cap holds over a client asking for more.
+	req.Sampling.MaxTokens = 5000
+	if out := encodeChat(req, "m", true); out.MaxCompletionTokens != 1000 {
+		t.Errorf("max_completion_tokens %d, want the agent's cap 1000", out.MaxCompletionTokens)
+	}
+}
