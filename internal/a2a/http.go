@@ -54,7 +54,11 @@ func (s *Server) tree() http.Handler {
 	agentRoutes := func(r chi.Router) {
 		r.Method(http.MethodPost, "/", s.call(func(w http.ResponseWriter, r *http.Request) { s.rpc(w, r, v1, v0) }))
 		r.Handle("/rest/*", s.call(func(w http.ResponseWriter, r *http.Request) {
-			http.StripPrefix(s.endpoint(chi.URLParam(r, "agent"))+"/rest", rest).ServeHTTP(w, r)
+			prefix := "/a2a/rest"
+			if a := chi.URLParam(r, "agent"); a != "" {
+				prefix = "/a2a/agents/" + a + "/rest"
+			}
+			http.StripPrefix(prefix, rest).ServeHTTP(w, r)
 		}))
 		r.Get(a2asrv.WellKnownAgentCardPath, s.cardHandler(false).ServeHTTP)
 		r.Get("/.well-known/agent.json", s.cardHandler(true).ServeHTTP)
@@ -138,7 +142,7 @@ func (s *Server) cardHandler(legacy bool) http.Handler {
 // in events).
 func routeOf(r *http.Request) string {
 	if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePattern() != "" {
-		return "/a2a" + strings.TrimSuffix(rc.RoutePattern(), "/")
+		return strings.TrimSuffix(rc.RoutePattern(), "/")
 	}
 	return "/a2a"
 }

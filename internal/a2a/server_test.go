@@ -88,3 +88,26 @@ func TestClosedWithoutAToken(t *testing.T) {
 		t.Fatal("New without a DB or token succeeded")
 	}
 }
+
+// The HTTP+JSON binding serves the same tasks, for the default agent and
+// a named one.
+func TestRESTBinding(t *testing.T) {
+	rg := newRig(t, nil)
+	for _, base := range []string{"/a2a/rest", "/a2a/agents/coder/rest"} {
+		done := make(chan []byte, 1)
+		go func() {
+			_, b := rg.do("POST", base+"/message:send", "Bearer "+peerToken,
+				`{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"rest"}]}}`)
+			done <- b
+		}()
+		s := rg.sess.next(t)
+		finish(s.in, "ok")
+		b := wait(t, done)
+		if !strings.Contains(string(b), `"TASK_STATE_COMPLETED"`) {
+			t.Fatalf("%s: %s", base, b)
+		}
+		if base == "/a2a/agents/coder/rest" && s.in.AgentID != "coder" {
+			t.Fatalf("agent %q", s.in.AgentID)
+		}
+	}
+}
