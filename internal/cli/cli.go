@@ -32,6 +32,7 @@ type Backend interface {
 	SkillsBackend
 	MCPBackend
 	PairingBackend
+	A2ABackend
 }
 
 // Open returns the Backend of a config file ("" = the default file).
@@ -90,7 +91,7 @@ func (a *app) newRootCmd() *cobra.Command {
 	root.AddCommand(
 		a.newStartCmd(), a.newStopCmd(), a.newRestartCmd(), a.newStatusCmd(),
 		a.newVersionCmd(), a.newDoctorCmd(), a.newConfigCmd(), a.newTUICmd(),
-		a.newAgentCmd(), a.newSkillsCmd(), a.newMCPCmd(), a.newPairCmd(),
+		a.newAgentCmd(), a.newSkillsCmd(), a.newMCPCmd(), a.newPairCmd(), a.newA2ACmd(),
 	)
 	return root
 }
