@@ -32,6 +32,7 @@ type rigOptions struct {
 	fallback        []string // core.fallback_providers
 	extra           string   // more top-level YAML (tools:, sandbox: ...)
 	gateway         string   // more lines under gateway:, indented two spaces
+	core            string   // more lines under core:, indented two spaces
 }
 
 // chatRig is one daemon under test (not started until start) with the
@@ -69,6 +70,7 @@ func rigConfig(fakeURL string, o rigOptions) string {
 		def = o.fakeName
 	}
 	fmt.Fprintf(&b, "core:\n  default_provider: %s\n", def)
+	b.WriteString(o.core)
 	if o.autonomy != "" {
 		fmt.Fprintf(&b, "  autonomy_level: %s\n", o.autonomy)
 	}
