@@ -77,10 +77,12 @@ func (x *executor) start(ctx context.Context, ec *a2asrv.ExecutorContext, yield 
 	task.Status.Timestamp = &at
 	s.emit(ctx, beamclaw.EventA2ATaskCreated, slog.String("task_id", string(info.TaskID)), slog.String("session_id", session),
 		slog.String("agent", sc.agent), slog.String("caller", sc.caller))
-	if !yield(task, nil) {
+	t := &translator{info: info, run: run, now: s.clock.Now, quiet: !sc.early, task: task}
+	if !t.quiet && !yield(task, nil) {
+		run.detach()
 		return
 	}
-	x.relay(ctx, run, &translator{info: info, run: run, now: s.clock.Now}, yield)
+	x.relay(ctx, run, t, yield)
 }
 
 // userFor is the session user of a new task: the one of its context when

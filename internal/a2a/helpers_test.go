@@ -115,7 +115,7 @@ func (a fakeAgents) Skills(string) ([]skill.Skill, error) {
 
 // rig is a Server on a real bbolt file behind a real HTTP server.
 type rig struct {
-	t    *testing.T
+	t    testing.TB
 	s    *Server
 	sess *fakeSessions
 	url  string
@@ -152,13 +152,13 @@ func (rg *rig) waitEvent(name beamclaw.EventName, key, val string) beamclaw.Even
 	}
 }
 
-func newRig(t *testing.T, change func(*Options)) *rig {
+func newRig(t testing.TB, change func(*Options)) *rig {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "beamclaw.db")
 	return openRig(t, path, change)
 }
 
-func openRig(t *testing.T, path string, change func(*Options)) *rig {
+func openRig(t testing.TB, path string, change func(*Options)) *rig {
 	t.Helper()
 	db, err := store.Open(path, store.Options{})
 	if err != nil {
@@ -297,7 +297,7 @@ func (r sendResult) task(t *testing.T) *a2a.Task {
 	return task
 }
 
-func wait[T any](t *testing.T, ch <-chan T) T {
+func wait[T any](t testing.TB, ch <-chan T) T {
 	t.Helper()
 	select {
 	case v := <-ch:

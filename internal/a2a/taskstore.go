@@ -60,8 +60,9 @@ type binding struct {
 // when the caller is told about it and whenever it reaches a state a
 // caller waits for (input-required, auth-required, terminal), in one
 // group-committed transaction each; the updates between (working,
-// streamed artifact chunks) stay in memory, so a turn costs one fsync more
-// than the same turn over /v1/chat/completions. After a crash, a task left
+// streamed artifact chunks) stay in memory. A blocking SendMessage's task
+// is created only when it ends or asks for input (translator.quiet), so
+// that turn costs one fsync more than over /v1/chat/completions. After a crash, a task left
 // unfinished on disk is failed at the next start (recoverTasks): its run is
 // gone with the process.
 type TaskStore struct {
@@ -147,7 +148,7 @@ func (s *TaskStore) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskV
 	if err := rec.setTask(task); err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
-	if b.early {
+	if b.early || settled(rec.State) {
 		if err := s.write(rec); err != nil {
 			return taskstore.TaskVersionMissing, err
 		}
@@ -159,6 +160,8 @@ func (s *TaskStore) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskV
 		}
 		s.mu.Unlock()
 	}
+	s.emit(ctx, beamclaw.EventA2ATaskUpdated, slog.String("task_id", string(task.ID)), slog.String("state", stateName(rec.State)),
+		slog.String("agent", rec.Agent), slog.String("caller", rec.Owner))
 	return taskstore.TaskVersion(rec.Version), nil
 }
 

@@ -1,6 +1,7 @@
 package a2a
 
 import (
+	"slices"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -21,11 +22,22 @@ type translator struct {
 	run     *liveRun
 	now     func() time.Time
 	working bool // the working status was sent in this execution
+	// quiet is for a blocking SendMessage: nobody hears of its task
+	// before the task ends or asks for input, and each event costs the
+	// SDK a few deep copies of the task (encoding/gob) and a store
+	// update. So the execution says nothing until then, and then one
+	// thing: the task as it stands (created, answered or failed, or
+	// waiting for input), written to disk once.
+	quiet bool
+	task  *a2a.Task // the new task, not yet told (quiet)
 }
 
 // events returns the A2A events of ev, and whether the execution ends
 // with them (a terminal state or input-required).
 func (t *translator) events(ev beamclaw.RunEvent) ([]a2a.Event, bool) {
+	if t.quiet {
+		return t.quietEvents(ev)
+	}
 	switch ev.Type {
 	case beamclaw.EvState:
 		if t.working {
@@ -34,7 +46,7 @@ func (t *translator) events(ev beamclaw.RunEvent) ([]a2a.Event, bool) {
 		t.working = true
 		return []a2a.Event{t.status(a2a.TaskStateWorking, nil)}, false
 	case beamclaw.EvChunk:
-		if ev.Text == "" {
+		if ev.Text == "" || t.quiet {
 			return nil, false
 		}
 		return []a2a.Event{t.chunk(ev.Text)}, false
@@ -83,6 +95,39 @@ func (t *translator) final(text string) []a2a.Event {
 		msg = agentMessage(t.info, text)
 	}
 	return append(out, t.status(a2a.TaskStateCompleted, msg))
+}
+
+// quietEvents is events for a quiet execution: the task once, when it
+// ends or asks for input.
+func (t *translator) quietEvents(ev beamclaw.RunEvent) ([]a2a.Event, bool) {
+	switch ev.Type {
+	case beamclaw.EvApprovalRequest:
+		if ev.Approval == nil {
+			return nil, false
+		}
+		return []a2a.Event{t.snapshot(a2a.TaskStateInputRequired, approvalMessage(t.info, ev.Approval), "")}, true
+	case beamclaw.EvFinal:
+		var msg *a2a.Message
+		if ev.Text != "" {
+			msg = agentMessage(t.info, ev.Text)
+		}
+		return []a2a.Event{t.snapshot(a2a.TaskStateCompleted, msg, ev.Text)}, true
+	case beamclaw.EvError:
+		return []a2a.Event{t.snapshot(a2a.TaskStateFailed, agentMessage(t.info, ev.Text), "")}, true
+	}
+	return nil, false
+}
+
+// snapshot is the new task in state st, with answer as its artifact.
+func (t *translator) snapshot(st a2a.TaskState, msg *a2a.Message, answer string) *a2a.Task {
+	at := t.now()
+	out := &a2a.Task{ID: t.task.ID, ContextID: t.task.ContextID, Metadata: t.task.Metadata,
+		History: slices.Clone(t.task.History), Status: a2a.TaskStatus{State: st, Message: msg, Timestamp: &at}}
+	if answer != "" {
+		id, _ := t.run.artifactID()
+		out.Artifacts = []*a2a.Artifact{{ID: id, Name: answerArtifact, Parts: a2a.ContentParts{a2a.NewTextPart(answer)}}}
+	}
+	return out
 }
 
 // approvalMessage asks the peer about a tool call; metadata carries the
