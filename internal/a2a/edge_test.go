@@ -159,3 +159,23 @@ func TestContextContinuesTheSession(t *testing.T) {
 		t.Fatalf("second task %s/%s as %s", t2.ID, t2.ContextID, second.in.UserID)
 	}
 }
+
+// A push config is deleted by its owner.
+func TestPushConfigDelete(t *testing.T) {
+	rg := newRig(t, func(o *Options) { o.Resolver = fixedResolver{"hooks.example.com": "93.184.216.34"} })
+	c := rg.client(peerToken)
+	res := sendAsync(c, userMsg("hi"))
+	finish(rg.sess.next(t).in, "ok")
+	task := wait(t, res).task(t)
+	cfg, err := c.CreateTaskPushConfig(context.Background(), &a2a.PushConfig{TaskID: task.ID, URL: "https://hooks.example.com/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DeleteTaskPushConfig(context.Background(), &a2a.DeleteTaskPushConfigRequest{TaskID: task.ID, ID: cfg.ID}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := c.ListTaskPushConfigs(context.Background(), &a2a.ListTaskPushConfigRequest{TaskID: task.ID})
+	if err != nil || len(list) != 0 {
+		t.Fatalf("after delete: %v %v", list, err)
+	}
+}

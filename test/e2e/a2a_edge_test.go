@@ -138,3 +138,22 @@ func TestA2A_ApprovalRoundTripThroughInputRequired(t *testing.T) {
 		t.Fatalf("tool results the model saw: %q", tr)
 	}
 }
+
+// The gateway's rate limit applies to the A2A routes, calls and cards.
+func TestA2A_RateLimited(t *testing.T) {
+	r := newA2ARig(t, rigOptions{gateway: "  rate_limit: {enabled: true, requests: 3, window_seconds: 60}\n"}, "")
+	r.start()
+	body := `{"jsonrpc":"2.0","id":1,"method":"ListTasks","params":{}}`
+	codes := map[int]int{}
+	for range 3 {
+		code, _ := r.a2aPost("/a2a", a2aGatewayToken, body)
+		codes[code]++
+	}
+	code, _ := r.a2aPost("/a2a", a2aGatewayToken, body)
+	if codes[200] != 3 || code != 429 {
+		t.Fatalf("statuses %v then %d, want 3×200 then 429", codes, code)
+	}
+	if code, _ := get(t, r.a2aURL()+"/.well-known/agent-card.json"); code != 429 {
+		t.Fatalf("the card past the limit: %d", code)
+	}
+}
