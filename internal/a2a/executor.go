@@ -82,7 +82,9 @@ func (x *executor) start(ctx context.Context, ec *a2asrv.ExecutorContext, yield 
 		run.detach()
 		return
 	}
-	x.relay(ctx, run, t, yield)
+	if !x.relay(ctx, run, t, yield) {
+		s.tasks.unbind(info.TaskID) // no task was ever told: nothing will create it
+	}
 }
 
 // userFor is the session user of a new task: the one of its context when
@@ -139,8 +141,9 @@ func (x *executor) answer(ctx context.Context, ec *a2asrv.ExecutorContext, yield
 }
 
 // relay yields the run's events until the execution ends: at a terminal
-// state, at input-required, or when the SDK stops listening.
-func (x *executor) relay(ctx context.Context, run *liveRun, t *translator, yield func(a2a.Event, error) bool) {
+// state, at input-required, or when the SDK stops listening. It reports
+// whether it yielded anything.
+func (x *executor) relay(ctx context.Context, run *liveRun, t *translator, yield func(a2a.Event, error) bool) (yielded bool) {
 	var buf []beamclaw.RunEvent
 	for {
 		var closed bool
@@ -148,28 +151,29 @@ func (x *executor) relay(ctx context.Context, run *liveRun, t *translator, yield
 		for _, ev := range buf {
 			evs, stop := t.events(ev)
 			for _, e := range evs {
+				yielded = true
 				if !yield(e, nil) {
 					run.detach()
-					return
+					return yielded
 				}
 			}
 			if stop {
 				if ev.Terminal() {
 					x.s.runs.remove(run)
 					run.close()
-					return
+					return yielded
 				}
 				run.detach()
-				return
+				return yielded
 			}
 		}
 		if closed {
-			return // canceled: the SDK ends the execution with the cancel
+			return yielded // canceled: the SDK ends the execution with the cancel
 		}
 		select {
 		case <-ctx.Done():
 			run.detach()
-			return
+			return yielded
 		case <-run.wake:
 		}
 	}

@@ -68,8 +68,9 @@ type Options struct {
 	Push bool
 	// Retention is how long finished tasks stay (a2a.task_retention_hours).
 	Retention time.Duration
-	// UserID turns a caller into the session user id ("a2a:<caller>", or
-	// BEAMCLAW_USER): session.UserID.
+	// UserID turns a caller into the session user id (default
+	// "a2a:<caller>"). BEAMCLAW_USER does not apply: a caller is another
+	// agent, never the owner whose sessions follow them across channels.
 	UserID func(caller string) string
 	// Version is the build's version, the cards' version.
 	Version string

@@ -44,9 +44,7 @@ func (d *daemon) a2aEdge(rt *agentRuntime) (suture.Service, []gateway.Mount, err
 		d.log.Warn("a2a: /a2a and the agent cards are off", "reason", why)
 		return nil, nil, nil
 	}
-	canonical := d.plan.CanonicalUser
 	o.Sessions, o.Agents, o.DB = a2aSessions{rt.sessions}, rt.agents, d.db
-	o.UserID = func(caller string) string { return session.UserID("a2a", caller, canonical) }
 	o.Emitter, o.Logger, o.Version = d.bus, d.log, d.opts.Build.Version
 	srv, err := a2a.New(o)
 	if err != nil {

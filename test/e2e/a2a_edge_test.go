@@ -157,3 +157,16 @@ func TestA2A_RateLimited(t *testing.T) {
 		t.Fatalf("the card past the limit: %d", code)
 	}
 }
+
+// BEAMCLAW_USER makes every channel one person's, but an A2A caller is
+// another agent: it gets a session of its own, not the owner's history.
+func TestA2A_CallerIsNotTheCanonicalUser(t *testing.T) {
+	r := newChatRig(t, rigOptions{extra: "a2a:\n  peers:\n    peer1: {token: {env: E2E_PEER_TOKEN}}\n"})
+	r.h.env = append(r.h.env, "BEAMCLAW_USER=owner", "E2E_PEER_TOKEN="+a2aPeerToken)
+	r.start()
+	r.chat("someone", "my secret plan is X")
+	a2aSend(t, r.a2aClient(a2aPeerToken), a2aMsg("what was the plan?"))
+	if conv := llmConversation(llmLast(t, r.llm)); len(conv) != 1 || conv[0] != "user: what was the plan?" {
+		t.Fatalf("the peer's turn saw %q", conv)
+	}
+}
