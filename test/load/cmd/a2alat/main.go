@@ -9,7 +9,7 @@
 //
 // Usage:
 //
-//	a2alat -addr 127.0.0.1:18800 -token-env BEAMCLAW_GATEWAY_TOKEN [-n 500] [-warmup 50] [-json]
+//	a2alat -addr 127.0.0.1:18800 -token-env BEAMCLAW_GATEWAY_TOKEN [-n 500] [-warmup 50] [-pid PID] [-json]
 //
 // See docs/performance.md.
 package main
@@ -48,6 +48,10 @@ type result struct {
 	A2A        load.Summary `json:"a2a_send_message"`
 	AddedP50   string       `json:"added_p50"`
 	PairMedian string       `json:"per_pair_median_difference"`
+	// With -pid: the daemon's CPU time per turn, measured over a batch of
+	// each kind after the paired run (less sensitive to a busy machine).
+	ChatCPU string `json:"chat_cpu_per_turn,omitempty"`
+	A2ACPU  string `json:"a2a_cpu_per_turn,omitempty"`
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -57,6 +61,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	n := fs.Int("n", 500, "measured pairs")
 	warmup := fs.Int("warmup", 50, "unmeasured pairs first")
 	asJSON := fs.Bool("json", false, "print JSON")
+	pid := fs.Int("pid", 0, "daemon pid: also measure its CPU time per turn of each kind")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -95,6 +100,18 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	r := result{N: *n, Chat: load.Summarize(chat), A2A: load.Summarize(a2a)}
 	r.AddedP50 = (r.A2A.P50 - r.Chat.P50).String()
 	r.PairMedian = load.Percentile(diff, 50).String()
+	if *pid != 0 {
+		for _, k := range []struct {
+			send func(context.Context, string) (time.Duration, error)
+			out  *string
+		}{{c.chat, &r.ChatCPU}, {c.a2a, &r.A2ACPU}} {
+			cpu, err := cpuPerTurn(ctx, *pid, *n, k.send)
+			if err != nil {
+				return err
+			}
+			*k.out = cpu.String()
+		}
+	}
 	if *asJSON {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
@@ -102,7 +119,50 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "pairs %d\nchat completions  %s\na2a SendMessage   %s\nadded p50 %s, per-pair median difference %s\n",
 		r.N, r.Chat, r.A2A, r.AddedP50, r.PairMedian)
+	if r.ChatCPU != "" {
+		fmt.Fprintf(out, "daemon CPU per turn: chat completions %s, a2a SendMessage %s\n", r.ChatCPU, r.A2ACPU)
+	}
 	return nil
+}
+
+// cpuPerTurn sends n turns of one kind and divides the daemon's CPU time
+// (user + system, /proc/PID/stat) by n.
+func cpuPerTurn(ctx context.Context, pid, n int, send func(context.Context, string) (time.Duration, error)) (time.Duration, error) {
+	before, err := cpuTime(pid)
+	if err != nil {
+		return 0, err
+	}
+	for i := range n {
+		if _, err := send(ctx, fmt.Sprintf("cpu %d", i)); err != nil {
+			return 0, err
+		}
+	}
+	after, err := cpuTime(pid)
+	if err != nil {
+		return 0, err
+	}
+	return (after - before) / time.Duration(n), nil
+}
+
+// cpuTime is a process's user + system CPU time (Linux; 100 ticks/s).
+func cpuTime(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	if len(f) < 13 {
+		return 0, fmt.Errorf("short /proc/%d/stat", pid)
+	}
+	var utime, stime int64
+	if _, err := fmt.Sscan(f[11], &utime); err != nil {
+		return 0, err
+	}
+	if _, err := fmt.Sscan(f[12], &stime); err != nil {
+		return 0, err
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
 }
 
 type client struct {
