@@ -56,8 +56,9 @@ func (x *executor) start(ctx context.Context, ec *a2asrv.ExecutorContext, yield 
 		return
 	}
 	info := ec.TaskInfo()
-	// TODO(lead): set Origin: "a2a:"+info.ContextID once beamclaw.Inbound
-	// has it, so that approvals are bound to the context they were asked on.
+	// TODO(lead): set Origin: originOf(info.ContextID) once beamclaw.Inbound
+	// has it, so that approvals are bound to the context they were asked on
+	// (Decide below already names that origin).
 	in := beamclaw.Inbound{Channel: beamclaw.ChannelA2A, UserID: user, AgentID: sc.agent, Content: text, Attachments: atts}
 	session := s.opts.Sessions.SessionID(in)
 	run := newLiveRun(info, session, s.orphaned)
@@ -125,7 +126,7 @@ func (x *executor) answer(ctx context.Context, ec *a2asrv.ExecutorContext, yield
 		return
 	}
 	if approval != "" {
-		if err := s.opts.Sessions.Decide(ctx, run.session, approval, d); err != nil {
+		if err := s.opts.Sessions.Decide(ctx, run.session, approval, originOf(info.ContextID), d); err != nil {
 			// Already decided (a timeout denied it): the run goes on, and
 			// its events say what happened.
 			s.log.LogAttrs(ctx, slog.LevelInfo, "a2a approval answer not applied", slog.String("task_id", string(info.TaskID)),
@@ -189,7 +190,7 @@ func (x *executor) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.
 			s.runs.remove(run)
 			runID, approval := run.close()
 			if approval != "" {
-				_ = s.opts.Sessions.Decide(ctx, run.session, approval, beamclaw.Deny)
+				_ = s.opts.Sessions.Decide(ctx, run.session, approval, originOf(info.ContextID), beamclaw.Deny)
 			}
 			if runID != "" {
 				if err := s.opts.Sessions.Cancel(ctx, run.session, runID); err != nil {

@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -45,7 +46,10 @@ func (f *fakeSessions) SessionID(in beamclaw.Inbound) string {
 	return "session-" + in.UserID + "-" + in.AgentID
 }
 
-func (f *fakeSessions) Decide(_ context.Context, _, approvalID string, d beamclaw.Decision) error {
+func (f *fakeSessions) Decide(_ context.Context, _, approvalID, origin string, d beamclaw.Decision) error {
+	if !strings.HasPrefix(origin, "a2a:") {
+		panic("an approval answered without its origin: " + origin)
+	}
 	f.mu.Lock()
 	f.decisions = append(f.decisions, approvalID+"="+string(d))
 	f.mu.Unlock()

@@ -17,13 +17,18 @@ import (
 // Sessions is the session manager as the A2A edge uses it. Send persists
 // in's message before it returns and later delivers the run's events to
 // in.Route, ending with exactly one EvFinal or EvError. Decide answers a
-// pending approval of a session; Cancel stops a run.
+// pending approval of a session asked on origin (the task's context,
+// "a2a:<contextId>"); Cancel stops a run.
 type Sessions interface {
 	Send(ctx context.Context, in beamclaw.Inbound) (runID string, err error)
 	SessionID(in beamclaw.Inbound) string
-	Decide(ctx context.Context, sessionID, approvalID string, d beamclaw.Decision) error
+	Decide(ctx context.Context, sessionID, approvalID, origin string, d beamclaw.Decision) error
 	Cancel(ctx context.Context, sessionID, runID string) error
 }
+
+// originOf is where a task's approvals are asked and answered: its
+// context (one conversation of one caller).
+func originOf(contextID string) string { return "a2a:" + contextID }
 
 // Agents is what the edge needs to know of the agents: which exist, and
 // the skills their cards list.

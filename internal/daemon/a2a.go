@@ -77,14 +77,14 @@ func exposedOr(agents []string) any {
 
 // a2aSessions adapts the session manager to a2a.Sessions.
 //
-// TODO(lead): drop this adapter and pass rt.sessions itself once
-// session.Manager has Decide(ctx, sessionID, approvalID, d) and
-// Cancel(ctx, sessionID, runID). Until then a canceled task's run is only
-// detached from it (its pending approval denied, its later events
+// TODO(lead): once session.Manager has Decide(ctx, sessionID, approvalID,
+// origin, d) (main has it) and Cancel(ctx, sessionID, runID), drop this
+// adapter and pass rt.sessions itself. Until then a canceled task's run is
+// only detached from it (its pending approval denied, its later events
 // dropped); it runs to its end in the session.
 type a2aSessions struct{ *session.Manager }
 
-func (s a2aSessions) Decide(_ context.Context, sessionID, approvalID string, d beamclaw.Decision) error {
+func (s a2aSessions) Decide(_ context.Context, sessionID, approvalID, _ string, d beamclaw.Decision) error {
 	return s.Manager.Decide(sessionID, approvalID, d)
 }
 
