@@ -149,6 +149,22 @@ func (a *Runtime) catalog(agentID string) (skill.Catalog, error) {
 	return cat, nil
 }
 
+// Skills are the skills the agent's prompt offers it (skill.InPrompt), for
+// its A2A agent card.
+func (a *Runtime) Skills(agentID string) ([]skill.Skill, error) {
+	cat, err := a.catalog(agentID)
+	if err != nil {
+		return nil, err
+	}
+	var out []skill.Skill
+	for _, s := range cat.Skills {
+		if s.InPrompt() {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
 // SkillText implements builtin.SkillReader: the SKILL.md of a skill the
 // agent's prompt lists.
 func (a *Runtime) SkillText(_ context.Context, agentID, name string) (string, error) {

@@ -75,3 +75,26 @@ func TestSkillTextRefusesUnknown(t *testing.T) {
 		t.Errorf("bundled skill: %q %v", text, err)
 	}
 }
+
+// Skills lists what the prompt offers (the A2A card shows it).
+func TestSkillsAreThePromptsSkills(t *testing.T) {
+	rt := newRuntime(t, memory.BackendMemory)
+	list, err := rt.Skills("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := rt.Prompt(context.Background(), "default", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, s := range list {
+		found = found || s.Name == "daily-review"
+		if !strings.Contains(p, "- "+s.Name+": ") {
+			t.Errorf("skill %s is not in the prompt", s.Name)
+		}
+	}
+	if !found {
+		t.Errorf("skills %v lack daily-review", list)
+	}
+}

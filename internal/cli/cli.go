@@ -33,6 +33,7 @@ type Backend interface {
 	MCPBackend
 	PairingBackend
 	DBBackend
+	A2ABackend
 }
 
 // Open returns the Backend of a config file ("" = the default file).
@@ -91,7 +92,7 @@ func (a *app) newRootCmd() *cobra.Command {
 	root.AddCommand(
 		a.newStartCmd(), a.newStopCmd(), a.newRestartCmd(), a.newStatusCmd(),
 		a.newVersionCmd(), a.newDoctorCmd(), a.newConfigCmd(), a.newTUICmd(),
-		a.newAgentCmd(), a.newSkillsCmd(), a.newMCPCmd(), a.newPairCmd(), a.newDBCmd(),
+		a.newAgentCmd(), a.newSkillsCmd(), a.newMCPCmd(), a.newPairCmd(), a.newDBCmd(), a.newA2ACmd(),
 	)
 	return root
 }

@@ -10,6 +10,7 @@ type Config struct {
 	Tools     Tools     `yaml:"tools"`
 	Memory    Memory    `yaml:"memory"`
 	MCP       MCP       `yaml:"mcp"`
+	A2A       A2A       `yaml:"a2a"`
 	Sandbox   Sandbox   `yaml:"sandbox"`
 	Scheduler Scheduler `yaml:"scheduler"`
 	Obs       Obs       `yaml:"obs"`

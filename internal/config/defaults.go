@@ -14,6 +14,7 @@ func Default() *Config {
 		Tools:     defaultTools(),
 		Memory:    defaultMemory(),
 		MCP:       defaultMCP(),
+		A2A:       defaultA2A(),
 		Sandbox:   defaultSandbox(),
 		Scheduler: defaultScheduler(),
 		Obs: Obs{

@@ -37,6 +37,7 @@ func (c *Config) Validate() error {
 	c.validateTools(&p)
 	c.validateMemory(&p)
 	c.validateMCP(&p)
+	c.validateA2A(&p)
 	c.validateSandbox(&p)
 	c.validateScheduler(&p)
 	p.enum("obs.log.level", c.Obs.Log.Level, LogLevels)

@@ -227,7 +227,8 @@ const MinTokenLen = 32
 
 // ValidateRuntime checks what needs the environment, through getenv: the
 // gateway token (set when configured, at least MinTokenLen characters),
-// the Telegram token and webhook secret when that channel is enabled. It
+// the Telegram token and webhook secret when that channel is enabled, the
+// A2A peers' tokens (as long as a gateway token) when A2A is enabled. It
 // runs at daemon start; `config check` may run where the variables are not
 // set. It reports every problem at once.
 func (c *Config) ValidateRuntime(getenv func(string) string) error {
@@ -239,6 +240,7 @@ func (c *Config) ValidateRuntime(getenv func(string) string) error {
 			p.secret("gateway.channels.telegram.webhook_secret", t.WebhookSecret, getenv, 16)
 		}
 	}
+	c.validateA2ARuntime(&p, getenv)
 	return p.err()
 }
 

@@ -15,7 +15,7 @@ import (
 
 // consumedBase turns every optional part on (Telegram in webhook mode with
 // voice, embeddings, rate limiting, an extra agent, MCP servers of both
-// transports), so that each key has a path to the plan.
+// transports, A2A with a peer), so that each key has a path to the plan.
 const consumedBase = `
 gateway:
   http: {addr: "127.0.0.1:0"}
@@ -53,6 +53,11 @@ mcp:
        oauth: {client_id: beamclaw, client_secret: {env: MCP_OAUTH_SECRET}, client_metadata_url: "https://beamclaw.example.com/client.json",
                scopes: [read], redirect_port: 8765}}
     - {name: local, transport: stdio, command: echo, args: [hi], env: {MODE: plain}, cwd: /tmp}
+a2a:
+  agents: [coder]
+  public_url: "https://agents.example.com"
+  peers:
+    research: {url: "https://research.example.com", token: {env: PEER_TOKEN}}
 `
 
 // A config key is consumed when changing it changes the plan the daemon

@@ -10,7 +10,8 @@ import (
 )
 
 // edges builds the gateway routes over the runtime, and the services
-// (WebSocket hubs, channels) that must run under the gateway supervisor.
+// (WebSocket hubs, the A2A edge, channels) that must run under the gateway
+// supervisor.
 func (d *daemon) edges(rt *agentRuntime) (routes, control []gateway.Mount, services []suture.Service, err error) {
 	canonical := d.plan.CanonicalUser
 	userID := func(prefix, id string) string { return session.UserID(prefix, id, canonical) }
@@ -33,6 +34,14 @@ func (d *daemon) edges(rt *agentRuntime) (routes, control []gateway.Mount, servi
 	control = append(control, admin.ControlRoutes(admin.ControlDeps{MCP: rt.mcp, Tokens: rt.tokens,
 		Scrub: rt.scrubber.String, DB: d.db, Paths: d.paths, Log: d.log})...)
 	services = []suture.Service{public, local}
+	a2aSvc, a2aRoutes, err := d.a2aEdge(rt)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if a2aSvc != nil {
+		services = append(services, a2aSvc)
+		routes = append(routes, a2aRoutes...)
+	}
 	tg, tgRoutes, err := d.telegram(api)
 	if err != nil {
 		return nil, nil, nil, err

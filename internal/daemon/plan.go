@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/internal/a2a"
 	"github.com/beamclaw/beamclaw-go/internal/admin"
 	"github.com/beamclaw/beamclaw-go/internal/agent"
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
@@ -60,6 +61,9 @@ type plan struct {
 	OpenAI   gateway.OpenAIOptions
 	Telegram *telegram.Options // nil when the channel is off
 	STT      *openai.Options   // Telegram voice transcription; nil when off
+	// A2A is the A2A edge and the a2a_call tool's peers (the a2a
+	// section); nil when a2a.enabled is false.
+	A2A *a2a.Options
 
 	// Warnings are printed at start: keys that do nothing yet.
 	Warnings []string
@@ -135,6 +139,7 @@ func buildPlan(l config.Loaded, getenv func(string) string) (*plan, error) {
 	if err := p.planEdges(c, getenv); err != nil {
 		return nil, err
 	}
+	p.planA2A(c, getenv)
 	return p, nil
 }
 

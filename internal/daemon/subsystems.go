@@ -6,6 +6,7 @@ import (
 
 	"github.com/thejerf/suture/v4"
 
+	"github.com/beamclaw/beamclaw-go/internal/a2a"
 	"github.com/beamclaw/beamclaw-go/internal/admin"
 	"github.com/beamclaw/beamclaw-go/internal/agent"
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
@@ -104,8 +105,9 @@ func (d *daemon) embedder() (beamclaw.Embedder, suture.Service, error) {
 	return cache, cache, nil
 }
 
-// toolRegistry registers the built-in tools; tools.bash.enabled: false
-// leaves out both shells, bash and terminal.
+// toolRegistry registers the built-in tools (tools.bash.enabled: false
+// leaves out both shells, bash and terminal), and a2a_call when a peer in
+// a2a.peers has a url.
 func (d *daemon) toolRegistry(ag *agent.Runtime) (*tool.Registry, error) {
 	to := d.plan.Tools
 	to.Logger = d.log
@@ -124,6 +126,13 @@ func (d *daemon) toolRegistry(ag *agent.Runtime) (*tool.Registry, error) {
 		}
 		if err := reg.Register(t); err != nil {
 			return nil, err
+		}
+	}
+	if a := d.plan.A2A; a != nil {
+		if t := a2a.NewCallTool(a.Peers, d.log); t != nil {
+			if err := reg.Register(t); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return reg, nil

@@ -211,6 +211,36 @@ func TestAuth(t *testing.T) {
 	}
 }
 
+// A route that authenticates itself (the A2A edge) is reached without the
+// gateway token; its neighbours, and paths that only look like it, are not.
+func TestOwnAuthRoutesSkipTheGatewayToken(t *testing.T) {
+	token := strings.Repeat("k", 40)
+	own := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "own") })
+	_, url := newTestServer(t, Options{Token: token, Routes: []Mount{
+		{Pattern: "/a2a", Handler: own, OwnAuth: true},
+		{Method: "GET", Pattern: "/.well-known/agent-card.json", Handler: own, OwnAuth: true},
+	}})
+	cases := []struct {
+		name, method, path string
+		want               int
+	}{
+		{"subtree root", "POST", "/a2a", 200},
+		{"subtree child", "POST", "/a2a/agents/coder", 200},
+		{"exact route", "GET", "/.well-known/agent-card.json", 200},
+		{"sibling prefix", "POST", "/a2abc", 401},
+		{"other route", "POST", "/echo", 401},
+		{"unknown route", "GET", "/nope", 401},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := do(t, tc.method, url+tc.path, "", "")
+			if resp.StatusCode != tc.want {
+				t.Fatalf("%s %s: status %d, want %d (%s)", tc.method, tc.path, resp.StatusCode, tc.want, body)
+			}
+		})
+	}
+}
+
 func TestBodyLimitRecoveryAndRateLimit(t *testing.T) {
 	_, url := newTestServer(t, Options{MaxBodyBytes: 16, RateLimit: RateLimit{Requests: 3, Window: time.Hour}})
 	resp, body := do(t, "POST", url+"/echo", "", strings.Repeat("x", 17))

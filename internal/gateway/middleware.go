@@ -111,12 +111,22 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 	})
 }
 
+// ownsAuth reports whether a public route authenticates path itself.
+func (s *Server) ownsAuth(path string) bool {
+	for _, m := range s.opts.Routes {
+		if m.ownsAuth(path) {
+			return true
+		}
+	}
+	return false
+}
+
 // requireToken checks Authorization: Bearer in constant time on every
-// route but /health.
+// route but /health and the routes that authenticate themselves.
 func (s *Server) requireToken(next http.Handler) http.Handler {
 	want := []byte(s.opts.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if len(want) == 0 || r.URL.Path == "/health" {
+		if len(want) == 0 || r.URL.Path == "/health" || s.ownsAuth(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,6 +32,22 @@ type Mount struct {
 	// PublicOnly keeps the route off the control socket, which serves its
 	// own variant (the local WebSocket of the terminal UI, say).
 	PublicOnly bool
+	// OwnAuth: the handler authenticates requests itself (the A2A routes
+	// accept per-peer tokens as well as the gateway token, and serve their
+	// agent cards to anyone), so the gateway's bearer check skips its
+	// path. The rate limit and the body limit still apply.
+	OwnAuth bool
+}
+
+// ownsAuth reports whether m authenticates path itself.
+func (m Mount) ownsAuth(path string) bool {
+	if !m.OwnAuth {
+		return false
+	}
+	if m.Method == "" {
+		return path == m.Pattern || strings.HasPrefix(path, strings.TrimSuffix(m.Pattern, "/")+"/")
+	}
+	return path == m.Pattern
 }
 
 // RateLimit configures the limiter; Requests <= 0 disables it.

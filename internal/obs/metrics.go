@@ -33,6 +33,9 @@ type Metrics struct {
 	mcpDuration   *prometheus.HistogramVec
 	mcpRestarts   *prometheus.CounterVec
 	turnsComplete prometheus.Counter
+	a2aRequests   *prometheus.CounterVec
+	a2aCreated    prometheus.Counter
+	a2aStates     *prometheus.CounterVec
 }
 
 // NewMetrics builds the registry. dropped reports the bus's dropped-event
@@ -57,6 +60,9 @@ func NewMetrics(dropped func() uint64) *Metrics {
 		mcpDuration:   f.histogramVec("beamclaw_mcp_call_duration_seconds", "MCP tool call duration by server.", "server"),
 		mcpRestarts:   f.counterVec("beamclaw_mcp_restarts_total", "MCP server restarts by server.", "server"),
 		turnsComplete: f.counter("beamclaw_turns_total", "Completed agent turns."),
+		a2aRequests:   f.counterVec("beamclaw_a2a_requests_total", "A2A calls by protocol method.", "rpc_method"),
+		a2aCreated:    f.counter("beamclaw_a2a_tasks_created_total", "A2A tasks created."),
+		a2aStates:     f.counterVec("beamclaw_a2a_task_states_total", "A2A task state changes by new state.", "state"),
 	}
 	if dropped != nil {
 		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
@@ -122,6 +128,12 @@ func (m *Metrics) Handle(ev beamclaw.Event) {
 		m.mcpRestarts.WithLabelValues(strAttr(ev, "server")).Inc()
 	case beamclaw.EventTurnComplete:
 		m.turnsComplete.Inc()
+	case beamclaw.EventA2ARequest:
+		m.a2aRequests.WithLabelValues(strAttr(ev, "rpc_method")).Inc()
+	case beamclaw.EventA2ATaskCreated:
+		m.a2aCreated.Inc()
+	case beamclaw.EventA2ATaskUpdated:
+		m.a2aStates.WithLabelValues(strAttr(ev, "state")).Inc()
 	}
 }
 

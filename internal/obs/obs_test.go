@@ -123,6 +123,15 @@ func TestMetricsFromEvents(t *testing.T) {
 	if got := testutil.ToFloat64(m.restarts.WithLabelValues("gateway.http")); got != 1 {
 		t.Errorf("restarts = %v", got)
 	}
+	m.Handle(beamclaw.Event{Name: beamclaw.EventA2ARequest, Attrs: []slog.Attr{slog.String("rpc_method", "SendMessage")}})
+	m.Handle(beamclaw.Event{Name: beamclaw.EventA2ATaskCreated})
+	m.Handle(beamclaw.Event{Name: beamclaw.EventA2ATaskUpdated, Attrs: []slog.Attr{slog.String("state", "completed")}})
+	if got := testutil.ToFloat64(m.a2aRequests.WithLabelValues("SendMessage")); got != 1 {
+		t.Errorf("a2a requests = %v", got)
+	}
+	if got := testutil.ToFloat64(m.a2aCreated) + testutil.ToFloat64(m.a2aStates.WithLabelValues("completed")); got != 2 {
+		t.Errorf("a2a tasks created + completed = %v", got)
+	}
 	n, err := testutil.GatherAndCount(m.Registry())
 	if err != nil || n == 0 {
 		t.Fatalf("gather: %d, %v", n, err)

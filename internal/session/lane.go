@@ -36,6 +36,8 @@ type run struct {
 	attempts int
 	start    int // index of msg in history once dispatched
 	epoch    int // the lane's epoch when dispatched (a reset bumps it)
+	canceled bool               // Manager.Cancel was called (l.mu)
+	cancel   context.CancelFunc // cancels the run's context while it runs (l.mu)
 }
 
 // lane is a session's serialization point: history, metadata, the FIFO of

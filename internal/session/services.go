@@ -69,7 +69,16 @@ func (s *loopService) Serve(ctx context.Context) error {
 		if r == nil {
 			return supervise.Fatal(errParked) // ends this activation's supervisor
 		}
-		if err := s.l.m.opts.Engine.Run(ctx, lr); err != nil {
+		if s.l.endCanceled(r) { // canceled while queued
+			continue
+		}
+		rctx, cancel := s.l.runContext(ctx, r)
+		err = s.l.m.opts.Engine.Run(rctx, lr)
+		cancel()
+		if ctx.Err() == nil && s.l.endCanceled(r) {
+			continue
+		}
+		if err != nil {
 			return fmt.Errorf("run %s: %w", r.id, err)
 		}
 		s.l.finish(r)

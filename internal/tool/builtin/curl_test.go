@@ -160,3 +160,31 @@ func TestCurlRedirectLimit(t *testing.T) {
 		t.Errorf("error = %q", got)
 	}
 }
+
+// CheckHost refuses a host when any address it resolves to is blocked,
+// before anything is dialled (A2A push URLs are checked when configured).
+func TestCheckHost(t *testing.T) {
+	resolver := fakeResolver{"public.test": {"93.184.216.34"}, "mixed.test": {"93.184.216.34", "10.1.2.3"},
+		"local.test": {"127.0.0.1"}}
+	cases := []struct {
+		host    string
+		blocked bool
+	}{
+		{"public.test", false},
+		{"mixed.test", true},
+		{"local.test", true},
+		{"127.0.0.1", true},
+		{"169.254.169.254", true},
+		{"::1", true},
+		{"93.184.216.34", false},
+	}
+	for _, tc := range cases {
+		err := builtin.CheckHost(context.Background(), builtin.CheckPublicIP, resolver, tc.host)
+		if blocked := errors.Is(err, builtin.ErrBlockedAddress); blocked != tc.blocked {
+			t.Errorf("CheckHost(%s) = %v, want blocked %v", tc.host, err, tc.blocked)
+		}
+	}
+	if err := builtin.CheckHost(context.Background(), builtin.CheckPublicIP, resolver, "unknown.test"); err == nil || errors.Is(err, builtin.ErrBlockedAddress) {
+		t.Errorf("unresolvable host: %v, want a resolve error", err)
+	}
+}

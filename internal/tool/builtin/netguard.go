@@ -86,6 +86,43 @@ type Resolver interface {
 	LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error)
 }
 
+// GuardedDialer returns a DialContext for an http.Transport that reaches
+// only addresses check accepts (nil accepts every address): the curl
+// tool's guard, for the other clients of URLs a peer or a model chose (A2A
+// push notifications). resolver nil is net.DefaultResolver.
+func GuardedDialer(check func(net.IP) error, resolver Resolver, timeout time.Duration) func(ctx context.Context, network, address string) (net.Conn, error) {
+	if resolver == nil {
+		resolver = net.DefaultResolver
+	}
+	return newGuardedDialer(check, resolver, timeout).DialContext
+}
+
+// CheckHost resolves host (a name or an IP literal) and returns an error
+// wrapping ErrBlockedAddress when check refuses any of its addresses, so
+// that a URL can be refused when it is configured, not only when it is
+// dialled (which GuardedDialer still checks, against DNS rebinding).
+func CheckHost(ctx context.Context, check func(net.IP) error, resolver Resolver, host string) error {
+	if ip := net.ParseIP(host); ip != nil {
+		return check(ip)
+	}
+	if resolver == nil {
+		resolver = net.DefaultResolver
+	}
+	addrs, err := resolver.LookupIPAddr(ctx, host)
+	if err != nil {
+		return fmt.Errorf("resolve %s: %w", host, err)
+	}
+	if len(addrs) == 0 {
+		return fmt.Errorf("resolve %s: no addresses", host)
+	}
+	for _, a := range addrs {
+		if err := check(a.IP); err != nil {
+			return fmt.Errorf("%s: %w", host, err)
+		}
+	}
+	return nil
+}
+
 // guardedDialer resolves names itself, checks every candidate address and
 // checks again, in the socket's Control hook, the address actually being
 // connected to, so DNS rebinding between check and connect cannot slip in.

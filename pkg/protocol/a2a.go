@@ -1,0 +1,61 @@
+package protocol
+
+// A2ACard is an A2A agent card as `beamclaw a2a discover` shows it.
+type A2ACard struct {
+	Name              string         `json:"name"`
+	Description       string         `json:"description"`
+	Version           string         `json:"version"`
+	Interfaces        []A2AInterface `json:"interfaces"`
+	Streaming         bool           `json:"streaming"`
+	PushNotifications bool           `json:"push_notifications"`
+	ExtendedCard      bool           `json:"extended_card"`
+	Skills            []A2ASkill     `json:"skills"`
+	// Security names the schemes a caller must use ("bearer: HTTP Bearer").
+	Security []string `json:"security,omitempty"`
+}
+
+// A2AInterface is one way to call an agent: a URL, a protocol binding
+// (JSONRPC, HTTP+JSON, GRPC) and an A2A protocol version.
+type A2AInterface struct {
+	URL             string `json:"url"`
+	Binding         string `json:"binding"`
+	ProtocolVersion string `json:"protocol_version"`
+}
+
+// A2ASkill is one skill of an agent card.
+type A2ASkill struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+// A2ASendRequest is what `beamclaw a2a send` sends. Target is a URL (the
+// agent card's base) or the name of a peer in a2a.peers; TokenEnv names
+// the environment variable holding a bearer token (a peer's own token
+// otherwise).
+type A2ASendRequest struct {
+	Target    string `json:"target"`
+	Message   string `json:"message"`
+	TokenEnv  string `json:"token_env,omitempty"`
+	TaskID    string `json:"task_id,omitempty"`
+	ContextID string `json:"context_id,omitempty"`
+	Stream    bool   `json:"stream,omitempty"`
+}
+
+// A2AEvent is one streamed event of a send: a task snapshot, a status
+// change (State, with its message in Text) or an artifact chunk (Text,
+// Append when it extends the previous one).
+type A2AEvent struct {
+	Kind   string `json:"kind"` // "task", "status", "artifact", "message"
+	State  string `json:"state,omitempty"`
+	Text   string `json:"text,omitempty"`
+	Append bool   `json:"append,omitempty"`
+}
+
+// A2AReply is how the task of a send ended, or paused for input.
+type A2AReply struct {
+	TaskID    string `json:"task_id"`
+	ContextID string `json:"context_id"`
+	State     string `json:"state"`
+	Text      string `json:"text"`
+}
