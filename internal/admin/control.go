@@ -26,7 +26,7 @@ const maxControlBody = 64 << 10
 type control struct {
 	mcp     *mcp.Manager // nil without MCP
 	db      *store.DB
-	tokens  oauth.Store  // MCP OAuth logins; nil without MCP
+	tokens  oauth.Store // MCP OAuth logins; nil without MCP
 	scrub   func(string) string
 	pairing *pairing.Store
 	paths   config.Paths

@@ -34,8 +34,8 @@ type run struct {
 	msg      beamclaw.Message // the user message
 	pending  uint64           // its pending key while not yet in history
 	attempts int
-	start    int // index of msg in history once dispatched
-	epoch    int // the lane's epoch when dispatched (a reset bumps it)
+	start    int                // index of msg in history once dispatched
+	epoch    int                // the lane's epoch when dispatched (a reset bumps it)
 	canceled bool               // Manager.Cancel was called (l.mu)
 	cancel   context.CancelFunc // cancels the run's context while it runs (l.mu)
 }
