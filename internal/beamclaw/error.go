@@ -3,6 +3,7 @@ package beamclaw
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Kind classifies an error so that each edge can map it once to its own
@@ -96,4 +97,14 @@ func UserMessage(err error) string {
 		err = e.Err
 	}
 	return "internal error"
+}
+
+// RetryAfterOf is how long err says to wait before trying again (an
+// upstream's Retry-After), or 0 when it does not say.
+func RetryAfterOf(err error) time.Duration {
+	var r interface{ RetryIn() time.Duration }
+	if errors.As(err, &r) {
+		return r.RetryIn()
+	}
+	return 0
 }

@@ -1,5 +1,7 @@
 package beamclaw
 
+import "time"
+
 // RunEventType names what happened during a run.
 type RunEventType string
 
@@ -28,6 +30,10 @@ type RunEvent struct {
 	Approval  *ApprovalRequest `json:"approval,omitempty"`
 	Elicit    *Elicitation     `json:"elicitation,omitempty"`
 	Usage     *Usage           `json:"usage,omitempty"`
+	// An EvError's kind (KindInternal when unknown) and, for an upstream
+	// that asked for it, how long to wait before retrying.
+	Kind       Kind          `json:"kind,omitempty"`
+	RetryAfter time.Duration `json:"retry_after,omitempty"`
 }
 
 // Terminal reports whether e ends its run.
@@ -101,4 +107,22 @@ type Inbound struct {
 	// Sampling is the client's sampling controls for this turn (the
 	// OpenAI-compatible API); nil leaves the provider's defaults.
 	Sampling *Sampling
+	// Thread names a conversation of the user with the agent kept apart
+	// from their default session ("" = the default session).
+	Thread string
+	// Transcript, when set, is the client's own copy of the conversation
+	// before Content, sent whole with every message (chat UIs on the
+	// OpenAI API): the session is found by it and made to match it.
+	Transcript *Transcript
+}
+
+// Transcript is a client's copy of a conversation.
+type Transcript struct {
+	// Messages: the conversation before the new message, as the client
+	// holds it (system, user and assistant messages).
+	Messages []Message
+	// Key identifies Messages (the edge's digest of them): it finds the
+	// stored conversation and the point in it where the client's copy
+	// ends.
+	Key string
 }

@@ -81,7 +81,7 @@ func defaultCore() Core {
 func defaultGateway() Gateway {
 	return Gateway{
 		HTTP: HTTP{Addr: DefaultAddr, ReadHeaderTimeoutSeconds: 5, ReadTimeoutSeconds: 30,
-			MaxBodyBytes: 1 << 20, MaxConnsPerClient: 256},
+			MaxBodyBytes: 1 << 20, MaxConnsPerClient: 256, CORSOrigins: []string{}},
 		TrustedProxies: []string{},
 		RateLimit:      RateLimit{Enabled: true, Requests: 60, WindowSeconds: 60, MaxClients: 10000},
 		WS: WS{

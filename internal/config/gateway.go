@@ -22,6 +22,9 @@ type HTTP struct {
 	// MaxConnsPerClient caps the open connections of one client address
 	// (trusted proxies exempt); 0 = no cap.
 	MaxConnsPerClient int `yaml:"max_conns_per_client"`
+	// CORSOrigins are the exact browser origins ("https://chat.example.com")
+	// allowed to call the API from a web page; empty = none.
+	CORSOrigins []string `yaml:"cors_origins"`
 }
 
 // Auth holds the bearer token; an empty token means no authentication,

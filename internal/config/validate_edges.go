@@ -39,6 +39,11 @@ func (c *Config) validateGateway(p *problems) {
 	p.min("gateway.http.read_header_timeout_seconds", g.HTTP.ReadHeaderTimeoutSeconds, 1)
 	p.min("gateway.http.read_timeout_seconds", g.HTTP.ReadTimeoutSeconds, 1)
 	p.min("gateway.http.max_conns_per_client", g.HTTP.MaxConnsPerClient, 0)
+	for i, o := range g.HTTP.CORSOrigins {
+		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || o != u.Scheme+"://"+u.Host {
+			p.add(fmt.Sprintf("gateway.http.cors_origins[%d]", i), "%q is not an origin: write scheme://host[:port], e.g. https://chat.example.com (no path, no wildcard)", o)
+		}
+	}
 	p.min64("gateway.http.max_body_bytes", g.HTTP.MaxBodyBytes, 1)
 	for i, tp := range g.TrustedProxies {
 		if _, err := netip.ParsePrefix(tp); err != nil {

@@ -23,6 +23,12 @@ func TestValidate(t *testing.T) {
 			[]string{"gateway.http.addr: refusing to bind 0.0.0.0:18800 without gateway.auth.token"}},
 		{"bad addr", func(c *Config) { c.Gateway.HTTP.Addr = "18800" }, []string{`gateway.http.addr: "18800" is not host:port`}},
 		{"bad port", func(c *Config) { c.Gateway.HTTP.Addr = "127.0.0.1:70000" }, []string{`gateway.http.addr: port "70000" must be 0-65535`}},
+		{"cors origins", func(c *Config) {
+			c.Gateway.HTTP.CORSOrigins = []string{"https://chat.example.com", "http://localhost:3000", "*", "https://x.example/app"}
+		}, []string{
+			`gateway.http.cors_origins[2]: "*" is not an origin`,
+			`gateway.http.cors_origins[3]: "https://x.example/app" is not an origin`,
+		}},
 		{"pct range", func(c *Config) { c.Core.AgenticLoop.CompactionThresholdPct = 101 },
 			[]string{"core.agentic_loop.compaction_threshold_pct: must be between 1 and 100, got 101"}},
 		{"target above threshold", func(c *Config) { c.Core.Maintenance.IdleCompactionTargetPct = 20 },

@@ -269,7 +269,7 @@ func (p *plan) planEdges(c *config.Config, getenv func(string) string) error {
 	p.Gateway = gateway.Options{Token: token, TrustedProxies: trusted, MaxBodyBytes: g.HTTP.MaxBodyBytes,
 		ReadHeaderTimeout: time.Duration(g.HTTP.ReadHeaderTimeoutSeconds) * time.Second,
 		ReadTimeout:       time.Duration(g.HTTP.ReadTimeoutSeconds) * time.Second,
-		MaxConnsPerClient: g.HTTP.MaxConnsPerClient}
+		MaxConnsPerClient: g.HTTP.MaxConnsPerClient, CORSOrigins: g.HTTP.CORSOrigins}
 	if g.RateLimit.Enabled {
 		p.Gateway.RateLimit = gateway.RateLimit{Requests: g.RateLimit.Requests,
 			Window: time.Duration(g.RateLimit.WindowSeconds) * time.Second, MaxClients: g.RateLimit.MaxClients}

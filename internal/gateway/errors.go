@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
@@ -89,4 +91,30 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// writeRunError answers a run that failed: 429 with Retry-After when every
+// provider was rate limiting, 504 when none answered in time, otherwise
+// 502 (an upstream's refusal is not the client's fault).
+func writeRunError(w http.ResponseWriter, ev beamclaw.RunEvent) {
+	status := http.StatusBadGateway
+	switch ev.Kind {
+	case beamclaw.KindRateLimited:
+		status = http.StatusTooManyRequests
+		w.Header().Set("Retry-After", retryAfterSeconds(ev.RetryAfter))
+	case beamclaw.KindTimeout:
+		status = http.StatusGatewayTimeout
+	}
+	writeErrorStatus(w, status, ev.Text, "")
+}
+
+// defaultRetryAfter is what a 429 says when the provider did not.
+const defaultRetryAfter = 20 * time.Second
+
+// retryAfterSeconds is a Retry-After value: whole seconds, at least one.
+func retryAfterSeconds(d time.Duration) string {
+	if d <= 0 {
+		d = defaultRetryAfter
+	}
+	return strconv.Itoa(max(int((d+time.Second-1)/time.Second), 1))
 }

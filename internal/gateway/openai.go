@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/clock"
+	"github.com/go-chi/chi/v5"
 )
 
 // Agents is what the OpenAI routes need to know about agents: a request's
@@ -29,6 +31,9 @@ type Agents interface {
 type Sessions interface {
 	Send(ctx context.Context, in beamclaw.Inbound) (runID string, err error)
 	RunEphemeral(ctx context.Context, agentID string, history []beamclaw.Message, sampling *beamclaw.Sampling, route beamclaw.Route) (runID string, err error)
+	// MarkTurn records that after runID the client holds a copy of the
+	// conversation with key (see beamclaw.Transcript).
+	MarkTurn(ctx context.Context, sessionID, runID, key string) error
 }
 
 // OpenAIOptions configures the OpenAI-compatible routes.
@@ -55,7 +60,8 @@ type OpenAIOptions struct {
 	WriteTimeout time.Duration
 }
 
-// OpenAI serves POST /v1/chat/completions and GET /v1/models.
+// OpenAI serves POST /v1/chat/completions, GET /v1/models and
+// GET /v1/models/{id}.
 type OpenAI struct {
 	opts    OpenAIOptions
 	log     *slog.Logger
@@ -92,6 +98,7 @@ func (o *OpenAI) Routes() []Mount {
 	return []Mount{
 		{Method: http.MethodPost, Pattern: "/v1/chat/completions", Handler: http.HandlerFunc(o.chat)},
 		{Method: http.MethodGet, Pattern: "/v1/models", Handler: http.HandlerFunc(o.models)},
+		{Method: http.MethodGet, Pattern: "/v1/models/*", Handler: http.HandlerFunc(o.model)},
 	}
 }
 
@@ -121,6 +128,20 @@ func (o *OpenAI) models(w http.ResponseWriter, _ *http.Request) {
 		list.Data = append(list.Data, modelEntry{ID: modelPrefix + a, Object: "model", Created: o.created, OwnedBy: "beamclaw"})
 	}
 	writeJSON(w, http.StatusOK, list)
+}
+
+// model serves GET /v1/models/{id} (the SDKs' models.retrieve); an agent's
+// id holds a slash ("beamclaw/coder"), sent escaped or not.
+func (o *OpenAI) model(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "*")
+	if u, err := url.PathUnescape(id); err == nil {
+		id = u
+	}
+	if _, ok := o.agentOf(id); !ok {
+		writeRequestError(w, modelNotFound(id))
+		return
+	}
+	writeJSON(w, http.StatusOK, modelEntry{ID: id, Object: "model", Created: o.created, OwnedBy: "beamclaw"})
 }
 
 // requestError is a client error found before a run starts.

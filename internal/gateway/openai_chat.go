@@ -6,7 +6,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
@@ -19,6 +21,15 @@ type chatCall struct {
 	created int64
 	usage   bool // stream_options.include_usage
 	route   *chatRoute
+	// onAnswer, when set, is told the answer just before the client can
+	// read its end.
+	onAnswer func(answered)
+}
+
+func (c *chatCall) answered(a answered) {
+	if c.onAnswer != nil {
+		c.onAnswer(a)
+	}
 }
 
 // chatInput is an accepted request, converted: either the new user
@@ -34,6 +45,11 @@ type chatInput struct {
 	// sent again with the same key is answered from the first, never run
 	// twice.
 	idem string
+	// thread is the session the client named (X-Beamclaw-Session or
+	// metadata.session); transcript is its copy of the conversation
+	// before the new message, when it sent more than that message.
+	thread     string
+	transcript *beamclaw.Transcript
 }
 
 // chat serves POST /v1/chat/completions.
@@ -62,11 +78,28 @@ func (o *OpenAI) chat(w http.ResponseWriter, r *http.Request) {
 		writeChatError(w, err)
 		return
 	}
+	if in.user != "" {
+		// Before the client reads the answer, record the copy its next
+		// message will carry.
+		call.onAnswer = func(ans answered) {
+			next := append(slices.Clip(req.Messages), chatMessage{Role: "assistant", Content: chatContent{Text: ans.text}})
+			if err := o.opts.Sessions.MarkTurn(context.WithoutCancel(ctx), ans.sessionID, ans.runID, transcriptKey(next)); err != nil {
+				o.log.LogAttrs(ctx, slog.LevelWarn, "could not mark the conversation's turn", slog.String("session_id", ans.sessionID),
+					slog.String("error", err.Error()))
+			}
+		}
+	}
 	if req.Stream {
 		o.stream(ctx, w, call)
 		return
 	}
 	o.complete(ctx, w, call)
+}
+
+// answered is the run's answer as the client gets it.
+type answered struct {
+	text             string
+	sessionID, runID string
 }
 
 // writeChatError writes a request error with its param, anything else by
@@ -97,26 +130,29 @@ func (o *OpenAI) parse(r *http.Request, body []byte) (*chatInput, error) {
 	}
 	last := len(req.Messages) - 1
 	if req.Messages[last].Role != string(beamclaw.RoleUser) {
-		msg := "the last message must be from the user: it is the new input"
-		if user != "" {
-			msg += " (with a user id the session's stored history is authoritative and only the last user message is sent)"
-		}
-		return nil, badRequest(msg, "messages")
+		return nil, badRequest("the last message must be from the user: it is the new input", "messages")
 	}
 	in := &chatInput{req: req, agent: agent, user: user}
+	if in.thread, err = threadOf(r, req); err != nil {
+		return nil, err
+	}
+	if in.thread != "" && user == "" {
+		return nil, badRequest("a named session needs a user id (the user field or the "+o.opts.UserHeader+" header)", "user")
+	}
 	if k := r.Header.Get("Idempotency-Key"); k != "" {
 		if len(k) > 255 {
 			return nil, badRequest("Idempotency-Key is longer than 255 characters", "")
 		}
 		in.idem = "idem:" + k
 	}
-	if user != "" {
-		in.text, in.atts, err = contentOf(last, req.Messages[last].Content)
-	} else {
-		in.history, err = toHistory(req.Messages)
-	}
+	in.history, err = toHistory(req.Messages) // every message checked, whichever way it goes
 	if err != nil {
 		return nil, err
+	}
+	if user != "" {
+		in.text, in.atts = in.history[last].Content, in.history[last].Attachments
+		in.transcript = &beamclaw.Transcript{Messages: in.history[:last:last], Key: transcriptKey(req.Messages[:last])}
+		in.history = nil
 	}
 	return in, nil
 }
@@ -130,7 +166,7 @@ func (o *OpenAI) start(ctx context.Context, in *chatInput, route *chatRoute) (wa
 	if in.user != "" {
 		_, err := o.opts.Sessions.Send(ctx, beamclaw.Inbound{Channel: beamclaw.ChannelHTTP, UserID: o.opts.UserID("api", in.user),
 			AgentID: in.agent, Content: in.text, Attachments: in.atts, NoApproval: true, Route: route, MessageID: in.idem,
-			Sampling: in.req.sampling})
+			Sampling: in.req.sampling, Thread: in.thread, Transcript: in.transcript})
 		return noop, err
 	}
 	done := make(chan struct{})
@@ -167,13 +203,15 @@ func (o *OpenAI) complete(ctx context.Context, w http.ResponseWriter, call *chat
 					writeError(w, cause)
 					return
 				}
-				writeErrorStatus(w, http.StatusBadGateway, ev.Text, "")
+				writeRunError(w, ev)
 				return
 			case beamclaw.EvFinal:
+				text := withNote(ev.Text, notes.note())
+				call.answered(answered{text: text, sessionID: ev.SessionID, runID: ev.RunID})
 				writeJSON(w, http.StatusOK, chatCompletion{
 					ID: call.id, Object: "chat.completion", Created: call.created, Model: call.model,
 					Choices: []chatChoice{{Message: answerMessage{Role: "assistant",
-						Content: withNote(ev.Text, notes.note())}, FinishReason: "stop"}},
+						Content: text}, FinishReason: "stop"}},
 					Usage: usageOf(ev.Usage),
 				})
 				return
@@ -195,4 +233,23 @@ func usageOf(u *beamclaw.Usage) chatUsage {
 		return chatUsage{}
 	}
 	return chatUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
+}
+
+// SessionHeader names a stored conversation explicitly (as does the
+// body's metadata.session); it needs a user id.
+const SessionHeader = "X-Beamclaw-Session"
+
+// threadOf is the session name a request gives, checked.
+func threadOf(r *http.Request, req *chatRequest) (string, error) {
+	name, param := r.Header.Get(SessionHeader), ""
+	if name == "" {
+		name, param = req.Metadata["session"], "metadata.session"
+	}
+	if name == "" {
+		return "", nil
+	}
+	if len(name) > 128 || strings.IndexFunc(name, unicode.IsControl) >= 0 {
+		return "", badRequest("a session name is 1 to 128 printable characters", param)
+	}
+	return "n-" + name, nil
 }

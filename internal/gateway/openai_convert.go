@@ -1,7 +1,9 @@
 package gateway
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -138,4 +140,36 @@ func parseDataURL(s string) (beamclaw.Attachment, error) {
 		return beamclaw.Attachment{}, fmt.Errorf("data: URL holds no data")
 	}
 	return beamclaw.Attachment{MIME: mime, Data: raw}, nil
+}
+
+// transcriptKey digests a client's copy of a conversation: each message's
+// role (developer counts as system), its text without surrounding space
+// and its number of images. A client that stores the answers it was sent
+// sends the same digest with its next message (beamclaw.Transcript).
+func transcriptKey(msgs []chatMessage) string {
+	h := sha256.New()
+	for _, m := range msgs {
+		role := m.Role
+		if role == "developer" {
+			role = "system"
+		}
+		text := m.Content.Text
+		images := 0
+		if m.Content.Parts != nil {
+			var b strings.Builder
+			for _, p := range m.Content.Parts {
+				switch p.Type {
+				case "text":
+					b.WriteString(p.Text)
+				case "refusal":
+					b.WriteString(p.Refusal)
+				case "image_url":
+					images++
+				}
+			}
+			text = b.String()
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00%s\x1e", role, images, strings.TrimSpace(text))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }

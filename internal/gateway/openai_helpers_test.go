@@ -38,6 +38,7 @@ type oaiSessions struct {
 	inbound   []beamclaw.Inbound
 	histories [][]beamclaw.Message
 	samplings []*beamclaw.Sampling
+	marks     []string
 	agents    []string
 	wg        sync.WaitGroup
 }
@@ -70,6 +71,13 @@ func (f *oaiSessions) RunEphemeral(ctx context.Context, agentID string, history 
 		return "run-e", err
 	}
 	return "run-e", nil
+}
+
+func (f *oaiSessions) MarkTurn(_ context.Context, sessionID, runID, key string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.marks = append(f.marks, runID+" "+key)
+	return nil
 }
 
 func (f *oaiSessions) play(ctx context.Context, route beamclaw.Route) error {

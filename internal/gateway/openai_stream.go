@@ -19,21 +19,12 @@ import (
 // with finish_reason "stop", the usage chunk when asked for, and
 // "data: [DONE]". It stops writing when the client goes away.
 func (o *OpenAI) stream(ctx context.Context, w http.ResponseWriter, call *chatCall) {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no") // reverse proxies must not buffer the stream
-	w.WriteHeader(http.StatusOK)
 	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: o.opts.WriteTimeout}
 	defer sw.release()
 	sw.enc = json.NewEncoder(&sw.buf)
 	sw.enc.SetEscapeHTML(false)
 	st := &streamState{call: call, sw: sw}
 	st.chunk.ID, st.chunk.Object, st.chunk.Created, st.chunk.Model = call.id, "chat.completion.chunk", call.created, call.model
-	if err := st.delta(chunkDelta{Role: "assistant", Content: new("")}, nil); err != nil {
-		o.gone(ctx, err)
-		return
-	}
 	tick := time.NewTicker(o.opts.KeepAlive)
 	defer tick.Stop()
 	var buf []beamclaw.RunEvent
@@ -42,6 +33,10 @@ func (o *OpenAI) stream(ctx context.Context, w http.ResponseWriter, call *chatCa
 		case <-ctx.Done():
 			return // the run goes on in the daemon and is persisted
 		case <-tick.C:
+			if err := st.begin(); err != nil {
+				o.gone(ctx, err)
+				return
+			}
 			if err := sw.write([]byte(": keep-alive\n\n")); err != nil {
 				o.gone(ctx, err)
 				return
@@ -120,11 +115,40 @@ type streamState struct {
 	sent   bool            // any answer text sent
 	newSeg bool            // tool activity since the last chunk
 	notes  deniedApprovals
+	all    strings.Builder // every piece of answer text sent: the client's copy
+	begun  bool            // the 200 and the role chunk are written
+}
+
+// begin writes the stream's head: the 200 with its headers and the role
+// chunk. It waits for the run's first event, so that a run failing before
+// it said anything gets a real status (429 with Retry-After, 502).
+func (st *streamState) begin() error {
+	if st.begun {
+		return nil
+	}
+	st.begun = true
+	h := st.sw.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // reverse proxies must not buffer the stream
+	st.sw.w.WriteHeader(http.StatusOK)
+	return st.delta(chunkDelta{Role: "assistant", Content: new("")}, nil)
 }
 
 // handle writes what ev means for the client; done is true after [DONE].
 func (st *streamState) handle(ev beamclaw.RunEvent, cause error) (done bool, err error) {
 	st.notes.observe(ev)
+	if ev.Type == beamclaw.EvError && !st.begun {
+		if cause != nil {
+			writeError(st.sw.w, cause)
+		} else {
+			writeRunError(st.sw.w, ev)
+		}
+		return true, nil
+	}
+	if err := st.begin(); err != nil {
+		return false, err
+	}
 	switch ev.Type {
 	case beamclaw.EvChunk:
 		return false, st.text(ev.Text)
@@ -149,6 +173,7 @@ func (st *streamState) text(s string) error {
 		s = "\n\n" + s
 	}
 	st.newSeg, st.sent = false, true
+	st.all.WriteString(s)
 	return st.delta(chunkDelta{Content: &s}, nil)
 }
 
@@ -163,6 +188,8 @@ func (st *streamState) final(ev beamclaw.RunEvent) error {
 	if !st.sent {
 		rest = strings.TrimLeft(rest, "\n")
 	}
+	st.all.WriteString(rest)
+	st.call.answered(answered{text: st.all.String(), sessionID: ev.SessionID, runID: ev.RunID})
 	if rest != "" {
 		if err := st.delta(chunkDelta{Content: &rest}, nil); err != nil {
 			return err
@@ -200,8 +227,13 @@ func unstreamed(seg, final string) string {
 // fail sends an error event in OpenAI's shape, then [DONE].
 func (st *streamState) fail(ev beamclaw.RunEvent, cause error) error {
 	status := http.StatusBadGateway
-	if cause != nil {
+	switch {
+	case cause != nil:
 		status = statusOf(beamclaw.KindOf(cause))
+	case ev.Kind == beamclaw.KindRateLimited:
+		status = http.StatusTooManyRequests
+	case ev.Kind == beamclaw.KindTimeout:
+		status = http.StatusGatewayTimeout
 	}
 	body := errorBody(status, ev.Text, "", "")
 	if err := st.sw.data(body); err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -72,7 +73,7 @@ func TestOpenAIPlainCompletionEphemeral(t *testing.T) {
 	}
 }
 
-func TestOpenAIUserIDSendsOnlyLastMessage(t *testing.T) {
+func TestOpenAIUserIDSendsTheNewMessageWithTheClientsCopy(t *testing.T) {
 	cases := []struct {
 		name    string
 		opts    []option.RequestOption
@@ -107,9 +108,22 @@ func TestOpenAIUserIDSendsOnlyLastMessage(t *testing.T) {
 			}
 			in := fake.lastInbound(t)
 			in.Route = nil
-			want := beamclaw.Inbound{Channel: "http", UserID: tc.want, AgentID: "default", Content: "new question", NoApproval: true}
+			copyOf := []beamclaw.Message{{Role: "user", Content: "old question"}, {Role: "assistant", Content: "old answer"}}
+			want := beamclaw.Inbound{Channel: "http", UserID: tc.want, AgentID: "default", Content: "new question", NoApproval: true,
+				Transcript: &beamclaw.Transcript{Messages: copyOf, Key: transcriptKey([]chatMessage{
+					{Role: "user", Content: chatContent{Text: "old question"}}, {Role: "assistant", Content: chatContent{Text: "old answer"}}})}}
 			if diff := cmp.Diff(want, in); diff != "" {
 				t.Errorf("inbound (-want +got):\n%s", diff)
+			}
+			// The turn is marked with the copy the client holds now.
+			next := transcriptKey([]chatMessage{{Role: "user", Content: chatContent{Text: "old question"}},
+				{Role: "assistant", Content: chatContent{Text: "old answer"}}, {Role: "user", Content: chatContent{Text: "new question"}},
+				{Role: "assistant", Content: chatContent{Text: "hi again"}}})
+			fake.mu.Lock()
+			marks := fake.marks
+			fake.mu.Unlock()
+			if len(marks) != 1 || !strings.HasSuffix(marks[0], " "+next) {
+				t.Errorf("marks %v, want one ending %s", marks, next)
 			}
 		})
 	}
@@ -372,5 +386,75 @@ func TestOpenAISamplingReachesTheRun(t *testing.T) {
 	defer fake.mu.Unlock()
 	if len(fake.samplings) != 2 || fake.samplings[1] != nil {
 		t.Errorf("unset controls became %+v", fake.samplings[len(fake.samplings)-1])
+	}
+}
+
+func TestOpenAIModelRetrieve(t *testing.T) {
+	env := newOAIEnv(t, &oaiSessions{}, OpenAIOptions{}, Options{})
+	for _, id := range []string{"default", "beamclaw/coder"} {
+		m, err := env.client.Models.Get(context.Background(), id)
+		if err != nil {
+			t.Fatalf("retrieve %s: %v", id, err)
+		}
+		if m.ID != id || m.OwnedBy != "beamclaw" {
+			t.Errorf("retrieve %s: %+v", id, m)
+		}
+	}
+	_, err := env.client.Models.Get(context.Background(), "beamclaw/nobody")
+	var apiErr *openai.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusNotFound || apiErr.Code != "model_not_found" {
+		t.Errorf("unknown model: %v", err)
+	}
+}
+
+func TestOpenAIRateLimitedEverywhereIs429(t *testing.T) {
+	limited := beamclaw.RunEvent{Type: beamclaw.EvError, Text: "the model provider is rate limiting requests; try again shortly",
+		Kind: beamclaw.KindRateLimited, RetryAfter: 1500 * time.Millisecond}
+	for _, stream := range []bool{false, true} {
+		env := newOAIEnv(t, &oaiSessions{events: []beamclaw.RunEvent{limited}}, OpenAIOptions{}, Options{})
+		body := `{"model":"default","messages":[{"role":"user","content":"hi"}],"stream":` + strconv.FormatBool(stream) + `}`
+		resp := env.post(t, body, nil)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "2" {
+			t.Errorf("stream=%v: status %d Retry-After %q, want 429 and 2", stream, resp.StatusCode, resp.Header.Get("Retry-After"))
+		}
+	}
+}
+
+func TestCORSOnlyForConfiguredOrigins(t *testing.T) {
+	env := newOAIEnv(t, &oaiSessions{}, OpenAIOptions{}, Options{Token: strings.Repeat("t", 32),
+		CORSOrigins: []string{"https://chat.example.com"}})
+	preflight := func(origin string) *http.Response {
+		req, _ := http.NewRequest(http.MethodOptions, env.url+"/v1/chat/completions", nil)
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "authorization, content-type")
+		resp, err := env.hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	ok := preflight("https://chat.example.com")
+	if ok.StatusCode != http.StatusNoContent || ok.Header.Get("Access-Control-Allow-Origin") != "https://chat.example.com" ||
+		!strings.Contains(ok.Header.Get("Access-Control-Allow-Headers"), "authorization") {
+		t.Errorf("allowed preflight: %d %v", ok.StatusCode, ok.Header)
+	}
+	foreign := preflight("https://evil.example")
+	if foreign.StatusCode != http.StatusForbidden || foreign.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("foreign preflight: %d %v", foreign.StatusCode, foreign.Header)
+	}
+	// A real request from the allowed origin still needs the token, and
+	// its answer carries the CORS header.
+	req, _ := http.NewRequest(http.MethodGet, env.url+"/v1/models", nil)
+	req.Header.Set("Origin", "https://chat.example.com")
+	resp, err := env.hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("Access-Control-Allow-Origin") != "https://chat.example.com" {
+		t.Errorf("request without token: %d %v", resp.StatusCode, resp.Header)
 	}
 }

@@ -71,7 +71,10 @@ type Options struct {
 	// MaxConnsPerClient caps the open connections of one client address
 	// on the public listener (gateway.http.max_conns_per_client); 0 = no cap.
 	MaxConnsPerClient int
-	Metrics           Metrics
+	// CORSOrigins are the browser origins allowed on the public listener
+	// (gateway.http.cors_origins); empty = no CORS headers at all.
+	CORSOrigins []string
+	Metrics     Metrics
 	MetricsHandler    http.Handler
 	Health            func(ctx context.Context) protocol.Health
 	// Routes are served on both the public listener and the control socket.
@@ -115,7 +118,7 @@ func New(opts Options) *Server {
 // including the rate limit and the bearer token.
 func (s *Server) PublicHandler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, s.bodyDeadline, s.observe, s.recoverer, s.rateLimit, s.requireToken, s.limitBody)
+	r.Use(middleware.RequestID, s.bodyDeadline, s.observe, s.recoverer, s.cors, s.rateLimit, s.requireToken, s.limitBody)
 	s.routes(r, s.opts.Routes)
 	return r
 }

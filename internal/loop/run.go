@@ -115,7 +115,7 @@ func (rs *runState) fail(ctx context.Context, err error) error {
 	if beamclaw.KindOf(err) != beamclaw.KindInternal {
 		msg = beamclaw.UserMessage(err)
 	}
-	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvError, Text: msg})
+	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvError, Text: msg, Kind: beamclaw.KindOf(err), RetryAfter: beamclaw.RetryAfterOf(err)})
 	rs.complete(ctx, false)
 	return nil
 }

@@ -1,7 +1,9 @@
 package session
 
 import (
+	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,6 +20,8 @@ type record struct {
 	NextSeq     uint64           `json:"next_seq"`     // key of the next history message
 	NextPending uint64           `json:"next_pending"` // key of the next pending message
 	Messages    int              `json:"messages"`
+	Thread      string           `json:"thread,omitempty"` // the thread's name; "" for the default session
+	Marks       []mark           `json:"marks,omitempty"`  // a thread's answered turns (thread.go)
 }
 
 // change is one atomic write to a session's stored state.
@@ -28,10 +32,11 @@ type change struct {
 	msgs    []beamclaw.Message // appended to history
 	pend    *beamclaw.Message  // stored as pending at key pendSeq
 	pendSeq uint64
-	unpend  []uint64 // pending keys to delete
-	created bool     // the record did not exist before
-	seen    *seenID  // a channel message id to remember with this change
-	forget  []string // remembered message ids that left the window
+	unpend  []uint64          // pending keys to delete
+	created bool              // the record did not exist before
+	seen    *seenID           // a channel message id to remember with this change
+	forget  []string          // remembered message ids that left the window
+	index   map[string]string // thread index entries to write (threadKey -> thread)
 }
 
 // seenID is a channel's message id remembered with the run that answers
@@ -58,15 +63,38 @@ type backend interface {
 	remove(ids []string) error
 	expired(before time.Time) ([]string, error)
 	count() int
+	thread(key string) (string, bool, error) // the thread of a threadKey
+	threaded(prefix string) (bool, error)    // any thread index entry under prefix
 }
 
 // memBackend keeps sessions in memory only (core.session_persistence: false).
 type memBackend struct {
 	mu       sync.Mutex
 	sessions map[string]*stored
+	threads  map[string]string
 }
 
-func newMemBackend() *memBackend { return &memBackend{sessions: make(map[string]*stored)} }
+func newMemBackend() *memBackend {
+	return &memBackend{sessions: make(map[string]*stored), threads: make(map[string]string)}
+}
+
+func (b *memBackend) thread(key string) (string, bool, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t, ok := b.threads[key]
+	return t, ok, nil
+}
+
+func (b *memBackend) threaded(prefix string) (bool, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for k := range b.threads {
+		if strings.HasPrefix(k, prefix) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
 
 func (b *memBackend) load(id string) (stored, bool, error) {
 	b.mu.Lock()
@@ -88,6 +116,7 @@ func (b *memBackend) apply(id string, c change) error {
 		b.sessions[id] = s
 	}
 	s.rec = c.rec
+	maps.Copy(b.threads, c.index)
 	if c.reset {
 		s.history = nil
 	}

@@ -21,6 +21,7 @@ const (
 	nameHistory  = "history"
 	namePending  = "session_pending"
 	nameSeen     = "session_msgids" // id + 0 + channel message id -> seenID
+	nameThreads  = "session_threads" // threadKey -> thread name (thread.go)
 )
 
 var (
@@ -28,6 +29,7 @@ var (
 	bucketHistory  = []byte(nameHistory)
 	bucketPending  = []byte(namePending)
 	bucketSeen     = []byte(nameSeen)
+	bucketThreads  = []byte(nameThreads)
 )
 
 // boltBackend stores sessions in bbolt.
@@ -38,7 +40,7 @@ type boltBackend struct {
 
 func newBoltBackend(db *store.DB) (*boltBackend, error) {
 	b := &boltBackend{db: db}
-	if err := db.Buckets(nameSessions, nameHistory, namePending, nameSeen); err != nil {
+	if err := db.Buckets(nameSessions, nameHistory, namePending, nameSeen, nameThreads); err != nil {
 		return nil, fmt.Errorf("session store: %w", err)
 	}
 	err := db.View(func(tx *bolt.Tx) error {
@@ -163,6 +165,12 @@ func (b *boltBackend) apply(id string, c change) error {
 				return err
 			}
 		}
+		tb := tx.Bucket(bucketThreads)
+		for k, thread := range c.index {
+			if err := tb.Put([]byte(k), []byte(thread)); err != nil {
+				return err
+			}
+		}
 		return tx.Bucket(bucketSessions).Put([]byte(id), rec)
 	})
 	if err != nil {
@@ -172,6 +180,25 @@ func (b *boltBackend) apply(id string, c change) error {
 		b.num.Add(1)
 	}
 	return nil
+}
+
+func (b *boltBackend) thread(key string) (thread string, ok bool, err error) {
+	err = b.db.View(func(tx *bolt.Tx) error {
+		if v := tx.Bucket(bucketThreads).Get([]byte(key)); v != nil {
+			thread, ok = string(v), true
+		}
+		return nil
+	})
+	return thread, ok, err
+}
+
+func (b *boltBackend) threaded(prefix string) (ok bool, err error) {
+	err = b.db.View(func(tx *bolt.Tx) error {
+		k, _ := tx.Bucket(bucketThreads).Cursor().Seek([]byte(prefix))
+		ok = k != nil && bytes.HasPrefix(k, []byte(prefix))
+		return nil
+	})
+	return ok, err
 }
 
 func deletePrefix(bk *bolt.Bucket, id string) error {

@@ -29,8 +29,9 @@ type run struct {
 	origin   string // Inbound.Origin: where its approvals may be answered
 	autonomy beamclaw.Autonomy
 	noAsk    bool // nobody can answer approvals on this run's route
-	sampling *beamclaw.Sampling
-	route    *onceRoute
+	sampling   *beamclaw.Sampling
+	transcript *beamclaw.Transcript // the client's copy of a thread (thread.go)
+	route      *onceRoute
 	msg      beamclaw.Message // the user message
 	pending  uint64           // its pending key while not yet in history
 	attempts int
@@ -66,6 +67,7 @@ type lane struct {
 	epoch     int
 	seen      map[string]seenID // channel message ids of the window, stored with the session
 	seenOrder []seenID          // the same, oldest first
+	ends      map[string]int    // a thread's latest runs: run id -> history length at its end
 
 	// A lane with runs to serve is active: a supervisor runs its loop.
 	// With nothing to do the loop parks and the supervisor ends, so a
@@ -174,11 +176,23 @@ func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
 	rec := l.rec
 	rec.Updated = now
 	c := change{created: !l.stored, seen: seen, forget: forget}
-	if idle {
+	var rewrite []beamclaw.Message // a thread's history made to match the client's copy
+	if idle && r.transcript != nil {
+		hist, marks, same := l.transcriptHistory(r.transcript)
+		if !same {
+			rewrite = append(hist, r.msg)
+			c.reset, c.from, c.msgs = true, rec.NextSeq, rewrite
+			rec.NextSeq += uint64(len(rewrite))
+			rec.Messages, rec.Marks = len(rewrite), marks
+		}
+	}
+	switch {
+	case rewrite != nil:
+	case idle:
 		c.from, c.msgs = rec.NextSeq, []beamclaw.Message{r.msg}
 		rec.NextSeq++
 		rec.Messages++
-	} else {
+	default:
 		rec.NextPending++
 		c.pend, c.pendSeq = &r.msg, rec.NextPending
 	}
@@ -189,8 +203,14 @@ func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
 	}
 	l.mu.Lock()
 	l.rec, l.stored, l.last = rec, true, now
+	if rewrite != nil {
+		l.history = slices.Clip(rewrite)
+		l.epoch++ // runs dispatched before see a history that is gone
+	}
 	if idle {
-		l.history = append(l.history, r.msg)
+		if rewrite == nil {
+			l.history = append(l.history, r.msg)
+		}
 		r.start, r.epoch = len(l.history)-1, l.epoch
 	} else {
 		r.pending = c.pendSeq

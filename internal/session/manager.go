@@ -95,9 +95,10 @@ func (m *Manager) Serve(ctx context.Context) error {
 
 func (m *Manager) String() string { return "sessions" }
 
-// SessionID is the id of the session an inbound message belongs to.
+// SessionID is the id of the session an inbound message belongs to (its
+// thread's when it names one).
 func (m *Manager) SessionID(in beamclaw.Inbound) string {
-	return ID(in.UserID, in.AgentID, in.Channel, m.opts.PerChannel)
+	return ThreadID(in.UserID, in.AgentID, in.Channel, m.opts.PerChannel, in.Thread)
 }
 
 // Send hands a message to its session and returns the id of the run that
@@ -110,8 +111,11 @@ func (m *Manager) Send(ctx context.Context, in beamclaw.Inbound) (string, error)
 	if in.UserID == "" || in.AgentID == "" {
 		return "", beamclaw.E(op, beamclaw.KindInvalid, "a message needs a user and an agent", nil)
 	}
+	if err := m.resolveThread(&in); err != nil {
+		return "", beamclaw.E(op, beamclaw.KindStorage, "", err)
+	}
 	id := m.SessionID(in)
-	seed := &record{UserID: in.UserID, AgentID: in.AgentID, Channel: in.Channel}
+	seed := &record{UserID: in.UserID, AgentID: in.AgentID, Channel: in.Channel, Thread: in.Thread}
 	l, err := m.acquire(ctx, id, seed)
 	if err != nil {
 		return "", err
@@ -130,7 +134,7 @@ func (m *Manager) Send(ctx context.Context, in beamclaw.Inbound) (string, error)
 		return runID, nil
 	}
 	r := &run{id: runID, channel: in.Channel, origin: in.Origin, autonomy: m.autonomy(in), noAsk: in.NoApproval, route: route,
-		sampling: in.Sampling,
+		sampling: in.Sampling, transcript: in.Transcript,
 		msg: beamclaw.Message{ID: runID, Role: beamclaw.RoleUser, Content: in.Content,
 			Attachments: in.Attachments, Time: m.clock.Now()}}
 	prev, err := l.submit(r, in.MessageID)

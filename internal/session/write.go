@@ -41,6 +41,13 @@ func (rl *runLane) Commit(_ context.Context, msgs []beamclaw.Message) error {
 	l.rec = rec
 	l.history = append(l.history, msgs...)
 	l.last = rec.Updated
+	if len(msgs) == 0 {
+		l.mu.Unlock()
+		return nil
+	}
+	if last := msgs[len(msgs)-1]; rec.Thread != "" && last.Role == beamclaw.RoleAssistant && len(last.ToolCalls) == 0 {
+		l.endTurn(rl.r.id) // the answer: the client's copy will end here
+	}
 	l.mu.Unlock()
 	return nil
 }
@@ -61,6 +68,7 @@ func (rl *runLane) Replace(_ context.Context, history []beamclaw.Message) error 
 	c := change{reset: true, from: rec.NextSeq, msgs: history}
 	rec.NextSeq += uint64(len(history))
 	rec.Messages = len(history)
+	rec.Marks = nil // a thread's marks point into the history that is gone
 	c.rec = rec
 	l.mu.Unlock()
 	if err := l.m.store.apply(l.id, c); err != nil {
@@ -152,7 +160,7 @@ func (l *lane) reset(ctx context.Context) error {
 	l.mu.Lock()
 	rec := l.rec
 	rec.Updated = l.m.clock.Now()
-	rec.Messages = 0
+	rec.Messages, rec.Marks = 0, nil
 	c := change{reset: true, rec: rec, created: !l.stored}
 	l.mu.Unlock()
 	if err := l.m.store.apply(l.id, c); err != nil {

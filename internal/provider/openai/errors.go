@@ -31,6 +31,9 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("%s: HTTP %d: %s", e.Provider, e.Status, e.Message)
 }
 
+// RetryIn is the provider's Retry-After (beamclaw.RetryAfterOf).
+func (e *StatusError) RetryIn() time.Duration { return e.RetryAfter }
+
 // errFirstToken is the cancel cause when no token arrived in time.
 var errFirstToken = errors.New("no first token in time")
 
