@@ -73,10 +73,10 @@ type Options struct {
 	MaxConnsPerClient int
 	// CORSOrigins are the browser origins allowed on the public listener
 	// (gateway.http.cors_origins); empty = no CORS headers at all.
-	CORSOrigins []string
-	Metrics     Metrics
-	MetricsHandler    http.Handler
-	Health            func(ctx context.Context) protocol.Health
+	CORSOrigins    []string
+	Metrics        Metrics
+	MetricsHandler http.Handler
+	Health         func(ctx context.Context) protocol.Health
 	// Routes are served on both the public listener and the control socket.
 	Routes []Mount
 	// Control routes are served only on the control socket, next to

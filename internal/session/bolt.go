@@ -20,7 +20,7 @@ const (
 	nameSessions = "sessions"
 	nameHistory  = "history"
 	namePending  = "session_pending"
-	nameSeen     = "session_msgids" // id + 0 + channel message id -> seenID
+	nameSeen     = "session_msgids"  // id + 0 + channel message id -> seenID
 	nameThreads  = "session_threads" // threadKey -> thread name (thread.go)
 )
 

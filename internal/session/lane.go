@@ -24,21 +24,21 @@ const (
 
 // run is one queued or running request of a session.
 type run struct {
-	id       string
-	channel  beamclaw.Channel
-	origin   string // Inbound.Origin: where its approvals may be answered
-	autonomy beamclaw.Autonomy
-	noAsk    bool // nobody can answer approvals on this run's route
+	id         string
+	channel    beamclaw.Channel
+	origin     string // Inbound.Origin: where its approvals may be answered
+	autonomy   beamclaw.Autonomy
+	noAsk      bool // nobody can answer approvals on this run's route
 	sampling   *beamclaw.Sampling
 	transcript *beamclaw.Transcript // the client's copy of a thread (thread.go)
 	route      *onceRoute
-	msg      beamclaw.Message // the user message
-	pending  uint64           // its pending key while not yet in history
-	attempts int
-	start    int                // index of msg in history once dispatched
-	epoch    int                // the lane's epoch when dispatched (a reset bumps it)
-	canceled bool               // Manager.Cancel was called (l.mu)
-	cancel   context.CancelFunc // cancels the run's context while it runs (l.mu)
+	msg        beamclaw.Message // the user message
+	pending    uint64           // its pending key while not yet in history
+	attempts   int
+	start      int                // index of msg in history once dispatched
+	epoch      int                // the lane's epoch when dispatched (a reset bumps it)
+	canceled   bool               // Manager.Cancel was called (l.mu)
+	cancel     context.CancelFunc // cancels the run's context while it runs (l.mu)
 }
 
 // lane is a session's serialization point: history, metadata, the FIFO of
