@@ -29,6 +29,7 @@ type Core struct {
 	// another channel than the one it was asked on (never the HTTP API).
 	ApprovalCrossChannel        bool `yaml:"approval_cross_channel"`
 	SessionTTLSeconds           int  `yaml:"session_ttl_seconds"`
+	SessionRetentionDays        int  `yaml:"session_retention_days"`
 	SessionIdleHibernateSeconds int  `yaml:"session_idle_hibernate_seconds"`
 	// MaxLiveSessions caps the sessions kept in memory; past it the least
 	// recently used idle one hibernates at once (0 = no cap).

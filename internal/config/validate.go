@@ -79,6 +79,7 @@ func (c *Config) validateCore(p *problems) {
 	p.min("core.approval_timeout_seconds", k.ApprovalTimeoutSeconds, 1)
 	p.min("core.max_live_sessions", k.MaxLiveSessions, 0)
 	p.min("core.session_ttl_seconds", k.SessionTTLSeconds, 1)
+	p.min("core.session_retention_days", k.SessionRetentionDays, 0)
 	p.min("core.session_idle_hibernate_seconds", k.SessionIdleHibernateSeconds, 1)
 	p.min("core.session_cleanup_interval_ms", k.SessionCleanupIntervalMs, 1)
 	p.name("core.default_agent", k.DefaultAgent)

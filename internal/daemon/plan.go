@@ -240,6 +240,7 @@ func planSessions(c *config.Config) session.Options {
 		IdleHibernate:         time.Duration(cc.SessionIdleHibernateSeconds) * time.Second,
 		MaxLive:               cc.MaxLiveSessions,
 		TTL:                   time.Duration(cc.SessionTTLSeconds) * time.Second,
+		Retention:             time.Duration(cc.SessionRetentionDays) * 24 * time.Hour,
 		CleanupInterval:       time.Duration(cc.SessionCleanupIntervalMs) * time.Millisecond,
 		ApprovalTimeout:       time.Duration(cc.ApprovalTimeoutSeconds) * time.Second,
 		CrossChannelApprovals: cc.ApprovalCrossChannel,

@@ -21,6 +21,7 @@ type record struct {
 	NextPending uint64           `json:"next_pending"` // key of the next pending message
 	Messages    int              `json:"messages"`
 	Thread      string           `json:"thread,omitempty"` // the thread's name; "" for the default session
+	Archived    time.Time        `json:"archived,omitzero"` // set when its TTL passed; cleared by its next message
 	Marks       []mark           `json:"marks,omitempty"`  // a thread's answered turns (thread.go)
 }
 
@@ -61,7 +62,8 @@ type backend interface {
 	load(id string) (stored, bool, error)
 	apply(id string, c change) error
 	remove(ids []string) error
-	expired(before time.Time) ([]string, error)
+	summaries() ([]Summary, error)                 // every stored session
+	setArchived(ids []string, at time.Time) error // archive (or, with a zero at, restore) sessions
 	count() int
 	thread(key string) (string, bool, error) // the thread of a threadKey
 	threaded(prefix string) (bool, error)    // any thread index entry under prefix
@@ -147,17 +149,25 @@ func (b *memBackend) remove(ids []string) error {
 	return nil
 }
 
-func (b *memBackend) expired(before time.Time) ([]string, error) {
+func (b *memBackend) summaries() ([]Summary, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var ids []string
+	out := make([]Summary, 0, len(b.sessions))
 	for id, s := range b.sessions {
-		if s.rec.Updated.Before(before) {
-			ids = append(ids, id)
+		out = append(out, summaryOf(id, s.rec, firstUser(s.history)))
+	}
+	return out, nil
+}
+
+func (b *memBackend) setArchived(ids []string, at time.Time) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, id := range ids {
+		if s, ok := b.sessions[id]; ok {
+			s.rec.Archived = at
 		}
 	}
-	slices.Sort(ids)
-	return ids, nil
+	return nil
 }
 
 func (b *memBackend) count() int {

@@ -239,24 +239,66 @@ func (b *boltBackend) remove(ids []string) error {
 	return nil
 }
 
-func (b *boltBackend) expired(before time.Time) ([]string, error) {
-	var ids []string
+func (b *boltBackend) summaries() ([]Summary, error) {
+	var out []Summary
 	err := b.db.View(func(tx *bolt.Tx) error {
+		hist := tx.Bucket(bucketHistory).Cursor()
 		return tx.Bucket(bucketSessions).ForEach(func(k, v []byte) error {
 			var rec record
 			if err := store.Decode(v, &rec); err != nil {
 				return fmt.Errorf("record %s: %w", k, err)
 			}
-			if rec.Updated.Before(before) {
-				ids = append(ids, string(k))
-			}
+			out = append(out, summaryOf(string(k), rec, firstUserStored(hist, k)))
 			return nil
 		})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("scan expired sessions: %w", err)
+		return nil, fmt.Errorf("scan sessions: %w", err)
 	}
-	return ids, nil
+	return out, nil
+}
+
+// firstUserStored reads the first user message among a session's first
+// few stored messages (its title).
+func firstUserStored(c *bolt.Cursor, id []byte) string {
+	n := 0
+	for k, v := c.Seek(id); k != nil && bytes.HasPrefix(k, id) && n < 4; k, v = c.Next() {
+		var m beamclaw.Message
+		if store.Decode(v, &m) == nil && m.Role == beamclaw.RoleUser {
+			return m.Content
+		}
+		n++
+	}
+	return ""
+}
+
+func (b *boltBackend) setArchived(ids []string, at time.Time) error {
+	err := b.db.Update(func(tx *bolt.Tx) error {
+		sb := tx.Bucket(bucketSessions)
+		for _, id := range ids {
+			v := sb.Get([]byte(id))
+			if v == nil {
+				continue
+			}
+			var rec record
+			if err := store.Decode(v, &rec); err != nil {
+				return fmt.Errorf("record %s: %w", id, err)
+			}
+			rec.Archived = at
+			enc, err := store.Encode(rec)
+			if err != nil {
+				return err
+			}
+			if err := sb.Put([]byte(id), enc); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("archive sessions: %w", err)
+	}
+	return nil
 }
 
 func (b *boltBackend) count() int { return int(b.num.Load()) }

@@ -24,50 +24,73 @@ func (m *Manager) hibernator(ctx context.Context) error {
 	}
 }
 
-// clean is the session_cleaner: every CleanupInterval it deletes sessions
-// idle longer than TTL (live ones only when idle).
+// clean is the session_cleaner: every CleanupInterval it archives the
+// sessions idle longer than TTL and deletes those archived longer than
+// Retention (Expire).
 func (m *Manager) clean(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-m.clock.After(m.opts.CleanupInterval):
-			if _, err := m.Expire(ctx); err != nil {
+			if _, _, err := m.Expire(ctx); err != nil {
 				m.log.LogAttrs(ctx, slog.LevelWarn, "session cleanup failed", slog.Any("err", err))
 			}
 		}
 	}
 }
 
-// Expire deletes the sessions idle longer than TTL now and returns how
-// many it deleted. The cleaner calls it every CleanupInterval.
-func (m *Manager) Expire(ctx context.Context) (int, error) {
-	cutoff := m.clock.Now().Add(-m.opts.TTL)
-	ids, err := m.store.expired(cutoff)
-	if err != nil || len(ids) == 0 {
-		return 0, err
+// Expire archives the sessions idle longer than TTL (live ones only when
+// idle): an archived session keeps its history, is listed with
+// --archived, and its next message (or a resume) makes it active again.
+// With a Retention, sessions archived longer than it are deleted. It
+// returns how many sessions it archived and deleted.
+func (m *Manager) Expire(ctx context.Context) (archived, deleted int, err error) {
+	now := m.clock.Now()
+	sums, err := m.store.summaries()
+	if err != nil {
+		return 0, 0, err
 	}
-	var gone, closed []string
+	cutoff := now.Add(-m.opts.TTL)
+	var stale, purge []string
+	for _, s := range sums {
+		switch {
+		case s.Archived.IsZero() && m.opts.TTL > 0 && s.Updated.Before(cutoff):
+			stale = append(stale, s.ID)
+		case !s.Archived.IsZero() && m.opts.Retention > 0 && s.Archived.Before(now.Add(-m.opts.Retention)):
+			purge = append(purge, s.ID)
+		}
+	}
+	if len(stale) == 0 && len(purge) == 0 {
+		return 0, 0, nil
+	}
+	var archive, closed []string
 	m.mu.Lock()
-	for _, id := range ids {
+	for _, id := range stale {
 		if l := m.live[id]; l != nil {
 			if !m.closeIdle(l, cutoff.UnixNano()) {
-				continue
+				continue // busy, or active since the scan
 			}
 			closed = append(closed, id)
 		}
-		gone = append(gone, id)
+		archive = append(archive, id)
 	}
-	err = m.store.remove(gone)
+	err = m.store.setArchived(archive, now)
+	if err == nil && len(purge) > 0 {
+		err = m.store.remove(purge)
+	}
 	m.mu.Unlock()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	for _, id := range closed {
 		m.emit(ctx, beamclaw.EventSessionEnd, id, slog.String("reason", "expired"))
 	}
-	for _, id := range gone {
-		m.emit(ctx, beamclaw.EventSessionExpired, id)
+	for _, id := range archive {
+		m.emit(ctx, beamclaw.EventSessionExpired, id, slog.String("outcome", "archived"))
 	}
-	return len(gone), nil
+	for _, id := range purge {
+		m.emit(ctx, beamclaw.EventSessionExpired, id, slog.String("outcome", "deleted"))
+	}
+	return len(archive), len(purge), nil
 }

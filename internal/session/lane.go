@@ -174,7 +174,7 @@ func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
 	}
 	idle := l.inflight == nil && len(l.queue) == 0
 	rec := l.rec
-	rec.Updated = now
+	rec.Updated, rec.Archived = now, time.Time{} // a message makes an archived session active again
 	c := change{created: !l.stored, seen: seen, forget: forget}
 	var rewrite []beamclaw.Message // a thread's history made to match the client's copy
 	if idle && r.transcript != nil {

@@ -104,27 +104,68 @@ func TestHibernateAndRevive(t *testing.T) {
 	}
 }
 
-func TestCleanerDeletesExpired(t *testing.T) {
+func TestCleanerArchivesThenRetentionDeletes(t *testing.T) {
 	clk := clock.NewFake(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	e := newEnv(t, envOpts{session: func(o *Options) {
-		o.Clock, o.TTL, o.CleanupInterval = clk, time.Hour, time.Minute
+		o.Clock, o.TTL, o.Retention, o.CleanupInterval = clk, time.Hour, 24*time.Hour, 1000*time.Hour // Expire is called here
 	}})
+	archived := func(id string) bool {
+		all, err := e.m.List(Filter{Archived: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range all {
+			if s.ID == id {
+				return !s.Archived.IsZero()
+			}
+		}
+		return false
+	}
+	old, fresh := e.sid("local:old"), e.sid("local:new")
 	r, _ := e.send(t, "local:old", "one")
 	r.wait(t)
 	clk.Advance(30 * time.Minute)
 	r, _ = e.send(t, "local:new", "two")
 	r.wait(t)
-	clk.WaitForWaiters(1, t.Context().Done())
 	clk.Advance(31 * time.Minute) // old: 61 min idle, new: 31 min
-	waitUntil(t, "cleanup", func() bool { return e.m.Stats().Stored == 1 })
-	if _, err := e.m.History(e.sid("local:old")); beamclaw.KindOf(err) != beamclaw.KindNotFound {
-		t.Errorf("expired session History: %v, want not found", err)
+	expire := func(wantArchived, wantDeleted int) {
+		t.Helper()
+		a, d, err := e.m.Expire(context.Background())
+		if err != nil || a != wantArchived || d != wantDeleted {
+			t.Fatalf("Expire: archived %d deleted %d (%v), want %d and %d", a, d, err, wantArchived, wantDeleted)
+		}
 	}
-	if h, err := e.m.History(e.sid("local:new")); err != nil || len(h) != 2 {
-		t.Errorf("fresh session History: %d messages, %v", len(h), err)
+	expire(1, 0)
+	if !archived(old) {
+		t.Fatal("the idle session is not archived")
 	}
-	if s := e.m.Stats(); s.Live != 1 {
-		t.Errorf("stats %+v, want the fresh session live", s)
+
+	// Archived, not gone: its history is kept, listings leave it out
+	// unless asked, and its next message makes it active again.
+	if h, err := e.m.History(old); err != nil || len(h) != 2 {
+		t.Fatalf("archived session History: %d messages, %v", len(h), err)
+	}
+	if active, _ := e.m.List(Filter{}); len(active) != 1 || active[0].ID != fresh || active[0].Title != "two" {
+		t.Errorf("active sessions %+v, want only the fresh one", active)
+	}
+	r, _ = e.send(t, "local:old", "back again")
+	if ev := r.wait(t); ev.Type != beamclaw.EvFinal {
+		t.Fatalf("message to an archived session: %+v", ev)
+	}
+	if archived(old) {
+		t.Error("a message did not make the archived session active")
+	}
+	if h, _ := e.m.History(old); len(h) != 4 {
+		t.Errorf("resumed session holds %d messages, want 4", len(h))
+	}
+
+	// Past the retention an archive is deleted.
+	clk.Advance(61 * time.Minute)
+	expire(2, 0) // both idle now
+	clk.Advance(25 * time.Hour)
+	expire(0, 2)
+	if _, err := e.m.History(old); beamclaw.KindOf(err) != beamclaw.KindNotFound {
+		t.Errorf("History past the retention: %v, want not found", err)
 	}
 }
 

@@ -57,6 +57,9 @@ type Options struct {
 	// a new one hibernates the least recently used idle one. 0 = no cap.
 	MaxLive         int
 	TTL             time.Duration
+	// Retention deletes sessions archived longer than it
+	// (core.session_retention_days); 0 keeps archives for good.
+	Retention time.Duration
 	CleanupInterval time.Duration
 	ApprovalTimeout time.Duration
 	// LoopBudget bounds loop restarts per session (default 5 in 30 s);

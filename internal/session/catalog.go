@@ -1,0 +1,199 @@
+package session
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/store"
+)
+
+// Summary describes a stored session for listings (beamclaw sessions,
+// the terminal UI's /sessions).
+type Summary struct {
+	ID       string
+	UserID   string
+	AgentID  string
+	Channel  beamclaw.Channel // the channel that created it
+	Thread   string           // "" for a user's default session
+	Title    string           // the start of its first user message
+	Messages int
+	Created  time.Time
+	Updated  time.Time
+	Archived time.Time // zero while active
+	Live     bool      // in memory now
+}
+
+// Filter selects sessions; zero fields select everything active.
+type Filter struct {
+	UserID   string
+	AgentID  string
+	Archived bool   // archived sessions too
+	Text     string // only sessions whose history holds this (case-insensitive)
+}
+
+func (f Filter) keep(s Summary) bool {
+	return (f.UserID == "" || s.UserID == f.UserID) && (f.AgentID == "" || s.AgentID == f.AgentID) &&
+		(f.Archived || s.Archived.IsZero())
+}
+
+// titleLen bounds a summary's title.
+const titleLen = 60
+
+func summaryOf(id string, rec record, firstUser string) Summary {
+	title := strings.Join(strings.Fields(firstUser), " ")
+	if r := []rune(title); len(r) > titleLen {
+		title = string(r[:titleLen-1]) + "…"
+	}
+	return Summary{ID: id, UserID: rec.UserID, AgentID: rec.AgentID, Channel: rec.Channel, Thread: rec.Thread,
+		Title: title, Messages: rec.Messages, Created: rec.Created, Updated: rec.Updated, Archived: rec.Archived}
+}
+
+// matches reports whether history holds text (lower case).
+func matches(history []beamclaw.Message, text string) bool {
+	for _, m := range history {
+		if strings.Contains(strings.ToLower(m.Content), text) {
+			return true
+		}
+	}
+	return false
+}
+
+// Catalog reads and deletes the sessions of a database no daemon holds
+// (the CLI without a running daemon). A running daemon's Manager offers
+// the same through its own methods.
+type Catalog struct{ b *boltBackend }
+
+// OpenCatalog returns the sessions stored in db.
+func OpenCatalog(db *store.DB) (*Catalog, error) {
+	b, err := newBoltBackend(db)
+	if err != nil {
+		return nil, err
+	}
+	return &Catalog{b: b}, nil
+}
+
+// List returns the sessions f selects, most recently active first.
+func (c *Catalog) List(f Filter) ([]Summary, error) { return list(c.b, f, nil) }
+
+// Show returns one session and its history.
+func (c *Catalog) Show(id string) (Summary, []beamclaw.Message, error) { return show(c.b, id) }
+
+// Delete removes sessions with their history.
+func (c *Catalog) Delete(ids ...string) error { return deleteStored(c.b, ids) }
+
+func list(b backend, f Filter, live func(id string) (record, bool)) ([]Summary, error) {
+	sums, err := b.summaries()
+	if err != nil {
+		return nil, beamclaw.E("session.List", beamclaw.KindUnavailable, "could not list the sessions", err)
+	}
+	text := strings.ToLower(f.Text)
+	out := sums[:0]
+	for _, s := range sums {
+		if live != nil {
+			if rec, ok := live(s.ID); ok {
+				s.Updated, s.Messages, s.Archived, s.Live = rec.Updated, rec.Messages, rec.Archived, true
+			}
+		}
+		if !f.keep(s) {
+			continue
+		}
+		if text != "" {
+			st, _, err := b.load(s.ID)
+			if err != nil || !matches(st.history, text) {
+				continue
+			}
+		}
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b Summary) int { return b.Updated.Compare(a.Updated) })
+	return out, nil
+}
+
+func show(b backend, id string) (Summary, []beamclaw.Message, error) {
+	st, found, err := b.load(id)
+	if err != nil {
+		return Summary{}, nil, beamclaw.E("session.Show", beamclaw.KindUnavailable, "could not load the session", err)
+	}
+	if !found {
+		return Summary{}, nil, notFound("session.Show", id)
+	}
+	hist := append(st.history, st.pending...)
+	return summaryOf(id, st.rec, firstUser(hist)), hist, nil
+}
+
+func deleteStored(b backend, ids []string) error {
+	for _, id := range ids {
+		if _, found, err := b.load(id); err != nil {
+			return beamclaw.E("session.Delete", beamclaw.KindUnavailable, "could not load the session", err)
+		} else if !found {
+			return notFound("session.Delete", id)
+		}
+	}
+	if err := b.remove(ids); err != nil {
+		return beamclaw.E("session.Delete", beamclaw.KindStorage, "could not delete the session", err)
+	}
+	return nil
+}
+
+func firstUser(hist []beamclaw.Message) string {
+	for _, m := range hist {
+		if m.Role == beamclaw.RoleUser {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+// List returns the sessions f selects, most recently active first; live
+// sessions show their in-memory state.
+func (m *Manager) List(f Filter) ([]Summary, error) {
+	return list(m.store, f, func(id string) (record, bool) {
+		m.mu.Lock()
+		l := m.live[id]
+		m.mu.Unlock()
+		if l == nil {
+			return record{}, false
+		}
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.rec, l.stored
+	})
+}
+
+// Show returns one session and its history (live or stored).
+func (m *Manager) Show(id string) (Summary, []beamclaw.Message, error) {
+	sum, hist, err := show(m.store, id)
+	if err != nil {
+		return sum, hist, err
+	}
+	if l := m.liveLane(id); l != nil {
+		l.mu.Lock()
+		sum.Updated, sum.Messages, sum.Archived, sum.Live = l.rec.Updated, l.rec.Messages, l.rec.Archived, true
+		l.mu.Unlock()
+		hist = l.snapshot()
+	}
+	return sum, hist, nil
+}
+
+// Delete removes a session and its history. A session answering now is
+// refused (KindConflict): wait for its answer or cancel its run.
+func (m *Manager) Delete(ctx context.Context, id string) error {
+	m.mu.Lock()
+	if l := m.live[id]; l != nil {
+		if !m.closeIdle(l, m.clock.Now().UnixNano()+1) {
+			m.mu.Unlock()
+			return beamclaw.E("session.Delete", beamclaw.KindConflict, "the session is answering now; try again when it is done", nil)
+		}
+	}
+	err := deleteStored(m.store, []string{id})
+	m.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	m.emit(ctx, beamclaw.EventSessionEnd, id, slog.String("reason", "deleted"))
+	return nil
+}
