@@ -24,24 +24,26 @@ const maxControlBody = 64 << 10
 // control serves the CLI's routes on the control socket: MCP state and
 // pairing, which need the running daemon's memory or its database.
 type control struct {
-	mcp     *mcp.Manager // nil without MCP
-	db      *store.DB
-	tokens  oauth.Store // MCP OAuth logins; nil without MCP
-	scrub   func(string) string
-	pairing *pairing.Store
-	paths   config.Paths
-	log     *slog.Logger
+	sessions Sessions
+	mcp      *mcp.Manager // nil without MCP
+	db       *store.DB
+	tokens   oauth.Store // MCP OAuth logins; nil without MCP
+	scrub    func(string) string
+	pairing  *pairing.Store
+	paths    config.Paths
+	log      *slog.Logger
 }
 
 // ControlDeps is what the control routes work on: the daemon's live MCP
 // manager and its logins (nil without MCP), its scrubber, its database.
 type ControlDeps struct {
-	MCP    *mcp.Manager
-	Tokens oauth.Store
-	Scrub  func(string) string // nil: nothing to scrub
-	DB     *store.DB
-	Paths  config.Paths
-	Log    *slog.Logger
+	Sessions Sessions // the daemon's sessions
+	MCP      *mcp.Manager
+	Tokens   oauth.Store
+	Scrub    func(string) string // nil: nothing to scrub
+	DB       *store.DB
+	Paths    config.Paths
+	Log      *slog.Logger
 }
 
 // ControlRoutes returns the routes the daemon serves on its control
@@ -54,7 +56,7 @@ func ControlRoutes(d ControlDeps) []gateway.Mount {
 	if d.Scrub == nil {
 		d.Scrub = func(s string) string { return s }
 	}
-	c := &control{mcp: d.MCP, tokens: d.Tokens, scrub: d.Scrub, db: d.DB, pairing: pairing.New(d.DB, pairing.Options{}), paths: d.Paths, log: d.Log}
+	c := &control{sessions: d.Sessions, mcp: d.MCP, tokens: d.Tokens, scrub: d.Scrub, db: d.DB, pairing: pairing.New(d.DB, pairing.Options{}), paths: d.Paths, log: d.Log}
 	return c.routes()
 }
 
@@ -71,6 +73,9 @@ func (c *control) routes() []gateway.Mount {
 		{Method: http.MethodPost, Pattern: protocol.ControlPairingRevoke, Handler: http.HandlerFunc(c.pairRevoke)},
 		{Method: http.MethodGet, Pattern: protocol.ControlDBBackup, Handler: http.HandlerFunc(c.dbBackup)},
 		{Method: http.MethodGet, Pattern: protocol.ControlDBCheck, Handler: http.HandlerFunc(c.dbCheck)},
+		{Method: http.MethodGet, Pattern: protocol.ControlSessions, Handler: http.HandlerFunc(c.sessionsList)},
+		{Method: http.MethodGet, Pattern: protocol.ControlSession + "/{id}", Handler: http.HandlerFunc(c.sessionShow)},
+		{Method: http.MethodDelete, Pattern: protocol.ControlSession + "/{id}", Handler: http.HandlerFunc(c.sessionDelete)},
 	}
 }
 

@@ -107,6 +107,9 @@ type Inbound struct {
 	// Sampling is the client's sampling controls for this turn (the
 	// OpenAI-compatible API); nil leaves the provider's defaults.
 	Sampling *Sampling
+	// Session, when set, is the id of the user's session to continue (a
+	// resume): it must exist and belong to UserID and AgentID.
+	Session string
 	// Thread names a conversation of the user with the agent kept apart
 	// from their default session ("" = the default session).
 	Thread string

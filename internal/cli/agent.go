@@ -100,9 +100,10 @@ func bootstrap(ag protocol.Agent) string {
 func (a *app) newAgentShowCmd() *cobra.Command {
 	var asJSON, prompt bool
 	cmd := &cobra.Command{
-		Use:   "show NAME",
-		Short: "Show an agent's files, or (--prompt) its assembled system prompt",
-		Args:  cobra.ExactArgs(1),
+		Use:               "show NAME",
+		ValidArgsFunction: a.completeAgentArg,
+		Short:             "Show an agent's files, or (--prompt) its assembled system prompt",
+		Args:              cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if prompt {
 				p, err := a.backend().AgentPrompt(args[0])
@@ -154,9 +155,10 @@ func (a *app) printAgent(ag protocol.Agent) error {
 func (a *app) newAgentDeleteCmd() *cobra.Command {
 	var yes bool
 	cmd := &cobra.Command{
-		Use:   "delete NAME",
-		Short: "Delete an agent and everything in its workspace (asks first; --yes to skip)",
-		Args:  cobra.ExactArgs(1),
+		Use:               "delete NAME",
+		ValidArgsFunction: a.completeAgentArg,
+		Short:             "Delete an agent and everything in its workspace (asks first; --yes to skip)",
+		Args:              cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			ag, err := a.backend().AgentShow(args[0])
 			if err != nil {
@@ -180,8 +182,9 @@ func (a *app) newAgentDeleteCmd() *cobra.Command {
 func (a *app) newAgentRehatchCmd() *cobra.Command {
 	var all, yes bool
 	cmd := &cobra.Command{
-		Use:   "rehatch NAME",
-		Short: "Restore an agent's default files, keeping its daily logs (--all wipes everything)",
+		Use:               "rehatch NAME",
+		ValidArgsFunction: a.completeAgentArg,
+		Short:             "Restore an agent's default files, keeping its daily logs (--all wipes everything)",
 		Long: "rehatch overwrites the agent's workspace files (IDENTITY, SOUL, USER, TOOLS, AGENTS, MEMORY)\n" +
 			"with the default templates and restores BOOTSTRAP.md, so the first-run ritual runs again.\n" +
 			"The daily logs in memory/ are kept unless --all, which wipes the whole workspace first.",

@@ -34,6 +34,7 @@ type Backend interface {
 	PairingBackend
 	DBBackend
 	A2ABackend
+	SessionsBackend
 }
 
 // Open returns the Backend of a config file ("" = the default file).
@@ -92,7 +93,7 @@ func (a *app) newRootCmd() *cobra.Command {
 	root.AddCommand(
 		a.newStartCmd(), a.newStopCmd(), a.newRestartCmd(), a.newStatusCmd(),
 		a.newVersionCmd(), a.newDoctorCmd(), a.newConfigCmd(), a.newTUICmd(),
-		a.newAgentCmd(), a.newSkillsCmd(), a.newMCPCmd(), a.newPairCmd(), a.newDBCmd(), a.newA2ACmd(),
+		a.newAgentCmd(), a.newSkillsCmd(), a.newMCPCmd(), a.newPairCmd(), a.newDBCmd(), a.newA2ACmd(), a.newSessionsCmd(),
 	)
 	return root
 }

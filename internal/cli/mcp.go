@@ -91,9 +91,10 @@ func (a *app) newMCPListCmd() *cobra.Command {
 func (a *app) newMCPToolsCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "tools [SERVER]",
-		Short: "List the tools of the running daemon's MCP servers (of one server when named)",
-		Args:  cobra.MaximumNArgs(1),
+		Use:               "tools [SERVER]",
+		ValidArgsFunction: a.completeMCPServers,
+		Short:             "List the tools of the running daemon's MCP servers (of one server when named)",
+		Args:              cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			server := ""
 			if len(args) == 1 {
@@ -146,9 +147,10 @@ func (a *app) printTools(tools []protocol.MCPTool, asJSON bool) error {
 func (a *app) newMCPTestCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "test NAME",
-		Short: "Connect to a configured MCP server without the daemon and list its tools",
-		Args:  cobra.ExactArgs(1),
+		Use:               "test NAME",
+		ValidArgsFunction: a.completeMCPServers,
+		Short:             "Connect to a configured MCP server without the daemon and list its tools",
+		Args:              cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fmt.Fprintf(a.stderr, "connecting to %s...\n", args[0])
 			tools, err := a.backend().MCPTest(cmd.Context(), args[0])
@@ -201,8 +203,9 @@ func (a *app) newMCPImportCmd() *cobra.Command {
 
 func (a *app) newMCPAcceptCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "accept SERVER TOOL",
-		Short: "Enable a tool whose definition changed since it was approved, pinning the new definition",
+		Use:               "accept SERVER TOOL",
+		ValidArgsFunction: a.completeMCPServers,
+		Short:             "Enable a tool whose definition changed since it was approved, pinning the new definition",
 		Long: "A tool whose description or schema changed since its first approved run is disabled (a changed\n" +
 			"definition can smuggle instructions to the model). Review it with `beamclaw mcp tools SERVER`,\n" +
 			"then accept pins the definition the server offers now and enables the tool.",

@@ -21,8 +21,9 @@ func (a *app) newMCPCallCmd() *cobra.Command {
 		asJSON bool
 	)
 	cmd := &cobra.Command{
-		Use:   "call SERVER TOOL [JSON]",
-		Short: "Call one tool of an MCP server and print its result",
+		Use:               "call SERVER TOOL [JSON]",
+		ValidArgsFunction: a.completeMCPServers,
+		Short:             "Call one tool of an MCP server and print its result",
 		Long: "call runs one tool with the same trust, pinning and scrubbing as the agent's (a tool whose\n" +
 			"definition changed is refused; the first run pins it). Through the running daemon's connection,\n" +
 			"or on a connection of its own without a daemon (logging in on the way when the server asks).\n" +

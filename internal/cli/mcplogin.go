@@ -12,8 +12,9 @@ import (
 func (a *app) newMCPLoginCmd() *cobra.Command {
 	var noBrowser, asJSON bool
 	cmd := &cobra.Command{
-		Use:   "login SERVER",
-		Short: "Authorize beamclaw for an http MCP server (OAuth): prints the URL to open and waits for the browser",
+		Use:               "login SERVER",
+		ValidArgsFunction: a.completeMCPServers,
+		Short:             "Authorize beamclaw for an http MCP server (OAuth): prints the URL to open and waits for the browser",
 		Long: "login discovers the server's authorization server, registers beamclaw (or uses oauth.client_id),\n" +
 			"prints the authorization URL on a line of its own (and opens a browser when there is one), and waits on\n" +
 			"a loopback redirect (http://127.0.0.1:PORT/callback). The tokens are stored encrypted in the database\n" +
@@ -52,9 +53,10 @@ func (a *app) newMCPLoginCmd() *cobra.Command {
 
 func (a *app) newMCPLogoutCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "logout SERVER",
-		Short: "Forget the stored login (tokens) of an MCP server",
-		Args:  cobra.ExactArgs(1),
+		Use:               "logout SERVER",
+		ValidArgsFunction: a.completeMCPServers,
+		Short:             "Forget the stored login (tokens) of an MCP server",
+		Args:              cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := a.backend().MCPLogout(cmd.Context(), args[0]); err != nil {
 				return err

@@ -54,6 +54,7 @@ func (a *app) newPairCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&agent, "agent", "", "bind the approved user to this agent (default: the channel's agent)")
+	_ = cmd.RegisterFlagCompletionFunc("agent", a.completeAgents)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	cmd.AddCommand(a.newPairListCmd(), a.newPairRevokeCmd())
 	return cmd

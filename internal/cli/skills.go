@@ -31,6 +31,7 @@ func (a *app) newSkillsCmd() *cobra.Command {
 			"(their binaries, environment variables and OS present) are offered to the agent.",
 	}
 	cmd.PersistentFlags().StringVar(&agent, "agent", "", "the agent whose skills to use (default core.default_agent)")
+	_ = cmd.RegisterFlagCompletionFunc("agent", a.completeAgents)
 	cmd.AddCommand(a.newSkillsListCmd(&agent), a.newSkillsStatusCmd(&agent),
 		a.newSkillsShowCmd(&agent), a.newSkillsInstallCmd(&agent))
 	return cmd
@@ -129,9 +130,10 @@ func (a *app) newSkillsStatusCmd(agent *string) *cobra.Command {
 func (a *app) newSkillsShowCmd(agent *string) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "show NAME",
-		Short: "Print a skill's SKILL.md",
-		Args:  cobra.ExactArgs(1),
+		Use:               "show NAME",
+		ValidArgsFunction: a.completeSkills,
+		Short:             "Print a skill's SKILL.md",
+		Args:              cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			s, content, err := a.backend().SkillShow(*agent, args[0])
 			if err != nil {
@@ -155,9 +157,10 @@ func (a *app) newSkillsShowCmd(agent *string) *cobra.Command {
 func (a *app) newSkillsInstallCmd(agent *string) *cobra.Command {
 	var yes bool
 	cmd := &cobra.Command{
-		Use:   "install NAME",
-		Short: "Install a skill's declared dependencies (shows the commands and asks; --yes to skip)",
-		Args:  cobra.ExactArgs(1),
+		Use:               "install NAME",
+		ValidArgsFunction: a.completeSkills,
+		Short:             "Install a skill's declared dependencies (shows the commands and asks; --yes to skip)",
+		Args:              cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			agreed := false
 			plan, err := a.backend().SkillInstall(cmd.Context(), *agent, args[0],

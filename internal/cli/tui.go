@@ -25,6 +25,7 @@ func (a *app) newTUICmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&agent, "agent", "", "the agent to talk to (default: core.default_agent)")
+	_ = cmd.RegisterFlagCompletionFunc("agent", a.completeAgents)
 	return cmd
 }
 

@@ -31,7 +31,7 @@ func (d *daemon) edges(rt *agentRuntime) (routes, control []gateway.Mount, servi
 	localOpts.Local, localOpts.TUIDisabled = true, !d.plan.TUI
 	local := gateway.NewWS(localOpts)
 	control = append(control, local.Routes()...)
-	control = append(control, admin.ControlRoutes(admin.ControlDeps{MCP: rt.mcp, Tokens: rt.tokens,
+	control = append(control, admin.ControlRoutes(admin.ControlDeps{Sessions: rt.sessions, MCP: rt.mcp, Tokens: rt.tokens,
 		Scrub: rt.scrubber.String, DB: d.db, Paths: d.paths, Log: d.log})...)
 	services = []suture.Service{public, local}
 	a2aSvc, a2aRoutes, err := d.a2aEdge(rt)

@@ -29,6 +29,9 @@ type WSSessions interface {
 	// Answer answers a question a tool put to userID (an elicitation).
 	Answer(ctx context.Context, userID, id string, a beamclaw.ElicitAnswer) error
 	Reset(ctx context.Context, sessionID string) error
+	// UserSessions lists userID's sessions with agentID, archived too,
+	// most recently active first.
+	UserSessions(userID, agentID string) ([]beamclaw.SessionSummary, error)
 	History(sessionID string) ([]beamclaw.Message, error)
 	Context(ctx context.Context, sessionID string) (used, window, messages int, err error)
 }

@@ -14,6 +14,7 @@ import (
 type wsSession struct {
 	id, agent, user string
 	channel         beamclaw.Channel
+	resumed         bool // id was chosen by a resume frame
 }
 
 const maxUserLen = 128
@@ -57,6 +58,10 @@ func (c *wsConn) handle(ctx context.Context, data []byte) {
 		c.history()
 	case protocol.FrameContext:
 		c.contextGauge(ctx)
+	case protocol.FrameSessions:
+		c.sessions()
+	case protocol.FrameResume:
+		c.resume(f)
 	default:
 		c.sendError("", protocol.CodeBadFrame, "unknown frame type "+wsQuote(f.Type))
 	}
@@ -65,7 +70,7 @@ func (c *wsConn) handle(ctx context.Context, data []byte) {
 func knownClientFrame(t string) bool {
 	switch t {
 	case protocol.FrameMessage, protocol.FrameApprove, protocol.FrameAnswer, protocol.FrameReset,
-		protocol.FrameHistory, protocol.FrameContext:
+		protocol.FrameHistory, protocol.FrameContext, protocol.FrameSessions, protocol.FrameResume:
 		return true
 	}
 	return false
@@ -110,7 +115,7 @@ func (c *wsConn) hello(_ context.Context, f protocol.ClientFrame) {
 	}
 	c.sess = s
 	c.enqueue(protocol.ServerFrame{Type: protocol.FrameReady, SessionID: s.id, Agent: agent,
-		History: wsHistory(hist)})
+		History: WireHistory(hist)})
 }
 
 func (c *wsConn) message(ctx context.Context, f protocol.ClientFrame) {
@@ -126,8 +131,12 @@ func (c *wsConn) message(ctx context.Context, f protocol.ClientFrame) {
 	}
 	s := c.sess
 	route := &wsRoute{c: c}
+	var resumed string
+	if s.resumed {
+		resumed = s.id
+	}
 	runID, err := c.w.opts.Sessions.Send(ctx, beamclaw.Inbound{
-		Channel: s.channel, UserID: s.user, AgentID: s.agent, MessageID: f.ID, Origin: c.origin(),
+		Channel: s.channel, UserID: s.user, AgentID: s.agent, MessageID: f.ID, Origin: c.origin(), Session: resumed,
 		Content: f.Content, Attachments: wsAttachments(f.Attachments),
 		Autonomy: c.w.opts.Autonomy, Route: route,
 	})
@@ -168,7 +177,7 @@ func (c *wsConn) history() {
 		c.sendErr("", err)
 		return
 	}
-	c.enqueue(protocol.ServerFrame{Type: protocol.FrameHistory, SessionID: c.sess.id, Messages: wsHistory(hist)})
+	c.enqueue(protocol.ServerFrame{Type: protocol.FrameHistory, SessionID: c.sess.id, Messages: WireHistory(hist)})
 }
 
 func (c *wsConn) contextGauge(ctx context.Context) {
@@ -223,4 +232,63 @@ func wsQuote(s string) string {
 		}
 		return r
 	}, s) + `"`
+}
+
+// sessions answers with the user's sessions with the agent.
+func (c *wsConn) sessions() {
+	sums, err := c.w.opts.Sessions.UserSessions(c.sess.user, c.sess.agent)
+	if err != nil {
+		c.sendErr("", err)
+		return
+	}
+	out := make([]protocol.SessionInfo, 0, len(sums))
+	for _, s := range sums {
+		out = append(out, WireSession(s))
+	}
+	c.enqueue(protocol.ServerFrame{Type: protocol.FrameSessions, SessionID: c.sess.id, Sessions: out})
+}
+
+// resume moves the connection to another of the user's sessions with the
+// agent (a unique prefix of its id will do) and answers with ready.
+func (c *wsConn) resume(f protocol.ClientFrame) {
+	want := strings.TrimPrefix(f.Session, "session-")
+	if want == "" {
+		c.sendError("", protocol.CodeBadFrame, "resume needs a session id")
+		return
+	}
+	sums, err := c.w.opts.Sessions.UserSessions(c.sess.user, c.sess.agent)
+	if err != nil {
+		c.sendErr("", err)
+		return
+	}
+	var found []string
+	for _, s := range sums {
+		if strings.HasPrefix(strings.TrimPrefix(s.ID, "session-"), want) {
+			found = append(found, s.ID)
+		}
+	}
+	switch len(found) {
+	case 0:
+		c.sendError("", protocol.CodeNotFound, "no session "+wsQuote(f.Session)+" of yours with this agent (send a sessions frame to list them)")
+		return
+	case 1:
+	default:
+		c.sendError("", protocol.CodeBadFrame, "session "+wsQuote(f.Session)+" is ambiguous: give more of its id")
+		return
+	}
+	hist, err := c.w.opts.Sessions.History(found[0])
+	if err != nil {
+		c.sendErr("", err)
+		return
+	}
+	s := *c.sess
+	s.id, s.resumed = found[0], true
+	c.sess = &s
+	c.enqueue(protocol.ServerFrame{Type: protocol.FrameReady, SessionID: s.id, Agent: s.agent, History: WireHistory(hist)})
+}
+
+// WireSession is a session summary as the wire carries it.
+func WireSession(s beamclaw.SessionSummary) protocol.SessionInfo {
+	return protocol.SessionInfo{ID: s.ID, User: s.UserID, Agent: s.AgentID, Channel: string(s.Channel), Thread: s.Thread,
+		Title: s.Title, Messages: s.Messages, Created: s.Created, Updated: s.Updated, Archived: s.Archived, Live: s.Live}
 }

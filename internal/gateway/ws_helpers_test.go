@@ -107,6 +107,19 @@ func (f *wsFake) Reset(_ context.Context, sessionID string) error {
 	return nil
 }
 
+// UserSessions lists the fake's sessions whose id names the user and agent.
+func (f *wsFake) UserSessions(userID, agentID string) ([]beamclaw.SessionSummary, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []beamclaw.SessionSummary
+	for id, h := range f.history {
+		if strings.Contains(id, userID) && strings.Contains(id, agentID) {
+			out = append(out, beamclaw.SessionSummary{ID: id, UserID: userID, AgentID: agentID, Messages: len(h)})
+		}
+	}
+	return out, nil
+}
+
 func (f *wsFake) History(sessionID string) ([]beamclaw.Message, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

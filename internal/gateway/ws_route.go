@@ -118,7 +118,9 @@ func wsRawJSON(b json.RawMessage) json.RawMessage {
 	return s
 }
 
-func wsHistory(hist []beamclaw.Message) []protocol.WSMessage {
+// WireHistory is a history as the wire carries it (/ws frames, the
+// control routes of beamclaw sessions).
+func WireHistory(hist []beamclaw.Message) []protocol.WSMessage {
 	out := make([]protocol.WSMessage, 0, len(hist))
 	for _, m := range hist {
 		w := protocol.WSMessage{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID,

@@ -218,3 +218,38 @@ func TestWSBearerTokenAndPlainGET(t *testing.T) {
 		t.Errorf("plain GET /ws: %d, want 400", plain.StatusCode)
 	}
 }
+
+func TestWSSessionsAndResume(t *testing.T) {
+	fake := newWSFake()
+	def, other := "session-ws:alice-default", "session-ws:alice-default-thread2"
+	fake.history[def] = []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "today"}}
+	fake.history[other] = []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "last week"}}
+	fake.history["session-ws:bob-default"] = []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "not yours"}}
+	env := startWS(t, fake, WSOptions{}, Options{})
+	c := env.dial(t, nil)
+	env.hello(t, c, protocol.ClientFrame{Agent: "default", User: "alice"})
+
+	wsWrite(t, c, protocol.ClientFrame{Type: protocol.FrameSessions})
+	got := wsRead(t, c)
+	if got.Type != protocol.FrameSessions || len(got.Sessions) != 2 {
+		t.Fatalf("sessions frame %+v", got)
+	}
+	wsWrite(t, c, protocol.ClientFrame{Type: protocol.FrameResume, Session: "ws:bob"})
+	if got := wsRead(t, c); got.Type != protocol.FrameError || got.Code != protocol.CodeNotFound {
+		t.Errorf("resume of another user's session: %+v", got)
+	}
+	wsWrite(t, c, protocol.ClientFrame{Type: protocol.FrameResume, Session: other})
+	got = wsRead(t, c)
+	if got.Type != protocol.FrameReady || got.SessionID != other || len(got.History) != 1 || got.History[0].Content != "last week" {
+		t.Fatalf("resume: %+v", got)
+	}
+	// Messages now go to the resumed session, named explicitly.
+	wsWrite(t, c, protocol.ClientFrame{Type: protocol.FrameMessage, ID: "m1", Content: "and now?"})
+	if f := wsRead(t, c); f.Type != protocol.FrameAck {
+		t.Fatalf("message after resume: %+v", f)
+	}
+	sent, _, _ := fake.snapshot()
+	if last := sent[len(sent)-1]; last.Session != other {
+		t.Errorf("message after resume went to %q, want %q", last.Session, other)
+	}
+}

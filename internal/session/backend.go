@@ -20,9 +20,9 @@ type record struct {
 	NextSeq     uint64           `json:"next_seq"`     // key of the next history message
 	NextPending uint64           `json:"next_pending"` // key of the next pending message
 	Messages    int              `json:"messages"`
-	Thread      string           `json:"thread,omitempty"` // the thread's name; "" for the default session
+	Thread      string           `json:"thread,omitempty"`  // the thread's name; "" for the default session
 	Archived    time.Time        `json:"archived,omitzero"` // set when its TTL passed; cleared by its next message
-	Marks       []mark           `json:"marks,omitempty"`  // a thread's answered turns (thread.go)
+	Marks       []mark           `json:"marks,omitempty"`   // a thread's answered turns (thread.go)
 }
 
 // change is one atomic write to a session's stored state.
@@ -62,7 +62,7 @@ type backend interface {
 	load(id string) (stored, bool, error)
 	apply(id string, c change) error
 	remove(ids []string) error
-	summaries() ([]Summary, error)                 // every stored session
+	summaries() ([]Summary, error)                // every stored session
 	setArchived(ids []string, at time.Time) error // archive (or, with a zero at, restore) sessions
 	count() int
 	thread(key string) (string, bool, error) // the thread of a threadKey

@@ -5,27 +5,13 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
-// Summary describes a stored session for listings (beamclaw sessions,
-// the terminal UI's /sessions).
-type Summary struct {
-	ID       string
-	UserID   string
-	AgentID  string
-	Channel  beamclaw.Channel // the channel that created it
-	Thread   string           // "" for a user's default session
-	Title    string           // the start of its first user message
-	Messages int
-	Created  time.Time
-	Updated  time.Time
-	Archived time.Time // zero while active
-	Live     bool      // in memory now
-}
+// Summary describes a stored session for listings.
+type Summary = beamclaw.SessionSummary
 
 // Filter selects sessions; zero fields select everything active.
 type Filter struct {
@@ -196,4 +182,17 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 	}
 	m.emit(ctx, beamclaw.EventSessionEnd, id, slog.String("reason", "deleted"))
 	return nil
+}
+
+// UserSessions lists userID's sessions with agentID, archived ones too,
+// most recently active first (the terminal UI's /sessions).
+func (m *Manager) UserSessions(userID, agentID string) ([]beamclaw.SessionSummary, error) {
+	return m.List(Filter{UserID: userID, AgentID: agentID, Archived: true})
+}
+
+// ownedBy reports whether the session is userID's with agentID.
+func (l *lane) ownedBy(userID, agentID string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.rec.UserID == userID && l.rec.AgentID == agentID
 }

@@ -98,6 +98,9 @@ func (m *Manager) String() string { return "sessions" }
 // SessionID is the id of the session an inbound message belongs to (its
 // thread's when it names one).
 func (m *Manager) SessionID(in beamclaw.Inbound) string {
+	if in.Session != "" {
+		return in.Session
+	}
 	return ThreadID(in.UserID, in.AgentID, in.Channel, m.opts.PerChannel, in.Thread)
 }
 
@@ -116,11 +119,17 @@ func (m *Manager) Send(ctx context.Context, in beamclaw.Inbound) (string, error)
 	}
 	id := m.SessionID(in)
 	seed := &record{UserID: in.UserID, AgentID: in.AgentID, Channel: in.Channel, Thread: in.Thread}
+	if in.Session != "" {
+		seed = nil // a resumed session must exist
+	}
 	l, err := m.acquire(ctx, id, seed)
 	if err != nil {
 		return "", err
 	}
 	defer m.release(l)
+	if in.Session != "" && !l.ownedBy(in.UserID, in.AgentID) {
+		return "", notFound(op, id)
+	}
 	runID := m.newID("run")
 	route := newOnceRoute(in.Route)
 	if d, ok := slashDecision(in.Content); ok {

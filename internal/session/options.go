@@ -55,11 +55,11 @@ type Options struct {
 	IdleHibernate time.Duration
 	// MaxLive caps the sessions kept in memory (core.max_live_sessions):
 	// a new one hibernates the least recently used idle one. 0 = no cap.
-	MaxLive         int
-	TTL             time.Duration
+	MaxLive int
+	TTL     time.Duration
 	// Retention deletes sessions archived longer than it
 	// (core.session_retention_days); 0 keeps archives for good.
-	Retention time.Duration
+	Retention       time.Duration
 	CleanupInterval time.Duration
 	ApprovalTimeout time.Duration
 	// LoopBudget bounds loop restarts per session (default 5 in 30 s);

@@ -51,7 +51,7 @@ func threadPrefix(userID, agentID string) string { return userID + "\x00" + agen
 // otherwise it goes to the default session, as a curl script expects.
 func (m *Manager) resolveThread(in *beamclaw.Inbound) error {
 	t := in.Transcript
-	if t == nil {
+	if t == nil || in.Session != "" {
 		return nil
 	}
 	if len(t.Messages) == 0 { // only the new message: it is appended

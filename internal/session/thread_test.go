@@ -110,3 +110,27 @@ func TestNamedThreadAppendsSingleMessages(t *testing.T) {
 		t.Errorf("named session %s holds %v", ev.SessionID, roles(hist))
 	}
 }
+
+func TestResumeOnlyOwnSessions(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	r, _ := e.send(t, "ann", "hello")
+	r.wait(t)
+	own := e.sid("ann")
+	rec := newRecorder()
+	_, err := e.m.Send(context.Background(), beamclaw.Inbound{Channel: "tui", UserID: "eve", AgentID: "default",
+		Content: "let me in", Route: rec, Session: own})
+	if beamclaw.KindOf(err) != beamclaw.KindNotFound {
+		t.Fatalf("another user's resume: %v, want not found", err)
+	}
+	r, _ = e.send(t, "ann", "I am back", func(in *beamclaw.Inbound) { in.Session = own })
+	if ev := r.wait(t); ev.SessionID != own {
+		t.Errorf("resume went to %s", ev.SessionID)
+	}
+	if hist, _ := e.m.History(own); len(hist) != 4 {
+		t.Errorf("resumed session holds %d messages", len(hist))
+	}
+	sums, err := e.m.UserSessions("ann", "default")
+	if err != nil || len(sums) != 1 || sums[0].Title != "hello" {
+		t.Errorf("UserSessions: %+v %v", sums, err)
+	}
+}

@@ -10,14 +10,16 @@ const WSPath = "/ws"
 
 // Client→server frame types of the WebSocket API (docs/websocket.md).
 const (
-	FrameHello   = "hello"   // first frame: picks the agent (and user)
-	FrameMessage = "message" // a user message for the agent
-	FrameApprove = "approve" // answers an approval_request
-	FrameReset   = "reset"   // empties the session's history
-	FrameHistory = "history" // asks for the session's history (answered by a history frame)
-	FrameContext = "context" // asks for the context gauge (answered by a context frame)
-	FramePing    = "ping"    // application-level liveness check (answered by pong)
-	FrameAnswer  = "answer"  // answers an elicitation: elicitation_id, action, fields
+	FrameHello    = "hello"    // first frame: picks the agent (and user)
+	FrameMessage  = "message"  // a user message for the agent
+	FrameApprove  = "approve"  // answers an approval_request
+	FrameReset    = "reset"    // empties the session's history
+	FrameHistory  = "history"  // asks for the session's history (answered by a history frame)
+	FrameContext  = "context"  // asks for the context gauge (answered by a context frame)
+	FramePing     = "ping"     // application-level liveness check (answered by pong)
+	FrameAnswer   = "answer"   // answers an elicitation: elicitation_id, action, fields
+	FrameSessions = "sessions" // lists the user's sessions with the agent (answered by a sessions frame)
+	FrameResume   = "resume"   // continues one of them: session (answered by ready)
 )
 
 // Server→client frame types of the WebSocket API.
@@ -85,6 +87,9 @@ type ClientFrame struct {
 	ElicitationID string         `json:"elicitation_id,omitempty"`
 	Action        string         `json:"action,omitempty"`
 	Fields        map[string]any `json:"fields,omitempty"`
+
+	// resume: the id of one of the user's sessions with the agent
+	Session string `json:"session,omitempty"`
 }
 
 // ServerFrame is every frame the server sends; Type says which fields
@@ -130,6 +135,9 @@ type ServerFrame struct {
 
 	// history
 	Messages []WSMessage `json:"-"`
+
+	// sessions
+	Sessions []SessionInfo `json:"sessions,omitempty"`
 }
 
 // WSMessage is one entry of a session's history.

@@ -161,6 +161,8 @@ func (m *model) handleFrame(f protocol.ServerFrame) {
 	case protocol.FrameContext:
 		e := t.add(entryContext, "")
 		e.used, e.window, e.messages = f.UsedTokens, f.Window, f.MessageCount
+	case protocol.FrameSessions:
+		t.add(entryInfo, sessionsText(f.Sessions, m.sessionID))
 	case protocol.FrameResetDone:
 		t.reset()
 		m.work.reset()
@@ -238,4 +240,32 @@ func errText(err error, fallback string) string {
 		return fallback
 	}
 	return err.Error()
+}
+
+// sessionsText lists sessions for /sessions, marking the current one.
+func sessionsText(list []protocol.SessionInfo, current string) string {
+	if len(list) == 0 {
+		return "No stored sessions with this agent yet."
+	}
+	var b strings.Builder
+	b.WriteString("Your sessions (/resume ID to continue one):")
+	for _, s := range list {
+		mark := "  "
+		if s.ID == current {
+			mark = "▸ "
+		}
+		state := ""
+		if !s.Archived.IsZero() {
+			state = " · archived"
+		}
+		title := s.Title
+		if title == "" {
+			title = "(empty)"
+		}
+		id := strings.TrimPrefix(s.ID, "session-")
+		id = id[:min(len(id), 12)]
+		fmt.Fprintf(&b, "\n%s%s  %s · %d messages%s  %s", mark, id,
+			s.Updated.Local().Format("2006-01-02 15:04"), s.Messages, state, clip(title, 50))
+	}
+	return b.String()
 }

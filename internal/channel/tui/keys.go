@@ -12,6 +12,8 @@ import (
 const helpText = `Commands:
   /context       how much of the model's context window the session uses
   /new           start a new session (clears the history)
+  /sessions      your sessions with this agent (archived ones too)
+  /resume ID     continue one of them (a prefix of its id will do)
   /agent NAME    talk to another agent
   /yes /no /always  answer the waiting approval (or press y, n, a)
   /accept /decline /cancel  answer a tool's question (fields are typed one by one)
@@ -92,6 +94,15 @@ func (m *model) command(line string) tea.Cmd {
 		m.request(protocol.ClientFrame{Type: protocol.FrameContext})
 	case "/new", "/reset":
 		m.request(protocol.ClientFrame{Type: protocol.FrameReset})
+	case "/sessions":
+		m.request(protocol.ClientFrame{Type: protocol.FrameSessions})
+	case "/resume":
+		if arg == "" || strings.ContainsAny(arg, " \t") {
+			m.transcript.add(entryError, "Usage: /resume ID (/sessions lists them)")
+			return nil
+		}
+		m.resumed = arg
+		m.request(protocol.ClientFrame{Type: protocol.FrameResume, Session: arg})
 	case "/agent":
 		if arg == "" || strings.ContainsAny(arg, " \t") {
 			m.transcript.add(entryError, "Usage: /agent NAME (now talking to "+m.agent+")")

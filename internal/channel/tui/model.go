@@ -74,6 +74,7 @@ type model struct {
 	attempt   int
 	lastErr   string
 	switching string // agent being switched to ("" = none)
+	resumed   string // the session /resume chose; resumed again after a reconnect
 
 	transcript transcript
 	unacked    []pendingMsg
@@ -139,6 +140,9 @@ func (m *model) adopt(conn Conn) {
 	m.link = startLink(m.ctx, conn, m.gen)
 	m.state, m.attempt, m.lastErr = stateOnline, 0, ""
 	m.handleFrame(conn.Ready())
+	if m.resumed != "" {
+		m.send(protocol.ClientFrame{Type: protocol.FrameResume, Session: m.resumed})
+	}
 	for _, n := range m.notices {
 		m.transcript.add(entryError, n)
 	}
@@ -277,6 +281,6 @@ func (m *model) switchAgent(name string) tea.Cmd {
 	m.state = stateReconnecting
 	m.lastErr = "switching to agent " + name
 	m.approvals, m.unacked, m.asks = nil, nil, nil
-	m.attempt = 0
+	m.attempt, m.resumed = 0, ""
 	return m.redial(name)
 }

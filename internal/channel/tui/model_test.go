@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/google/go-cmp/cmp"
@@ -267,5 +268,31 @@ func TestShowsTheAgentWorkingBeforeItsFirstWord(t *testing.T) {
 	m.Update(spinMsg{})
 	if m.work.ticking {
 		t.Error("an idle screen keeps a timer")
+	}
+}
+
+func TestSessionsAndResume(t *testing.T) {
+	conn := newFakeConn("default")
+	m := newTestModel(t, &dialer{}, conn)
+	typeText(m, "/sessions")
+	press(m, enter)
+	if f := conn.next(t); f.Type != protocol.FrameSessions {
+		t.Fatalf("sent %+v", f)
+	}
+	frame(m, protocol.ServerFrame{Type: protocol.FrameSessions, Sessions: []protocol.SessionInfo{
+		{ID: "session-3fa9c2d1e0b4aaaa", Title: "plan the trip", Messages: 6},
+		{ID: "session-77aa00bb11cc2222", Title: "invoice", Messages: 2, Archived: time.Now()},
+	}})
+	mustContain(t, m.screen(), "3fa9c2d1e0b4", "plan the trip", "77aa00bb11cc", "archived")
+	typeText(m, "/resume 77aa")
+	press(m, enter)
+	if f := conn.next(t); f.Type != protocol.FrameResume || f.Session != "77aa" {
+		t.Fatalf("sent %+v", f)
+	}
+	frame(m, protocol.ServerFrame{Type: protocol.FrameReady, SessionID: "session-77aa00bb11cc2222", Agent: "default",
+		History: []protocol.WSMessage{{Role: "user", Content: "the invoice from March"}}})
+	mustContain(t, m.screen(), "the invoice from March")
+	if m.resumed != "77aa" {
+		t.Errorf("resumed = %q", m.resumed)
 	}
 }

@@ -1,0 +1,221 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
+)
+
+// SessionsBackend lists, shows and deletes stored sessions, through the
+// running daemon or, without one, on the store directly.
+type SessionsBackend interface {
+	SessionsList(ctx context.Context, f protocol.SessionQuery) (protocol.SessionList, error)
+	SessionShow(ctx context.Context, id string) (protocol.SessionDetail, error)
+	SessionDelete(ctx context.Context, id string) (string, error)
+}
+
+func (a *app) newSessionsCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sessions",
+		Short: "List, show, export and delete stored conversations",
+		Long: "Every conversation is stored: a user's session with an agent, and each chat UI conversation\n" +
+			"on the OpenAI API as a thread of its own. Sessions idle past core.session_ttl_seconds are\n" +
+			"archived, not deleted: list them with --archived; their next message (or /resume ID in\n" +
+			"the terminal UI) makes them active again. IDs may be shortened to a unique prefix.",
+		Example: "  beamclaw sessions list --agent default\n" +
+			"  beamclaw sessions list --archived --search invoice\n" +
+			"  beamclaw sessions show 3fa9c2\n" +
+			"  beamclaw sessions export 3fa9c2 --format md -o chat.md\n" +
+			"  beamclaw sessions delete 3fa9c2",
+	}
+	cmd.AddCommand(a.newSessionsListCmd(), a.newSessionsShowCmd(), a.newSessionsExportCmd(), a.newSessionsDeleteCmd())
+	return cmd
+}
+
+func (a *app) newSessionsListCmd() *cobra.Command {
+	var f protocol.SessionQuery
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List sessions, most recently active first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			list, err := a.backend().SessionsList(cmd.Context(), f)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(list)
+			}
+			if len(list.Sessions) == 0 {
+				fmt.Fprintln(a.stdout, "no sessions")
+				return nil
+			}
+			t := newTable(a.stdout, "ID", "AGENT", "USER", "MESSAGES", "UPDATED", "STATE", "TITLE")
+			for _, s := range list.Sessions {
+				t.row(shortID(s.ID), s.Agent, s.User, fmt.Sprint(s.Messages), s.Updated.Local().Format("2006-01-02 15:04"),
+					sessionState(s), oneLine(s.Title, 50))
+			}
+			return t.flush()
+		},
+	}
+	cmd.Flags().StringVar(&f.Agent, "agent", "", "only this agent's sessions")
+	cmd.Flags().StringVar(&f.User, "user", "", "only this user's sessions (e.g. api:alice, tg:123)")
+	cmd.Flags().BoolVar(&f.Archived, "archived", false, "archived sessions too")
+	cmd.Flags().StringVar(&f.Search, "search", "", "only sessions whose history holds this text (case-insensitive)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	_ = cmd.RegisterFlagCompletionFunc("agent", a.completeAgents)
+	return cmd
+}
+
+func sessionState(s protocol.SessionInfo) string {
+	switch {
+	case !s.Archived.IsZero():
+		return "archived"
+	case s.Live:
+		return "live"
+	}
+	return "stored"
+}
+
+// shortID is a session id without its prefix, cut to 12 characters
+// (enough to be unique; every command takes a prefix).
+func shortID(id string) string {
+	id = strings.TrimPrefix(id, "session-")
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+func (a *app) newSessionsShowCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:               "show ID",
+		Short:             "Show a session and its conversation",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: a.completeSessions,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := a.backend().SessionShow(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(d)
+			}
+			return writeMarkdown(a.stdout, d)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}
+
+func (a *app) newSessionsExportCmd() *cobra.Command {
+	var format, out string
+	cmd := &cobra.Command{
+		Use:               "export ID",
+		Short:             "Export a session as JSON or Markdown",
+		Example:           "  beamclaw sessions export 3fa9c2 --format md -o chat.md",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: a.completeSessions,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "json" && format != "md" {
+				return fmt.Errorf("--format must be json or md, not %q", format)
+			}
+			d, err := a.backend().SessionShow(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			w := a.stdout
+			if out != "" && out != "-" {
+				f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				w = f
+			}
+			if format == "json" {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				err = enc.Encode(d)
+			} else {
+				err = writeMarkdown(w, d)
+			}
+			if err == nil && out != "" && out != "-" {
+				fmt.Fprintf(a.stderr, "exported %d messages to %s\n", len(d.Messages), out)
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "json", "json or md")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file (mode 0600) instead of stdout")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"json", "md"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func (a *app) newSessionsDeleteCmd() *cobra.Command {
+	var yes bool
+	cmd := &cobra.Command{
+		Use:               "delete ID",
+		Short:             "Delete a session and its history for good",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: a.completeSessions,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !yes && !a.confirm("Delete session "+args[0]+" and its whole history?") {
+				return errCancelled
+			}
+			id, err := a.backend().SessionDelete(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "deleted %s\n", id)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
+	return cmd
+}
+
+// writeMarkdown renders a session as a Markdown transcript.
+func writeMarkdown(w io.Writer, d protocol.SessionDetail) error {
+	s := d.Session
+	var b strings.Builder
+	title := s.Title
+	if title == "" {
+		title = s.ID
+	}
+	fmt.Fprintf(&b, "# %s\n\n", title)
+	fmt.Fprintf(&b, "- session: `%s`\n- agent: %s\n- user: %s\n- channel: %s\n- created: %s\n- updated: %s\n",
+		s.ID, s.Agent, s.User, s.Channel, s.Created.Local().Format(time.RFC3339), s.Updated.Local().Format(time.RFC3339))
+	if !s.Archived.IsZero() {
+		fmt.Fprintf(&b, "- archived: %s\n", s.Archived.Local().Format(time.RFC3339))
+	}
+	for _, m := range d.Messages {
+		switch m.Role {
+		case "user":
+			fmt.Fprintf(&b, "\n## You\n\n%s\n", m.Content)
+		case "assistant":
+			for _, tc := range m.ToolCalls {
+				fmt.Fprintf(&b, "\n> tool `%s` %s\n", tc.Name, oneLine(string(tc.Args), 200))
+			}
+			if strings.TrimSpace(m.Content) != "" {
+				fmt.Fprintf(&b, "\n## %s\n\n%s\n", s.Agent, m.Content)
+			}
+		case "tool":
+			fmt.Fprintf(&b, "\n> result of `%s`: %s\n", m.Name, oneLine(m.Content, 200))
+		case "system":
+			fmt.Fprintf(&b, "\n> system: %s\n", oneLine(m.Content, 200))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

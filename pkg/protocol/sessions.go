@@ -1,0 +1,47 @@
+package protocol
+
+import "time"
+
+// Control-socket paths of the sessions (beamclaw sessions ...).
+const (
+	// ControlSessions answers GET with SessionList; query: agent, user,
+	// archived=1 (archived ones too), q (text the history holds).
+	ControlSessions = "/control/sessions"
+	// ControlSession + "/{id}" answers GET with SessionDetail and DELETE
+	// with 204.
+	ControlSession = "/control/sessions"
+)
+
+// SessionInfo describes one stored session.
+type SessionInfo struct {
+	ID       string    `json:"id"`
+	User     string    `json:"user"`
+	Agent    string    `json:"agent"`
+	Channel  string    `json:"channel"`
+	Thread   string    `json:"thread,omitempty"` // a conversation of its own (a chat UI's, or a named one)
+	Title    string    `json:"title"`            // the start of its first message
+	Messages int       `json:"messages"`
+	Created  time.Time `json:"created"`
+	Updated  time.Time `json:"updated"`
+	Archived time.Time `json:"archived,omitzero"` // set once core.session_ttl_seconds passed
+	Live     bool      `json:"live,omitempty"`    // in the daemon's memory now
+}
+
+// SessionList is the answer of GET /control/sessions.
+type SessionList struct {
+	Sessions []SessionInfo `json:"sessions"`
+}
+
+// SessionDetail is one session with its history.
+type SessionDetail struct {
+	Session  SessionInfo `json:"session"`
+	Messages []WSMessage `json:"messages"`
+}
+
+// SessionQuery selects sessions (beamclaw sessions list).
+type SessionQuery struct {
+	Agent    string `json:"agent,omitempty"`
+	User     string `json:"user,omitempty"`
+	Archived bool   `json:"archived,omitempty"` // archived sessions too
+	Search   string `json:"search,omitempty"`   // only those whose history holds this text
+}
