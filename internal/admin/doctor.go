@@ -38,8 +38,12 @@ func (a *Admin) Doctor(ctx context.Context) []protocol.Check {
 			homeCheck(home)}
 	}
 	out := []protocol.Check{ok("config", "valid ("+paths.ConfigFile+")")}
-	if err := cfg.ValidateRuntime(a.getenv); err != nil {
+	switch err := cfg.ValidateRuntime(a.getenv); {
+	case err != nil:
 		out[0] = fail("config", err.Error(), "set the environment variables named above")
+	case !cfg.Found:
+		out[0] = warn("config", "no config file at "+paths.ConfigFile+": the built-in defaults apply",
+			"write one to change them: beamclaw config show > "+paths.ConfigFile)
 	}
 	for _, w := range cfg.Warnings() {
 		out = append(out, warn("config", w, "remove the key, or leave it for when the subsystem lands"))
@@ -47,7 +51,11 @@ func (a *Admin) Doctor(ctx context.Context) []protocol.Check {
 	out = append(out, homeCheck(paths.Home))
 	pid, daemonUp := client.Running(ctx, paths.Socket)
 	out = append(out, a.storeCheck(ctx, paths, pid, daemonUp))
-	out = append(out, providerChecks(cfg.Config, a.getenv)...)
+	if daemonUp {
+		out = append(out, a.daemonProviderChecks(ctx, paths)...)
+	} else {
+		out = append(out, providerChecks(cfg.Config, a.getenv, paths.AgentNames(cfg.Core.DefaultAgent))...)
+	}
 	out = append(out, dockerCheck(ctx, cfg.Sandbox.Enabled))
 	out = append(out, portCheck(cfg.Gateway.HTTP.Addr, daemonUp))
 	out = append(out, a.mcpChecks(ctx, cfg, daemonUp)...)
@@ -97,20 +105,38 @@ func (a *Admin) storeCheck(ctx context.Context, paths config.Paths, pid int, dae
 	return ok("store", paths.DB+" opens; every page checks out")
 }
 
-func providerChecks(cfg *config.Config, getenv func(string) string) []protocol.Check {
+// providerChecks is the providers' state as this process's environment
+// sees it (no daemon runs: it will start with this environment).
+func providerChecks(cfg *config.Config, getenv func(string) string, agents []string) []protocol.Check {
+	problems := cfg.ProviderProblems(getenv, agents)
+	if len(problems) == 0 {
+		return []protocol.Check{ok("providers", "every provider has its key; every agent has a usable provider")}
+	}
+	out := make([]protocol.Check, 0, len(problems))
+	for _, p := range problems {
+		out = append(out, warn("providers", p, "export the variable, then `beamclaw restart`"))
+	}
+	return out
+}
+
+// daemonProviderChecks asks the running daemon: its environment, not
+// this shell's, decides which providers work.
+func (a *Admin) daemonProviderChecks(ctx context.Context, paths config.Paths) []protocol.Check {
+	c := client.NewUnix(paths.Socket)
+	defer c.Close()
+	st, err := c.Status(ctx)
+	if err != nil {
+		return []protocol.Check{warn("providers", "could not ask the running daemon: "+err.Error(), "run `beamclaw status`")}
+	}
 	var out []protocol.Check
-	names := append([]string{cfg.Core.DefaultProvider}, cfg.Core.FallbackProviders...)
-	for _, name := range names {
-		p := cfg.Core.Providers[name]
-		switch _, set := p.APIKey.Resolve(getenv); {
-		case p.APIKey.IsZero():
-			out = append(out, ok("provider "+name, "no key needed ("+p.BaseURL+")"))
-		case set:
-			out = append(out, ok("provider "+name, p.APIKey.Env+" is set"))
-		default:
-			out = append(out, warn("provider "+name, p.APIKey.Env+" is not set",
-				"export "+p.APIKey.Env+"=... before starting the daemon"))
+	for _, w := range st.Warnings {
+		if strings.HasPrefix(w, "provider ") || strings.HasPrefix(w, "agent ") {
+			out = append(out, warn("providers", w+" (as the running daemon sees it)",
+				"export the variable in the daemon's environment, then `beamclaw restart`"))
 		}
+	}
+	if len(out) == 0 {
+		out = append(out, ok("providers", "the running daemon has a key for every provider; every agent has a usable provider"))
 	}
 	return out
 }

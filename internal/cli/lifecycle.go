@@ -57,9 +57,11 @@ func (a *app) startDetached(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	warned := map[string]bool{}
 	for _, line := range strings.Split(summary, "\n") {
 		if w, ok := strings.CutPrefix(strings.TrimSpace(line), "warning: "); ok {
 			fmt.Fprintln(a.stdout, "warning:", w)
+			warned[w] = true
 		}
 	}
 	if err := os.MkdirAll(dirOf(loc.LogFile), 0o700); err != nil {
@@ -96,6 +98,11 @@ func (a *app) startDetached(ctx context.Context) error {
 	}
 	fmt.Fprintf(a.stdout, "beamclaw started (pid %d) on http://%s\ncontrol socket %s, log %s\n",
 		st.PID, st.HTTPAddr, loc.Socket, loc.LogFile)
+	for _, w := range st.Warnings {
+		if !warned[w] {
+			fmt.Fprintln(a.stdout, "warning:", w)
+		}
+	}
 	a.warnMCPLogins(ctx)
 	return nil
 }
@@ -138,7 +145,7 @@ func waitReady(ctx context.Context, c *client.Client, exited <-chan error) (st s
 			if err != nil {
 				continue
 			}
-			return statusLine{PID: s.PID, HTTPAddr: s.HTTPAddr}, nil
+			return statusLine{PID: s.PID, HTTPAddr: s.HTTPAddr, Warnings: s.Warnings}, nil
 		}
 	}
 }
@@ -146,6 +153,7 @@ func waitReady(ctx context.Context, c *client.Client, exited <-chan error) (st s
 type statusLine struct {
 	PID      int
 	HTTPAddr string
+	Warnings []string // the daemon's own, as its environment sees it
 }
 
 // lastError finds the daemon's fatal message in what it logged since

@@ -231,3 +231,23 @@ func TestListenHost(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+func TestProviderProblems(t *testing.T) {
+	c := Default()
+	c.Core.Providers = map[string]Provider{
+		"openai": {BaseURL: "https://api.openai.com/v1", Model: "m", APIKey: Env("OPENAI_KEY")},
+		"local":  {BaseURL: "http://127.0.0.1:11434/v1", Model: "m"},
+		"groq":   {BaseURL: "https://api.groq.com/v1", Model: "m", APIKey: Env("GROQ_KEY")},
+	}
+	c.Core.DefaultProvider, c.Core.FallbackProviders = "openai", nil
+	c.Core.Agents = map[string]Agent{"coder": {Provider: "groq"}, "home": {Provider: "local"}}
+	env := map[string]string{"GROQ_KEY": "x"}
+	got := c.ProviderProblems(func(k string) string { return env[k] }, []string{"default", "coder"})
+	want := []string{
+		"provider openai: OPENAI_KEY is not set, so every call to it fails (export it before starting)",
+		"agent default has no usable provider: no key for openai (set it, or name a provider with one in core.agents.default.provider)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

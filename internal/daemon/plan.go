@@ -118,6 +118,7 @@ func buildPlan(l config.Loaded, getenv func(string) string) (*plan, error) {
 		Warnings: l.Warnings(),
 	}
 	p.Providers = planProviders(c, getenv)
+	p.Warnings = append(p.Warnings, c.ProviderProblems(getenv, l.Paths.AgentNames(c.Core.DefaultAgent))...)
 	p.Embedding = planEmbedding(c, getenv)
 	p.Agent = planAgent(c, l.Paths)
 	p.planTools(c, getenv)

@@ -91,5 +91,6 @@ func (d *daemon) status(context.Context) protocol.Status {
 		Socket:        d.paths.Socket,
 		Home:          d.paths.Home,
 		Subsystems:    d.subsystems(),
+		Warnings:      d.plan.Warnings,
 	}
 }

@@ -28,6 +28,10 @@ type Status struct {
 	Socket        string               `json:"socket"`
 	Home          string               `json:"home"`
 	Subsystems    map[string]Subsystem `json:"subsystems"`
+	// Warnings are what the daemon found wrong at start, as its own
+	// environment sees it: providers without their key, agents without a
+	// usable provider, keys that do nothing yet.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Error is the JSON error body of beamclaw's own routes.

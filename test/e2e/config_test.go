@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -80,5 +82,67 @@ func TestTUIDisabledRefused(t *testing.T) {
 	conn.Close()
 	if res := r.h.run("tui"); res.code == 0 || !strings.Contains(res.stderr+res.stdout, "terminal channel is disabled") {
 		t.Errorf("beamclaw tui: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+}
+
+// TestStartNamesWhatCannotWork: a provider whose key variable is unset,
+// and an agent left without a usable provider, are named by start (stdout
+// and log); doctor reports the running daemon's view, not its own shell's;
+// without a config file doctor says the defaults apply.
+func TestStartNamesWhatCannotWork(t *testing.T) {
+	llm := fakellm.New(t)
+	h := newHome(t, "core:\n  default_provider: paid\n  providers:\n"+
+		"    paid: {base_url: \""+llm.URL()+"\", model: m, api_key: {env: PAID_API_KEY}}\n"+
+		"gateway:\n  http:\n    addr: \"127.0.0.1:0\"\nmemory:\n  embedding:\n    enabled: false\n")
+	want := []string{"provider paid: PAID_API_KEY is not set", "agent default has no usable provider: no key for paid"}
+	start := h.must("start")
+	for _, w := range want {
+		if !strings.Contains(start.stdout, w) {
+			t.Errorf("start does not say %q:\n%s", w, start.stdout)
+		}
+		if !strings.Contains(h.logs(), w) {
+			t.Errorf("the log does not say %q", w)
+		}
+	}
+	// The shell running doctor has the key; the daemon does not.
+	h.env = append(h.env, "PAID_API_KEY=sk-test-0123456789")
+	doctor := h.run("doctor")
+	if !strings.Contains(doctor.stdout, "PAID_API_KEY is not set, so every call to it fails (export it before starting) (as the running daemon sees it)") {
+		t.Errorf("doctor does not report the daemon's view:\n%s", doctor.stdout)
+	}
+
+	empty := newHome(t, "")
+	if err := os.Remove(filepath.Join(empty.dir, "config.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if d := empty.run("doctor"); !strings.Contains(d.stdout, "no config file at") || strings.Contains(d.stdout, "config: valid") {
+		t.Errorf("doctor without a config file:\n%s", d.stdout)
+	}
+}
+
+// TestAgentCreateDeleteTakeEffectAtOnce: an agent created or deleted while
+// the daemon runs is there (or gone) for the API at once.
+func TestAgentCreateDeleteTakeEffectAtOnce(t *testing.T) {
+	r := newChatRig(t, rigOptions{})
+	r.llm.SetDefault(fakellm.Rules)
+	r.start()
+	models := func() string {
+		_, body := get(t, "http://"+r.addr+"/v1/models")
+		return body
+	}
+	r.h.must("agent", "create", "scout")
+	if !strings.Contains(models(), "beamclaw/scout") {
+		t.Fatalf("created agent not listed: %s", models())
+	}
+	status, _ := r.postRaw(t, `{"model":"beamclaw/scout","user":"ana","messages":[{"role":"user","content":"hello"}]}`, nil)
+	if status != http.StatusOK {
+		t.Fatalf("chat with the new agent: %d", status)
+	}
+	r.h.must("agent", "delete", "scout", "--yes")
+	if strings.Contains(models(), "beamclaw/scout") {
+		t.Errorf("deleted agent still listed: %s", models())
+	}
+	if status, param := r.postRaw(t, `{"model":"beamclaw/scout","user":"ana","messages":[{"role":"user","content":"hello"}]}`, nil); status != http.StatusNotFound || param != "model" {
+		t.Errorf("chat with the deleted agent: %d %q, want 404 model", status, param)
 	}
 }
