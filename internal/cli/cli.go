@@ -88,11 +88,19 @@ func (a *app) newRootCmd() *cobra.Command {
 		Long:          "beamclaw runs your AI agents as a long-lived daemon and lets you reach them from a terminal, Telegram, OpenAI-compatible clients and WebSocket.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Example: "  beamclaw start                      # the daemon, in the background\n" +
+			"  beamclaw tui                        # talk to the default agent in the terminal\n" +
+			"  beamclaw chat -m \"summarise my notes\"  # one message, the answer on stdout\n" +
+			"  beamclaw logs -f --level warn       # follow the daemon's log\n" +
+			"  beamclaw doctor                     # what is wrong, and how to fix it",
 	}
+	v, commit, gover := a.version()
+	root.Version = fmt.Sprintf("%s (commit %s, %s)", v, commit, gover)
+	root.SetVersionTemplate("beamclaw {{.Version}}\n")
 	root.PersistentFlags().StringVar(&a.configFlag, "config", "", "config file (default $BEAMCLAW_HOME/config.yaml)")
 	root.AddCommand(
 		a.newStartCmd(), a.newStopCmd(), a.newRestartCmd(), a.newStatusCmd(),
-		a.newVersionCmd(), a.newDoctorCmd(), a.newConfigCmd(), a.newTUICmd(),
+		a.newVersionCmd(), a.newDoctorCmd(), a.newConfigCmd(), a.newTUICmd(), a.newChatCmd(), a.newLogsCmd(),
 		a.newAgentCmd(), a.newSkillsCmd(), a.newMCPCmd(), a.newPairCmd(), a.newDBCmd(), a.newA2ACmd(), a.newSessionsCmd(),
 	)
 	return root
@@ -105,4 +113,10 @@ func (a *app) backend() Backend {
 		a.bound = a.open(a.configFlag)
 	}
 	return a.bound
+}
+
+// version describes the binary; it needs no config, so it does not bind
+// the backend before the flags are parsed.
+func (a *app) version() (version, commit, goVersion string) {
+	return a.open(a.configFlag).Version()
 }

@@ -62,7 +62,7 @@ func (a *app) newVersionCmd() *cobra.Command {
 		Short: "Print the version, commit and Go version",
 		Args:  cobra.NoArgs,
 		Run: func(*cobra.Command, []string) {
-			v, commit, gover := a.backend().Version()
+			v, commit, gover := a.version()
 			fmt.Fprintf(a.stdout, "beamclaw %s (commit %s, %s)\n", v, commit, gover)
 		},
 	}

@@ -21,14 +21,19 @@ import (
 const startTimeout = 30 * time.Second
 
 func (a *app) newStartCmd() *cobra.Command {
-	var foreground bool
+	var foreground, detached bool
 	cmd := &cobra.Command{
-		Use:   "start",
-		Short: "Start the daemon (detached; --foreground to stay attached)",
-		Args:  cobra.NoArgs,
+		Use:     "start",
+		Short:   "Start the daemon (detached; --foreground to stay attached)",
+		Example: "  beamclaw start\n  beamclaw start --foreground   # logs on stderr; Ctrl-C stops it",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if foreground {
-				return a.backend().RunForeground(cmd.Context(), a.stderr, func(r beamclaw.Ready) {
+				var logOut io.Writer = a.stderr
+				if detached {
+					logOut = nil // the daemon writes (and rotates) its own log file
+				}
+				return a.backend().RunForeground(cmd.Context(), logOut, func(r beamclaw.Ready) {
 					fmt.Fprintf(a.stdout, "beamclaw running (pid %d) on http://%s, control socket %s\n", r.PID, r.HTTPAddr, r.Socket)
 				})
 			}
@@ -36,6 +41,8 @@ func (a *app) newStartCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&foreground, "foreground", false, "run in this process, logging to stderr")
+	cmd.Flags().BoolVar(&detached, "detached", false, "the child of a detached start: log to the home's log file")
+	_ = cmd.Flags().MarkHidden("detached")
 	return cmd
 }
 
@@ -77,7 +84,7 @@ func (a *app) startDetached(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("find own executable: %w", err)
 	}
-	args := []string{"start", "--foreground"}
+	args := []string{"start", "--foreground", "--detached"}
 	if a.configFlag != "" {
 		args = append(args, "--config", a.configFlag)
 	}

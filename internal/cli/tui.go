@@ -47,14 +47,7 @@ func (a *app) runTUI(ctx context.Context, agent string) error {
 	}
 	// The user id is local:<BEAMCLAW_USER or $USER>; a daemon that has
 	// BEAMCLAW_USER itself uses that for every channel.
-	user := os.Getenv("BEAMCLAW_USER")
-	if user == "" {
-		user = os.Getenv("USER")
-	}
-	if user == "" {
-		user = "user"
-	}
-	return tui.Run(ctx, tui.Options{Client: c, Agent: agent, User: user, In: a.stdin, Out: a.stdout})
+	return tui.Run(ctx, tui.Options{Client: c, Agent: agent, User: localUser(), In: a.stdin, Out: a.stdout})
 }
 
 // inProcess runs the daemon's runtime in this process, logging to the log

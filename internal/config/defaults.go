@@ -18,7 +18,7 @@ func Default() *Config {
 		Sandbox:   defaultSandbox(),
 		Scheduler: defaultScheduler(),
 		Obs: Obs{
-			Log:       Log{Level: "info", Format: "text"},
+			Log:       Log{Level: "info", Format: "text", MaxSizeMB: 50, MaxFiles: 5},
 			Metrics:   Metrics{Enabled: true},
 			QueueSize: 1024,
 		},

@@ -194,6 +194,10 @@ type Log struct {
 	Level  string `yaml:"level"`
 	Format string `yaml:"format"`
 	File   string `yaml:"file"`
+	// MaxSizeMB rotates a log file at this size; MaxFiles rotated files
+	// are kept (FILE.1 newest).
+	MaxSizeMB float64 `yaml:"max_size_mb"`
+	MaxFiles  int     `yaml:"max_files"`
 }
 
 // Metrics switches the Prometheus backend and GET /metrics.

@@ -42,6 +42,10 @@ func (c *Config) Validate() error {
 	c.validateScheduler(&p)
 	p.enum("obs.log.level", c.Obs.Log.Level, LogLevels)
 	p.enum("obs.log.format", c.Obs.Log.Format, LogFormats)
+	if c.Obs.Log.MaxSizeMB <= 0 {
+		p.add("obs.log.max_size_mb", "must be above 0 (fractions are fine: 0.5 is 512 KiB), got %v", c.Obs.Log.MaxSizeMB)
+	}
+	p.min("obs.log.max_files", c.Obs.Log.MaxFiles, 0)
 	p.min("obs.queue_size", c.Obs.QueueSize, 1)
 	return p.err()
 }

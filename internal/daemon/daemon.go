@@ -36,7 +36,8 @@ type Options struct {
 	// BEAMCLAW_USER (os.Getenv when nil).
 	Getenv func(string) string
 	Build  beamclaw.Build
-	// LogOut receives logs when obs.log.file is empty.
+	// LogOut receives logs when obs.log.file is empty; nil (a detached
+	// daemon) logs to the home's log file, rotated.
 	LogOut io.Writer
 	// Ready, when set, is called once the daemon serves.
 	Ready func(beamclaw.Ready)
@@ -83,7 +84,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	if pid, ok := client.Running(ctx, l.Paths.Socket); ok {
 		return fmt.Errorf("%w (pid %d, socket %s)", ErrRunning, pid, l.Paths.Socket)
 	}
-	log, closeLog, err := openLog(p.Log, opts.LogOut)
+	log, closeLog, err := openLog(p.Log, opts.LogOut, l.Paths.LogFile)
 	if err != nil {
 		return err
 	}
@@ -181,12 +182,20 @@ func (d *daemon) close() {
 	}
 }
 
-func openLog(lc config.Log, out io.Writer) (*slog.Logger, func(), error) {
+// openLog opens the logger: obs.log.file when set, else out, else (a
+// detached daemon, whose out is nil) the home's log file, with stdout and
+// stderr pointed at it. Files rotate at obs.log.max_size_mb.
+func openLog(lc config.Log, out io.Writer, homeLog string) (*slog.Logger, func(), error) {
 	closeFn := func() {}
-	if lc.File != "" {
-		f, err := os.OpenFile(lc.File, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	rot := obs.RotateOptions{MaxSize: int64(lc.MaxSizeMB * (1 << 20)), MaxFiles: lc.MaxFiles}
+	path := lc.File
+	if path == "" && out == nil {
+		path, rot.Std = homeLog, true
+	}
+	if path != "" {
+		f, err := obs.OpenRotating(path, rot)
 		if err != nil {
-			return nil, nil, fmt.Errorf("open log file: %w", err)
+			return nil, nil, err
 		}
 		out, closeFn = f, func() { _ = f.Close() }
 	}

@@ -1,0 +1,226 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+func (a *app) newLogsCmd() *cobra.Command {
+	var (
+		follow bool
+		level  string
+		since  time.Duration
+		lines  int
+	)
+	cmd := &cobra.Command{
+		Use:   "logs",
+		Short: "Print the daemon's log (and follow it with -f)",
+		Long: "logs prints the detached daemon's log ($BEAMCLAW_HOME/logs/beamclaw.log), filtered by level and\n" +
+			"age; -f keeps printing new lines, across rotations, until Ctrl-C.",
+		Example: "  beamclaw logs -n 50\n  beamclaw logs -f --level warn\n  beamclaw logs --since 1h --level error",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var min slog.Level
+			if err := min.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {
+				return fmt.Errorf("--level %q: want debug, info, warn or error", level)
+			}
+			loc, err := a.backend().Locate()
+			if err != nil {
+				return err
+			}
+			f := logFilter{min: min}
+			if since > 0 {
+				f.after = time.Now().Add(-since)
+			}
+			return a.printLog(cmd.Context(), loc.LogFile, f, lines, follow)
+		},
+	}
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new lines")
+	cmd.Flags().StringVar(&level, "level", "debug", "the lowest level shown: debug, info, warn or error")
+	cmd.Flags().DurationVar(&since, "since", 0, "only lines of this recent past (e.g. 10m, 2h)")
+	cmd.Flags().IntVarP(&lines, "lines", "n", 0, "only the last N matching lines (0 = all)")
+	_ = cmd.RegisterFlagCompletionFunc("level", cobra.FixedCompletions([]string{"debug", "info", "warn", "error"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// logFilter selects log lines by level and time. Lines it cannot parse
+// (a crash's stack trace, the start banner) are kept unless a level above
+// debug or a time is asked for.
+type logFilter struct {
+	min   slog.Level
+	after time.Time
+}
+
+func (f logFilter) keep(line string) bool {
+	lv, at, ok := parseLogLine(line)
+	if !ok {
+		return f.min <= slog.LevelDebug && f.after.IsZero()
+	}
+	return lv >= f.min && (f.after.IsZero() || !at.Before(f.after))
+}
+
+// parseLogLine reads the level and time of a text or JSON slog line.
+func parseLogLine(line string) (slog.Level, time.Time, bool) {
+	var lvText, tText string
+	if strings.HasPrefix(line, "{") {
+		var rec struct {
+			Time  string `json:"time"`
+			Level string `json:"level"`
+		}
+		if json.Unmarshal([]byte(line), &rec) != nil {
+			return 0, time.Time{}, false
+		}
+		lvText, tText = rec.Level, rec.Time
+	} else {
+		for _, field := range strings.Fields(line) {
+			if v, ok := strings.CutPrefix(field, "time="); ok {
+				tText = v
+			} else if v, ok := strings.CutPrefix(field, "level="); ok {
+				lvText = v
+			}
+			if lvText != "" && tText != "" {
+				break
+			}
+		}
+	}
+	var lv slog.Level
+	at, err := time.Parse(time.RFC3339Nano, tText)
+	if err != nil || lv.UnmarshalText([]byte(lvText)) != nil {
+		return 0, time.Time{}, false
+	}
+	return lv, at, true
+}
+
+// printLog prints the matching lines of path (the last n when n > 0),
+// then with follow the new ones as they come, reopening the file when it
+// is rotated.
+func (a *app) printLog(ctx context.Context, path string, f logFilter, n int, follow bool) error {
+	file, err := os.Open(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return fmt.Errorf("no log at %s yet: the detached daemon writes it (`beamclaw start`)", path)
+		}
+		return err
+	}
+	defer func() { _ = file.Close() }()
+	r := bufio.NewReaderSize(file, 64<<10)
+	var tail []string
+	var partial string
+	emit := func(line string) {
+		if !f.keep(line) {
+			return
+		}
+		if n > 0 && !follow {
+			tail = append(tail, line)
+			if len(tail) > n {
+				tail = tail[1:]
+			}
+			return
+		}
+		fmt.Fprintln(a.stdout, line)
+	}
+	readAll := func() error {
+		for {
+			s, err := r.ReadString('\n')
+			if err == io.EOF {
+				partial += s // a line still being written
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			emit(strings.TrimRight(partial+s, "\n"))
+			partial = ""
+		}
+	}
+	if follow && n > 0 { // the last n lines first, then follow
+		if err := a.printLog(ctx, path, f, n, false); err != nil {
+			return err
+		}
+		if _, err := file.Seek(0, io.SeekEnd); err != nil {
+			return err
+		}
+	} else if err := readAll(); err != nil {
+		return err
+	}
+	for _, line := range tail {
+		fmt.Fprintln(a.stdout, line)
+	}
+	if !follow {
+		return nil
+	}
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+		if err := readAll(); err != nil {
+			return err
+		}
+		// Rotated: the path names a new file. Finish ours (read above),
+		// then the files rotated after it, oldest first, then the new one.
+		cur, err1 := file.Stat()
+		now, err2 := os.Stat(path)
+		if err1 != nil || err2 != nil || os.SameFile(cur, now) {
+			continue
+		}
+		for _, older := range rotatedAfter(path, cur) {
+			if err := a.printFile(older, f); err != nil {
+				return err
+			}
+		}
+		next, err := os.Open(path)
+		if err != nil {
+			continue
+		}
+		_ = file.Close()
+		file, partial = next, ""
+		r.Reset(file)
+	}
+}
+
+// rotatedAfter lists the rotated files newer than the one cur was
+// (path.N-1 ... path.1 when cur is now path.N), oldest first; none when
+// cur was removed (it was past max_files).
+func rotatedAfter(path string, cur os.FileInfo) []string {
+	for i := 1; i < 100; i++ {
+		fi, err := os.Stat(fmt.Sprintf("%s.%d", path, i))
+		if err != nil {
+			return nil
+		}
+		if os.SameFile(fi, cur) {
+			out := make([]string, 0, i-1)
+			for j := i - 1; j >= 1; j-- {
+				out = append(out, fmt.Sprintf("%s.%d", path, j))
+			}
+			return out
+		}
+	}
+	return nil
+}
+
+// printFile prints the matching lines of a whole file.
+func (a *app) printFile(name string, f logFilter) error {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil // rotated away meanwhile
+	}
+	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		if line != "" && f.keep(line) {
+			fmt.Fprintln(a.stdout, line)
+		}
+	}
+	return nil
+}
