@@ -162,3 +162,5 @@ func wantLines(t *testing.T, what, got string, wants ...string) {
 		}
 	}
 }
+
+func (f *fakeBackend) Version() (version, commit, goVersion string) { return "test", "none", "go" }
