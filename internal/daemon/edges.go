@@ -42,7 +42,7 @@ func (d *daemon) edges(rt *agentRuntime) (routes, control []gateway.Mount, servi
 		services = append(services, a2aSvc)
 		routes = append(routes, a2aRoutes...)
 	}
-	tg, tgRoutes, err := d.telegram(api)
+	tg, tgRoutes, err := d.telegram(api, rt.agents.Exists)
 	if err != nil {
 		return nil, nil, nil, err
 	}

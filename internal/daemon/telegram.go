@@ -16,12 +16,13 @@ import (
 
 // telegram builds the Telegram channel when it is enabled: its service,
 // and the webhook route in webhook mode.
-func (d *daemon) telegram(api *session.Manager) (suture.Service, []gateway.Mount, error) {
+func (d *daemon) telegram(api *session.Manager, knownAgent func(string) bool) (suture.Service, []gateway.Mount, error) {
 	if d.plan.Telegram == nil {
 		return nil, nil, nil
 	}
 	opts := *d.plan.Telegram
 	opts.Sessions, opts.Pairing, opts.DB, opts.Logger = api, pairing.New(d.db, pairing.Options{}), d.db, d.log
+	opts.KnownAgent = knownAgent
 	if d.plan.STT != nil {
 		so := *d.plan.STT
 		so.Logger = d.log

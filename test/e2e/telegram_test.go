@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 	"github.com/beamclaw/beamclaw-go/test/faketelegram"
 )
@@ -419,4 +421,47 @@ func tgToolOutputs(reqs []fakellm.Request) []string {
 		}
 	}
 	return out
+}
+
+// TestTelegramChatCommands: /help, /context, /new and /agent work in a
+// Telegram DM as in the terminal UI, and never reach the model.
+func TestTelegramChatCommands(t *testing.T) {
+	r := newTGRig(t, tgOptions{})
+	r.llm.SetDefault(fakellm.Rules)
+	r.start()
+	ana := tgAna.ID
+	r.pair(tgAna)
+	r.h.must("agent", "create", "coder")
+
+	r.tg.SendText(ana, tgAna, "remember kiwi")
+	r.waitText(ana, "echo: remember kiwi")
+	r.tg.SendText(ana, tgAna, "/help")
+	r.waitMessage(ana, "the command list", func(m faketelegram.Message) bool { return strings.Contains(m.Text, "/agent NAME") })
+	r.tg.SendText(ana, tgAna, "/context")
+	r.waitMessage(ana, "the context gauge", func(m faketelegram.Message) bool {
+		return strings.Contains(m.Text, "Context:") && strings.Contains(m.Text, "2 messages")
+	})
+	r.tg.SendText(ana, tgAna, "/new")
+	r.waitText(ana, "New session: the history is cleared.")
+	r.tg.SendText(ana, tgAna, "/agent coder")
+	r.waitMessage(ana, "the switch", func(m faketelegram.Message) bool { return strings.Contains(m.Text, "Now talking to") })
+	r.tg.SendText(ana, tgAna, "hello coder")
+	r.waitText(ana, "echo: hello coder")
+
+	reqs := r.llm.Requests()
+	for _, req := range reqs {
+		for _, u := range tgUserTexts(req) {
+			if strings.HasPrefix(u, "/") {
+				t.Errorf("a command reached the model: %q", u)
+			}
+		}
+	}
+	last := reqs[len(reqs)-1]
+	if texts := tgUserTexts(last); len(texts) != 1 || texts[0] != "hello coder" {
+		t.Errorf("after /new the model saw %q", texts)
+	}
+	var list protocol.SessionList
+	if err := json.Unmarshal([]byte(r.h.must("sessions", "list", "--json", "--agent", "coder").stdout), &list); err != nil || len(list.Sessions) != 1 {
+		t.Errorf("coder sessions after /agent: %+v %v", list.Sessions, err)
+	}
 }

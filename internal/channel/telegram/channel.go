@@ -14,18 +14,20 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/beamclaw/beamclaw-go/internal/pairing"
+	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/internal/supervise"
 )
 
 // Channel is the Telegram channel service.
 type Channel struct {
-	opts  Options
-	log   *slog.Logger
-	red   redactor
-	api   *api
-	inbox *inbox
-	gate  pairing.Gate
-	wake  chan struct{} // an update was queued
+	opts   Options
+	log    *slog.Logger
+	red    redactor
+	api    *api
+	inbox  *inbox
+	gate   pairing.Gate
+	agents *store.KV     // the agent each user chose with /agent (commands.go)
+	wake   chan struct{} // an update was queued
 
 	approvals approvals
 	questions questions      // tools' questions waiting in a chat (elicit.go)
@@ -44,6 +46,10 @@ func New(opts Options) (*Channel, error) {
 	if err := opts.DB.Buckets(string(bucketChannelSeen)); err != nil {
 		return nil, fmt.Errorf("telegram inbox: %w", err)
 	}
+	agents, err := newAgentChoices(opts.DB)
+	if err != nil {
+		return nil, fmt.Errorf("telegram agents: %w", err)
+	}
 	red := newRedactor(opts.Token)
 	c := &Channel{
 		opts:  opts,
@@ -52,6 +58,7 @@ func New(opts Options) (*Channel, error) {
 		inbox: &inbox{db: opts.DB, window: opts.SeenWindow},
 		gate: pairing.Gate{Channel: ChannelName, Policy: opts.DMPolicy,
 			AllowFrom: opts.AllowFrom, Store: opts.Pairing},
+		agents:    agents,
 		wake:      make(chan struct{}, 1),
 		approvals: approvals{m: map[string]*prompt{}},
 	}

@@ -51,6 +51,7 @@ type fakeSessions struct {
 	decisions []decision
 	answers   []qAnswer
 	decideErr error
+	resets    []string
 	changed   chan struct{}
 	script    func(ctx context.Context, in beamclaw.Inbound)
 	wg        sync.WaitGroup
@@ -95,6 +96,21 @@ func (f *fakeSessions) Answer(_ context.Context, user, id string, a beamclaw.Eli
 	close(f.changed)
 	f.changed = make(chan struct{})
 	return nil
+}
+
+func (f *fakeSessions) SessionID(in beamclaw.Inbound) string {
+	return "session-" + in.UserID + "-" + in.AgentID
+}
+
+func (f *fakeSessions) Reset(_ context.Context, sessionID string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.resets = append(f.resets, sessionID)
+	return nil
+}
+
+func (f *fakeSessions) Context(context.Context, string) (used, window, messages int, err error) {
+	return 1500, 8000, 4, nil
 }
 
 func (f *fakeSessions) setScript(fn func(ctx context.Context, in beamclaw.Inbound)) {

@@ -35,6 +35,10 @@ type Sessions interface {
 	// Answer answers the question id a tool put to userID (an MCP
 	// elicitation). A KindNotFound error means it expired or was answered.
 	Answer(ctx context.Context, userID, id string, a beamclaw.ElicitAnswer) error
+	// SessionID, Reset and Context serve /new and /context.
+	SessionID(in beamclaw.Inbound) string
+	Reset(ctx context.Context, sessionID string) error
+	Context(ctx context.Context, sessionID string) (used, window, messages int, err error)
 }
 
 // Transcriber turns a voice note into text.
@@ -89,10 +93,13 @@ type Options struct {
 	CanonicalUser string
 	Transcriber   Transcriber // nil: voice notes are refused
 	Sessions      Sessions
-	Pairing       *pairing.Store
-	DB            *store.DB // update_id de-duplication and the durable queue
-	Logger        *slog.Logger
-	Clock         clock.Clock // defaults to clock.System
+	// KnownAgent reports whether an agent exists (/agent NAME); nil
+	// refuses every switch.
+	KnownAgent func(name string) bool
+	Pairing    *pairing.Store
+	DB         *store.DB // update_id de-duplication and the durable queue
+	Logger     *slog.Logger
+	Clock      clock.Clock // defaults to clock.System
 	// HTTPClient talks to the Bot API (a dedicated client when nil).
 	HTTPClient *http.Client
 	// PollTimeout is the long-poll wait of getUpdates (60 s).

@@ -61,7 +61,10 @@ func (c *Channel) onMessage(ctx context.Context, msg *models.Message) {
 	if agent == "" {
 		agent = c.opts.Agent
 	}
-	if c.answerText(ctx, msg) {
+	if chosen, ok := c.chosenAgent(uid); ok {
+		agent = chosen
+	}
+	if c.answerText(ctx, msg) || c.command(ctx, msg, uid, agent) {
 		return
 	}
 	content, atts, ok := c.content(ctx, msg)
