@@ -1,4 +1,5 @@
 # beamclaw-go — `make help` lists the targets.
+SHELL     := bash
 GO        ?= go
 BIN       ?= bin/beamclaw
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -18,8 +19,9 @@ build: ## build the stripped binary into bin/beamclaw
 run: build ## build and run the daemon in the foreground
 	$(BIN) start --foreground
 
-test: ## every test with the race detector (unit, integration, end-to-end)
-	$(GO) test -race -count=1 -timeout 30m ./...
+test: ## every test with the race detector (unit, integration, end-to-end); lists skipped tests at the end
+	@$(GO) build -o /tmp/beamclaw-testsummary ./test/cmd/testsummary
+	set -o pipefail; $(GO) test -race -count=1 -timeout 30m -json ./... | /tmp/beamclaw-testsummary $(if $(filter-out false 0,$(CI)),-fail-missing)
 
 e2e: ## only the end-to-end suites that drive the real binary
 	$(GO) test -race -count=1 -timeout 20m ./test/...

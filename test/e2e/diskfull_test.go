@@ -14,6 +14,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
+	"github.com/beamclaw/beamclaw-go/test/testenv"
 )
 
 // mountTmpfs mounts a small tmpfs on a new directory until the test ends
@@ -21,11 +22,11 @@ import (
 func mountTmpfs(t *testing.T, size string) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		skipOrFailUnavailable(t, "mounting a tmpfs needs root (CI runs as root)")
+		testenv.Unavailable(t, "mounting a tmpfs needs root (CI runs as root)", "")
 	}
 	dir := t.TempDir()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size+",mode=0700", "tmpfs", dir).CombinedOutput(); err != nil {
-		skipOrFailUnavailable(t, fmt.Sprintf("mount tmpfs: %v: %s", err, out))
+		testenv.Unavailable(t, fmt.Sprintf("mount tmpfs: %v: %s", err, out), "")
 	}
 	t.Cleanup(func() { _ = exec.Command("umount", "-l", dir).Run() })
 	return dir

@@ -23,6 +23,12 @@ func TestStartStatusHealthMetricsStop(t *testing.T) {
 			t.Errorf("/metrics lacks %s (%d)", want, code)
 		}
 	}
+	for _, line := range strings.Split(body, "\n") {
+		if name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(line, "# HELP "), "# TYPE "), " "); name != "" && !strings.HasPrefix(name, "beamclaw_") {
+			t.Errorf("metric %q is not prefixed beamclaw_", name)
+			break
+		}
+	}
 	r := h.must("status")
 	if !strings.Contains(r.stdout, "running (pid") {
 		t.Errorf("status: %s", r.stdout)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -16,15 +15,6 @@ import (
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
-
-// skipOrFailUnavailable fails the test under CI and skips it loudly elsewhere.
-func skipOrFailUnavailable(t *testing.T, msg string) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-}
 
 // mcpBuildFixture builds the mcp-go fixture server (test/mcpfixtures) into
 // the test's temporary directory.

@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/beamclaw/beamclaw-go/test/mcpfixtures"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/beamclaw/beamclaw-go/test/mcpfixtures"
 
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/beamclaw/beamclaw-go/test/testenv"
 )
 
 // tuiTmuxSeq numbers the tmux sockets of this process.
@@ -32,7 +34,7 @@ const termSession = "bc"
 func startTerm(t *testing.T, env []string, command string) *term {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
-		skipOrFailUnavailable(t, fmt.Sprintf("TMUX UNAVAILABLE (%v): the terminal UI is tested in tmux; install tmux", err))
+		testenv.Unavailable(t, fmt.Sprintf("TMUX UNAVAILABLE (%v): the terminal UI is tested in tmux; install tmux", err), "")
 	}
 	tm := &term{
 		t:        t,

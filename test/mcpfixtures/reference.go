@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/beamclaw/beamclaw-go/test/testenv"
 )
 
 // The reference MCP servers from npm, installed into $BEAMCLAW_MCP_NPM_DIR
@@ -65,12 +67,8 @@ func ReferenceBin(tb testing.TB, name string) string {
 	if npmInstall.err == nil && statErr == nil && nodeErr == nil {
 		return bin
 	}
-	msg := fmt.Sprintf("REFERENCE MCP SERVER %s UNAVAILABLE (install: %v, bin: %v, node: %v); "+
-		"set BEAMCLAW_MCP_NPM_DIR or install node and npm", name, npmInstall.err, statErr, nodeErr)
-	if os.Getenv("CI") == "true" {
-		tb.Fatal(msg)
-	}
-	tb.Skip(msg)
+	testenv.Unavailable(tb, fmt.Sprintf("reference MCP server %s (install: %v, bin: %v, node: %v)", name, npmInstall.err, statErr, nodeErr),
+		"set BEAMCLAW_MCP_NPM_DIR or install node and npm")
 	return ""
 }
 
