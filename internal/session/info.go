@@ -71,6 +71,20 @@ func (m *Manager) Info(sessionID string) (Info, error) {
 	return info, nil
 }
 
+// Exists reports whether a session is live or stored (false once it
+// expired, and for an ephemeral run's id). An unreadable store counts as
+// existing: whoever asks (the sandbox's reaper) must not remove on doubt.
+func (m *Manager) Exists(sessionID string) bool {
+	m.mu.Lock()
+	_, live := m.live[sessionID]
+	m.mu.Unlock()
+	if live {
+		return true
+	}
+	_, found, err := m.store.load(sessionID)
+	return found || err != nil
+}
+
 // Stats counts live and hibernated sessions.
 func (m *Manager) Stats() Stats {
 	m.mu.Lock()

@@ -85,6 +85,9 @@ func TestHibernateAndRevive(t *testing.T) {
 	if s := e.m.Stats(); s.Hibernated != 1 {
 		t.Errorf("stats %+v, want 1 hibernated", s)
 	}
+	if !e.m.Exists(e.sid("local:ana")) || e.m.Exists("never-seen") {
+		t.Error("Exists: a hibernated session must exist, an unknown one must not")
+	}
 	if n := len(e.ev.named("session_hibernated")); n != 1 {
 		t.Errorf("%d session_hibernated events", n)
 	}
@@ -122,6 +125,9 @@ func TestCleanerDeletesExpired(t *testing.T) {
 	}
 	if h, err := e.m.History(e.sid("local:new")); err != nil || len(h) != 2 {
 		t.Errorf("fresh session History: %d messages, %v", len(h), err)
+	}
+	if e.m.Exists(e.sid("local:old")) || !e.m.Exists(e.sid("local:new")) {
+		t.Error("Exists: the expired session must be gone, the live one there")
 	}
 	if s := e.m.Stats(); s.Live != 1 {
 		t.Errorf("stats %+v, want the fresh session live", s)
