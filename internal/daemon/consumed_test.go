@@ -15,7 +15,7 @@ import (
 
 // consumedBase turns every optional part on (Telegram in webhook mode with
 // voice, embeddings, rate limiting, an extra agent, MCP servers of both
-// transports), so that each key has a path to the plan.
+// transports, the sandbox), so that each key has a path to the plan.
 const consumedBase = `
 gateway:
   http: {addr: "127.0.0.1:0"}
@@ -53,6 +53,7 @@ mcp:
        oauth: {client_id: beamclaw, client_secret: {env: MCP_OAUTH_SECRET}, client_metadata_url: "https://beamclaw.example.com/client.json",
                scopes: [read], redirect_port: 8765}}
     - {name: local, transport: stdio, command: echo, args: [hi], env: {MODE: plain}, cwd: /tmp}
+sandbox: {enabled: true}
 `
 
 // A config key is consumed when changing it changes the plan the daemon
@@ -108,16 +109,16 @@ func TestConsumedDetectsAnUnreadKey(t *testing.T) {
 	base := mustParse(t, consumedBase)
 	baseDump := planDump(t, base, getenv)
 	for _, leaf := range configLeaves(reflect.ValueOf(base).Elem(), nil) {
-		if leaf.key() != "sandbox.enabled" {
+		if leaf.key() != "scheduler.enabled" {
 			continue
 		}
 		mutated, ok := mutate(t, leaf, getenv)
 		if !ok || planDump(t, mutated, getenv) != baseDump {
-			t.Fatal("sandbox.enabled changed the plan: pick another unread key for this test")
+			t.Fatal("scheduler.enabled changed the plan: pick another unread key for this test")
 		}
 		return
 	}
-	t.Fatal("sandbox.enabled not found among the config leaves")
+	t.Fatal("scheduler.enabled not found among the config leaves")
 }
 
 // generic is key without its list indexes: mcp.servers[1].url is
@@ -434,7 +435,7 @@ var stringCandidates = []string{
 	"deny", "approve", "allow", "bridge", "host", "stdio", "http", "2025-06-18", "ro", "rw", "none", "agent", "session",
 	"127.0.0.1:18899", "http://127.0.0.1:9/v1", "https://bot.example.com/other", "https://app.example.org",
 	"10.0.0.0/8", "gpt-4o-mini", "other-model", "/tmp", "NOTES.md", "99", "@someone", "-200", "--flag", "github2",
-	"whisper-1", "echo", "changed", "client_credentials", "https://beamclaw.example.org/client.json",
+	"whisper-1", "echo", "changed", "client_credentials", "https://beamclaw.example.org/client.json", "runsc",
 }
 
 func slicesWithout[T comparable](list []T, s T) []T {

@@ -16,6 +16,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/memory/embedcache"
 	"github.com/beamclaw/beamclaw-go/internal/pairing"
 	"github.com/beamclaw/beamclaw-go/internal/provider/openai"
+	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/session"
 	"github.com/beamclaw/beamclaw-go/internal/tool"
 	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
@@ -44,7 +45,11 @@ type plan struct {
 	Builtin   builtin.Options
 	Bash      bool // tools.bash.enabled: bash and terminal
 	MCP       mcp.Options
-	Loop      loop.Options
+	// Sandbox is the code sandbox (the exec tool); nil when
+	// sandbox.enabled is false. The wiring adds the install id, the
+	// bridge's tools, session liveness, the scrubber and the event bus.
+	Sandbox *sandbox.Options
+	Loop    loop.Options
 	// RemoteHighRisk is tools.remote_high_risk, applied by the loop's
 	// policy to remote channels.
 	RemoteHighRisk string
@@ -122,6 +127,7 @@ func buildPlan(l config.Loaded, getenv func(string) string) (*plan, error) {
 		p.Warnings = append(p.Warnings, "MCP servers disabled until their variables are set: "+err.Error())
 	}
 	p.MCP = mp
+	p.Sandbox = planSandbox(c, p.Secrets)
 	p.Loop, p.RemoteHighRisk = planLoop(c), c.Tools.RemoteHighRisk
 	p.MemoryFlush = c.Core.AgenticLoop.MemoryFlush
 	p.Sessions = planSessions(c)
@@ -214,6 +220,30 @@ func planMCP(c *config.Config, getenv func(string) string) (mcp.Options, error) 
 		Restart: mcp.RestartPolicy{MaxRestarts: c.MCP.MaxRestarts,
 			Window: time.Duration(c.MCP.RestartWindowSeconds) * time.Second},
 	}, err
+}
+
+func planSandbox(c *config.Config, secrets []string) *sandbox.Options {
+	s := c.Sandbox
+	if !s.Enabled {
+		return nil
+	}
+	rules := make([]sandbox.PolicyRule, 0, len(s.Policy.Rules))
+	for _, r := range s.Policy.Rules {
+		rules = append(rules, sandbox.PolicyRule{Action: r.Action, Tool: r.Tool})
+	}
+	return &sandbox.Options{
+		Image: s.DockerImage, Scope: s.Scope,
+		Timeout:        time.Duration(s.TimeoutSeconds) * time.Second,
+		ReaperInterval: time.Duration(s.ReaperIntervalMs) * time.Millisecond,
+		MemoryLimit:    s.MemoryLimit, CPULimit: s.CPULimit, PidsLimit: s.PidsLimit,
+		Network: s.Network, WorkspaceMount: s.WorkspaceMount, MaxOutputBytes: s.MaxOutputBytes,
+		BridgeSocketDir: s.BridgeSocketDir, Runtime: s.Runtime,
+		EnvAllowlist: s.EnvAllowlist, EnvBlocklist: s.EnvBlocklist,
+		PII: sandbox.PIIOptions{Enabled: s.PII.Enabled, Patterns: s.PII.Patterns,
+			TokenizeScripts: s.PII.TokenizeScripts, TokenizeResults: s.PII.TokenizeResults},
+		Policy:       sandbox.PolicyOptions{DefaultAction: s.Policy.DefaultAction, Rules: rules},
+		SecretValues: secrets,
+	}
 }
 
 func planLoop(c *config.Config) loop.Options {
