@@ -127,7 +127,7 @@ func buildPlan(l config.Loaded, getenv func(string) string) (*plan, error) {
 		p.Warnings = append(p.Warnings, "MCP servers disabled until their variables are set: "+err.Error())
 	}
 	p.MCP = mp
-	p.Sandbox = planSandbox(c, p.Secrets)
+	p.Sandbox = planSandbox(c, p.Secrets, getenv)
 	p.Loop, p.RemoteHighRisk = planLoop(c), c.Tools.RemoteHighRisk
 	p.MemoryFlush = c.Core.AgenticLoop.MemoryFlush
 	p.Sessions = planSessions(c)
@@ -222,7 +222,7 @@ func planMCP(c *config.Config, getenv func(string) string) (mcp.Options, error) 
 	}, err
 }
 
-func planSandbox(c *config.Config, secrets []string) *sandbox.Options {
+func planSandbox(c *config.Config, secrets []string, getenv func(string) string) *sandbox.Options {
 	s := c.Sandbox
 	if !s.Enabled {
 		return nil
@@ -243,6 +243,7 @@ func planSandbox(c *config.Config, secrets []string) *sandbox.Options {
 			TokenizeScripts: s.PII.TokenizeScripts, TokenizeResults: s.PII.TokenizeResults},
 		Policy:       sandbox.PolicyOptions{DefaultAction: s.Policy.DefaultAction, Rules: rules},
 		SecretValues: secrets,
+		DockerHost:   getenv("DOCKER_HOST"),
 	}
 }
 
