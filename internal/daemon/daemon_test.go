@@ -138,7 +138,7 @@ func TestDoctorReportsEachCheck(t *testing.T) {
 	for _, c := range checks {
 		names[c.Name] = c.Level
 	}
-	for _, want := range []string{"config", "home", "store", "docker", "port"} {
+	for _, want := range []string{"config", "home", "store", "sandbox", "port"} {
 		if _, ok := names[want]; !ok {
 			t.Errorf("doctor has no %q check: %v", want, names)
 		}

@@ -31,7 +31,8 @@ func (d *daemon) edges(rt *agentRuntime) (routes, control []gateway.Mount, servi
 	local := gateway.NewWS(localOpts)
 	control = append(control, local.Routes()...)
 	control = append(control, admin.ControlRoutes(admin.ControlDeps{MCP: rt.mcp, Tokens: rt.tokens,
-		Scrub: rt.scrubber.String, DB: d.db, Paths: d.paths, Log: d.log})...)
+		Scrub: rt.scrubber.String, DB: d.db, Paths: d.paths, Log: d.log,
+		Sandbox: rt.sandbox, SandboxGate: rt.sandboxGate})...)
 	services = []suture.Service{public, local}
 	tg, tgRoutes, err := d.telegram(api)
 	if err != nil {

@@ -127,7 +127,7 @@ func buildPlan(l config.Loaded, getenv func(string) string) (*plan, error) {
 		p.Warnings = append(p.Warnings, "MCP servers disabled until their variables are set: "+err.Error())
 	}
 	p.MCP = mp
-	p.Sandbox = planSandbox(c, p.Secrets, getenv)
+	p.Sandbox = planSandbox(c, getenv)
 	p.Loop, p.RemoteHighRisk = planLoop(c), c.Tools.RemoteHighRisk
 	p.MemoryFlush = c.Core.AgenticLoop.MemoryFlush
 	p.Sessions = planSessions(c)
@@ -222,29 +222,12 @@ func planMCP(c *config.Config, getenv func(string) string) (mcp.Options, error) 
 	}, err
 }
 
-func planSandbox(c *config.Config, secrets []string, getenv func(string) string) *sandbox.Options {
-	s := c.Sandbox
-	if !s.Enabled {
+func planSandbox(c *config.Config, getenv func(string) string) *sandbox.Options {
+	if !c.Sandbox.Enabled {
 		return nil
 	}
-	rules := make([]sandbox.PolicyRule, 0, len(s.Policy.Rules))
-	for _, r := range s.Policy.Rules {
-		rules = append(rules, sandbox.PolicyRule{Action: r.Action, Tool: r.Tool})
-	}
-	return &sandbox.Options{
-		Image: s.DockerImage, Scope: s.Scope,
-		Timeout:        time.Duration(s.TimeoutSeconds) * time.Second,
-		ReaperInterval: time.Duration(s.ReaperIntervalMs) * time.Millisecond,
-		MemoryLimit:    s.MemoryLimit, CPULimit: s.CPULimit, PidsLimit: s.PidsLimit,
-		Network: s.Network, WorkspaceMount: s.WorkspaceMount, MaxOutputBytes: s.MaxOutputBytes,
-		BridgeSocketDir: s.BridgeSocketDir, Runtime: s.Runtime,
-		EnvAllowlist: s.EnvAllowlist, EnvBlocklist: s.EnvBlocklist,
-		PII: sandbox.PIIOptions{Enabled: s.PII.Enabled, Patterns: s.PII.Patterns,
-			TokenizeScripts: s.PII.TokenizeScripts, TokenizeResults: s.PII.TokenizeResults},
-		Policy:       sandbox.PolicyOptions{DefaultAction: s.Policy.DefaultAction, Rules: rules},
-		SecretValues: secrets,
-		DockerHost:   getenv("DOCKER_HOST"),
-	}
+	o := admin.SandboxOptions(c, getenv)
+	return &o
 }
 
 func planLoop(c *config.Config) loop.Options {
