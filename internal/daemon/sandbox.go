@@ -48,9 +48,11 @@ func (d *daemon) sandboxInto(root *suture.Supervisor, opts supervise.Options, rt
 	root.Add(sup)
 	rt.sandbox, rt.sandboxGate = m, gate
 	d.bus.Add(sessionExpiry{m})
+	// Like an MCP server that failed, a sandbox that cannot run leaves the
+	// daemon ready (everything else works); the detail says why.
 	d.check("sandbox", func() protocol.Subsystem {
 		if p := gate.Problem(); p != "" {
-			return protocol.Subsystem{Ready: false, Detail: "exec is off: " + p}
+			return protocol.Subsystem{Ready: true, Detail: "exec is off: " + p}
 		}
 		return protocol.Subsystem{Ready: true, Detail: fmt.Sprintf("exec on (image %s, scope %s, network %s)", o.Image, o.Scope, o.Network)}
 	})
