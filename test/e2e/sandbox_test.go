@@ -11,6 +11,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/pkg/client"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
+	"github.com/beamclaw/beamclaw-go/test/load"
 )
 
 // TestSandboxScriptCallsToolsThroughTheBridge (issue 14): the model calls
@@ -220,5 +221,25 @@ func TestSandboxListKillAndReapAfterKill9(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(r.h.dir, "install-id")); err != nil {
 		t.Errorf("no install id: %v", err)
+	}
+}
+
+// TestSandboxExecLoadTool keeps the exec measurement of docs/performance.md
+// (bcload -mode exec) working against the real binary; it asserts counts,
+// never timings.
+func TestSandboxExecLoadTool(t *testing.T) {
+	requireSandbox(t)
+	r := sandboxRig(t, rigOptions{}, "")
+	r.start()
+	res, err := load.RunExec(t.Context(), load.ExecConfig{Socket: filepath.Join(r.h.dir, "run", "beamclaw.sock"),
+		Scopes: 2, N: 4, UserPrefix: "load-", Limit: 2 * time.Minute})
+	if err != nil || res.Errors != 0 {
+		t.Fatalf("RunExec: %v, %+v", err, res)
+	}
+	if res.FirstExec.N != 2 || res.WarmExec.N != 4 || res.WarmTurn.N != 4 || res.FirstExec.P50 <= 0 {
+		t.Errorf("counts: %+v", res)
+	}
+	if l := r.h.sandboxContainers(); len(l.Containers) != 2 {
+		t.Errorf("%d containers for 2 scopes", len(l.Containers))
 	}
 }
