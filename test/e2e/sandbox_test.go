@@ -243,3 +243,29 @@ func TestSandboxExecLoadTool(t *testing.T) {
 		t.Errorf("%d containers for 2 scopes", len(l.Containers))
 	}
 }
+
+// TestSandboxSavedScriptRunsAgainByName (issue 14): a script that
+// succeeded is saved as a sandbox_script skill (save_as), is listed among
+// the agent's skills, and runs again by name.
+func TestSandboxSavedScriptRunsAgainByName(t *testing.T) {
+	requireSandbox(t)
+	r := sandboxRig(t, rigOptions{}, "")
+	r.start()
+	conn := r.localConn("ana")
+	save, _ := json.Marshal(map[string]string{"language": "python", "code": "print(6 * 7)", "save_as": "answer",
+		"description": "Prints the answer."})
+	sendRun(t, conn, "call tool exec "+string(save), nil).finalText(t)
+	if out, raw := execResult(t, r.llm); out.Stdout != "42\n" || !strings.Contains(raw, `"saved_skill":"answer"`) {
+		t.Fatalf("save run: %s", raw)
+	}
+	if body := readFile(t, r.agentFile(filepath.Join("skills", "answer", "SKILL.md"))); !strings.Contains(body, "type: sandbox_script") {
+		t.Errorf("SKILL.md:\n%s", body)
+	}
+	if l := r.h.must("skills", "list"); !strings.Contains(l.stdout, "answer") {
+		t.Errorf("skills list does not show the saved script:\n%s", l.stdout)
+	}
+	sendRun(t, conn, `call tool exec {"skill": "answer"}`, nil).finalText(t)
+	if out, raw := execResult(t, r.llm); out.ExitCode != 0 || out.Stdout != "42\n" {
+		t.Errorf("run by name: %s", raw)
+	}
+}
