@@ -76,7 +76,8 @@ print("listed", "read_file" in names, "bash" in names, "exec" in names, "read_fi
 
 // TestSandboxDeniedToolsGiveClearErrors (issue 14): a script calling bash
 // (denied by sandbox.policy) and write_file (the user says no) gets an
-// error that says why, and the script goes on.
+// error that says why, and the script goes on. On a remote channel (/ws
+// over TCP) exec itself is asked for first: a high-risk tool.
 func TestSandboxDeniedToolsGiveClearErrors(t *testing.T) {
 	requireSandbox(t)
 	r := sandboxRig(t, rigOptions{}, "")
@@ -99,6 +100,15 @@ for name, args in [("bash", {"command": "id"}), ("write_file", {"path": "x.txt",
 	}
 	if _, err := os.Stat(r.agentFile("x.txt")); err == nil {
 		t.Error("the refused write_file wrote its file")
+	}
+
+	var asked []string
+	remote := sendRun(t, r.dial("bob"), execMessage(t, "sh", "echo remote"), func(a protocol.WSApproval) string {
+		asked = append(asked, a.ToolName)
+		return "yes"
+	})
+	if !slices.Equal(asked, []string{"exec"}) || !strings.Contains(remote.finalText(t), `remote`) {
+		t.Errorf("exec over TCP /ws: approvals %v, answer %q", asked, remote.finalText(t))
 	}
 }
 
