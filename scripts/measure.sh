@@ -12,16 +12,21 @@
 #   - RSS and goroutines per live session, RSS per hibernated session,
 #     10,000 live sessions held
 #   - the component benchmarks and one fdatasync, for scale
+#   - the code sandbox (issue 14): first exec of a scope and warm exec,
+#     through the daemon (needs Docker and `beamclaw sandbox build`)
 #
 # Everything runs on 127.0.0.1 with bounded request counts and time limits.
-# Usage: scripts/measure.sh [-q]   (RUNS=3 by default; -q skips the
-# component benchmarks; KEEP=DIR keeps the raw results). Needs go, curl and
-# jq. Takes about 20 minutes.
+# Usage: scripts/measure.sh [-q|-s]   (RUNS=3 by default; -q skips the
+# component benchmarks; -s measures only the sandbox, in about 3 minutes;
+# KEEP=DIR keeps the raw results). Needs go, curl and jq. Takes about 20
+# minutes.
 set -euo pipefail
 
 RUNS=${RUNS:-3}
 QUICK=0
+SANDBOX_ONLY=0
 [[ ${1:-} == -q ]] && QUICK=1
+[[ ${1:-} == -s ]] && SANDBOX_ONLY=1
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d /tmp/beamclaw-measure.XXXXXX)
 BIN=$WORK/beamclaw
@@ -52,10 +57,12 @@ build() {
 		go build -o "$WORK/bcload" ./test/load/cmd/bcload)
 }
 
-# start_fake: starts a fresh fake provider; sets FAKE_URL and FAKE_PID.
+# start_fake [rules]: starts a fresh fake provider (echoing, or following
+# fakellm.Rules: "call tool NAME {json}"); sets FAKE_URL and FAKE_PID.
 start_fake() {
-	local out=$WORK/fake.$RANDOM.out i
-	"$WORK/fakellm" -addr 127.0.0.1:0 -echo >"$out" 2>&1 &
+	local out=$WORK/fake.$RANDOM.out i echo=-echo
+	[[ ${1:-} == rules ]] && echo=
+	"$WORK/fakellm" -addr 127.0.0.1:0 $echo >"$out" 2>&1 &
 	FAKE_PID=$!
 	PIDS+=("$FAKE_PID")
 	for i in $(seq 100); do
@@ -280,6 +287,53 @@ measure_10k() {
 	stop_pid "$FAKE_PID"
 }
 
+# measure_sandbox: RUNS fresh daemons with the sandbox on; in each, the
+# first exec of 30 sessions (container starts) and 500 warm ones over the
+# control socket (bcload -mode exec).
+measure_sandbox() {
+	local r home
+	if ! BEAMCLAW_HOME=$WORK/sbxbuild "$BIN" sandbox build >"$WORK/sbxbuild.log" 2>&1; then
+		log "sandbox: not measured (no Docker or no image build): $(tail -1 "$WORK/sbxbuild.log")"
+		return 0
+	fi
+	log "sandbox: $RUNS x (30 first execs + 500 warm)"
+	for r in $(seq "$RUNS"); do
+		start_fake rules
+		home=$WORK/sbx$r
+		mkdir -p "$home"
+		cat >"$home/config.yaml" <<-EOF
+			core:
+			  default_provider: fake
+			  providers:
+			    fake: {base_url: "$FAKE_URL", model: fake-model}
+			gateway:
+			  http: {addr: "127.0.0.1:0"}
+			sandbox:
+			  enabled: true
+		EOF
+		start_daemon "$home"
+		"$WORK/bcload" -mode exec -socket "$home/run/beamclaw.sock" -scopes 30 -n 500 -json >"$WORK/sbx.$r"
+		stop_pid "$D_PID"
+		stop_pid "$FAKE_PID"
+	done
+	pick sbx sbx_first_p50 '.result.first_exec.p50_ns/1e6'
+	pick sbx sbx_first_p99 '.result.first_exec.p99_ns/1e6'
+	pick sbx sbx_warm_p50 '.result.warm_exec.p50_ns/1e6'
+	pick sbx sbx_warm_p99 '.result.warm_exec.p99_ns/1e6'
+	pick sbx sbx_wturn_p50 '.result.warm_turn.p50_ns/1e6'
+	pick sbx sbx_wturn_p99 '.result.warm_turn.p99_ns/1e6'
+}
+
+report_sandbox() {
+	[[ -n ${MED[sbx_first_p50]:-} ]] || return 0
+	row "sandbox first exec of a scope p50 (ms)" "${MED[sbx_first_p50]}" "<=" 1000
+	row "sandbox first exec of a scope p99 (ms)" "${MED[sbx_first_p99]}" "" -
+	row "sandbox warm exec p50 (ms)" "${MED[sbx_warm_p50]}" "<=" 50
+	row "sandbox warm exec p99 (ms)" "${MED[sbx_warm_p99]}" "" -
+	row "  (whole warm exec turn p50, ms)" "${MED[sbx_wturn_p50]}" "" -
+	row "  (whole warm exec turn p99, ms)" "${MED[sbx_wturn_p99]}" "" -
+}
+
 measure_components() {
 	log "component benchmarks (count $RUNS)"
 	go_bench ./internal/session/ ./internal/memory/... ./internal/workspace/ ./internal/scrub/ ./internal/toolparse/ -bench . >"$WORK/components"
@@ -324,10 +378,17 @@ report() {
 	row "10k live: RSS per session (KB)" "${MED[tenk_kb]}" "<=" 64
 	row "10k live: goroutines" "${MED[tenk_goroutines]}" "" -
 	echo "10k live: /health says: ${MED[tenk_detail]}"
+	report_sandbox
 }
 
 main() {
 	build
+	if [[ $SANDBOX_ONLY == 1 ]]; then
+		measure_sandbox
+		printf '%-44s %12s  %-10s %s\n' metric value budget verdict
+		report_sandbox
+		return
+	fi
 	measure_binary
 	measure_micro
 	measure_coldstart
@@ -336,6 +397,7 @@ main() {
 	measure_live
 	measure_hibernated
 	measure_10k
+	measure_sandbox
 	[[ $QUICK == 1 ]] || measure_components
 	report
 }

@@ -85,8 +85,9 @@ func (a *Admin) RunForeground(ctx context.Context, logOut io.Writer, ready func(
 }
 
 // ConfigCheck validates the config and summarises it, with a warning for
-// every key that does nothing yet.
-func (a *Admin) ConfigCheck() (string, error) {
+// every key that does nothing yet and every enabled section that cannot
+// run here (the sandbox without Docker or its image).
+func (a *Admin) ConfigCheck(ctx context.Context) (string, error) {
 	l, err := a.load()
 	if err != nil {
 		return "", err
@@ -105,6 +106,9 @@ func (a *Admin) ConfigCheck() (string, error) {
 	}
 	if err := l.ValidateRuntime(a.getenv); err != nil {
 		return "", err
+	}
+	for _, w := range a.cannotRun(ctx, l) {
+		msg += "\n  warning: " + w
 	}
 	return msg, nil
 }

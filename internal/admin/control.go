@@ -14,6 +14,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/mcp/oauth"
 	"github.com/beamclaw/beamclaw-go/internal/pairing"
+	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
@@ -32,6 +33,8 @@ type control struct {
 	pairing  *pairing.Store
 	paths    config.Paths
 	log      *slog.Logger
+	sandbox  *sandbox.Manager // nil unless sandbox.enabled
+	gate     *sandbox.Gate
 }
 
 // ControlDeps is what the control routes work on: the daemon's live MCP
@@ -44,11 +47,15 @@ type ControlDeps struct {
 	DB       *store.DB
 	Paths    config.Paths
 	Log      *slog.Logger
+	// Sandbox and SandboxGate are the code sandbox (nil unless
+	// sandbox.enabled).
+	Sandbox     *sandbox.Manager
+	SandboxGate *sandbox.Gate
 }
 
 // ControlRoutes returns the routes the daemon serves on its control
 // socket for the CLI (beamclaw mcp list|tools|accept|login|logout|call,
-// beamclaw pair ...).
+// beamclaw pair ..., beamclaw sandbox status|list|kill).
 func ControlRoutes(d ControlDeps) []gateway.Mount {
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
@@ -56,7 +63,8 @@ func ControlRoutes(d ControlDeps) []gateway.Mount {
 	if d.Scrub == nil {
 		d.Scrub = func(s string) string { return s }
 	}
-	c := &control{sessions: d.Sessions, mcp: d.MCP, tokens: d.Tokens, scrub: d.Scrub, db: d.DB, pairing: pairing.New(d.DB, pairing.Options{}), paths: d.Paths, log: d.Log}
+	c := &control{sessions: d.Sessions, mcp: d.MCP, tokens: d.Tokens, scrub: d.Scrub, db: d.DB, pairing: pairing.New(d.DB, pairing.Options{}),
+		paths: d.Paths, log: d.Log, sandbox: d.Sandbox, gate: d.SandboxGate}
 	return c.routes()
 }
 
@@ -76,6 +84,9 @@ func (c *control) routes() []gateway.Mount {
 		{Method: http.MethodGet, Pattern: protocol.ControlSessions, Handler: http.HandlerFunc(c.sessionsList)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSession + "/{id}", Handler: http.HandlerFunc(c.sessionShow)},
 		{Method: http.MethodDelete, Pattern: protocol.ControlSession + "/{id}", Handler: http.HandlerFunc(c.sessionDelete)},
+		{Method: http.MethodGet, Pattern: protocol.ControlSandbox, Handler: http.HandlerFunc(c.sandboxStatus)},
+		{Method: http.MethodGet, Pattern: protocol.ControlSandboxContainers, Handler: http.HandlerFunc(c.sandboxList)},
+		{Method: http.MethodPost, Pattern: protocol.ControlSandboxKill, Handler: http.HandlerFunc(c.sandboxKill)},
 	}
 }
 
@@ -272,6 +283,60 @@ func (c *control) dbCheck(w http.ResponseWriter, _ *http.Request) {
 		out.OK, out.Problem = false, err.Error()
 	}
 	controlJSON(w, http.StatusOK, out)
+}
+
+// sandboxOff answers a sandbox route of a daemon that runs without one.
+func (c *control) sandboxOff(w http.ResponseWriter) bool {
+	if c.sandbox != nil {
+		return false
+	}
+	controlError(w, http.StatusConflict, "the running daemon has the sandbox off (sandbox.enabled was false when it started): "+
+		"restart it with `beamclaw restart`")
+	return true
+}
+
+// sandboxStatus checks again (so exec comes on at once after a fix) and
+// reports.
+func (c *control) sandboxStatus(w http.ResponseWriter, r *http.Request) {
+	if c.sandboxOff(w) {
+		return
+	}
+	problem := c.gate.Try(r.Context())
+	out := SandboxStatusWire(c.sandbox.Status(r.Context()), true, problem)
+	out.Daemon, out.ExecOn = true, c.gate.On()
+	controlJSON(w, http.StatusOK, out)
+}
+
+func (c *control) sandboxList(w http.ResponseWriter, r *http.Request) {
+	if c.sandboxOff(w) {
+		return
+	}
+	list, err := c.sandbox.List(r.Context())
+	if err != nil {
+		controlError(w, http.StatusServiceUnavailable, beamclaw.UserMessage(err))
+		return
+	}
+	controlJSON(w, http.StatusOK, protocol.SandboxContainers{Daemon: true, Containers: SandboxContainersWire(list)})
+}
+
+func (c *control) sandboxKill(w http.ResponseWriter, r *http.Request) {
+	var req protocol.SandboxKillRequest
+	if !decodeControl(w, r, &req) || c.sandboxOff(w) {
+		return
+	}
+	if err := c.sandbox.Kill(r.Context(), req.Container); err != nil {
+		status := http.StatusServiceUnavailable
+		switch beamclaw.KindOf(err) {
+		case beamclaw.KindInvalid:
+			status = http.StatusBadRequest
+		case beamclaw.KindNotFound:
+			status = http.StatusNotFound
+		}
+		controlError(w, status, beamclaw.UserMessage(err))
+		return
+	}
+	c.log.Info("sandbox container killed", "container", req.Container)
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // fail answers err: its own words for the owner's mistakes, a logged

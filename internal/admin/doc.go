@@ -1,7 +1,8 @@
 // Package admin carries out beamclaw's administrative operations for one
-// config file: config check and show, doctor, agents, skills, MCP servers
-// and pairing. With a daemon running it goes through the daemon's control
-// socket; without one it works on the files and the database directly. It
+// config file: config check and show, doctor, agents, skills, MCP servers,
+// pairing and the code sandbox. With a daemon running it goes through the
+// daemon's control socket; without one it works on the files, the
+// database and the Docker engine directly. It
 // implements the CLI's Backend, and serves the control routes the daemon
 // mounts on its socket (the console's admin API will reuse them).
 //

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"strings"
-	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/config"
 	"github.com/beamclaw/beamclaw-go/internal/store"
@@ -56,7 +54,7 @@ func (a *Admin) Doctor(ctx context.Context) []protocol.Check {
 	} else {
 		out = append(out, providerChecks(cfg.Config, a.getenv, paths.AgentNames(cfg.Core.DefaultAgent))...)
 	}
-	out = append(out, dockerCheck(ctx, cfg.Sandbox.Enabled))
+	out = append(out, a.sandboxCheck(ctx, cfg))
 	out = append(out, portCheck(cfg.Gateway.HTTP.Addr, daemonUp))
 	out = append(out, a.mcpChecks(ctx, cfg, daemonUp)...)
 	return out
@@ -139,22 +137,6 @@ func (a *Admin) daemonProviderChecks(ctx context.Context, paths config.Paths) []
 		out = append(out, ok("providers", "the running daemon has a key for every provider; every agent has a usable provider"))
 	}
 	return out
-}
-
-func dockerCheck(ctx context.Context, needed bool) protocol.Check {
-	level := warn
-	if needed {
-		level = fail
-	}
-	if _, err := exec.LookPath("docker"); err != nil {
-		return level("docker", "docker CLI not found (only the code sandbox needs it)", "apt-get install docker.io")
-	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if out, err := exec.CommandContext(ctx, "docker", "info", "--format", "{{.ServerVersion}}").Output(); err == nil {
-		return ok("docker", "engine "+strings.TrimSpace(string(out)))
-	}
-	return level("docker", "engine not reachable (only the code sandbox needs it)", "start dockerd, or add yourself to the docker group")
 }
 
 func portCheck(addr string, daemonUp bool) protocol.Check {

@@ -125,6 +125,13 @@ func (a *Runtime) Prompt(ctx context.Context, agentID, input string) (string, er
 	return a.ws.SystemPrompt(agentID, extras)
 }
 
+// SkillDirs are the directories an agent's own skills are written to,
+// highest precedence first: its workspace's skills/, then the global
+// skills directory (the sandbox saves scripts as skills there).
+func (a *Runtime) SkillDirs(agentID string) []string {
+	return []string{filepath.Join(a.agentsDir, agentID, "skills"), a.skillsDir}
+}
+
 // catalog returns the agent's skills: bundled, global and its own.
 func (a *Runtime) catalog(agentID string) (skill.Catalog, error) {
 	now := time.Now()

@@ -52,3 +52,31 @@ type Tool interface {
 	Spec() ToolSpec
 	Execute(ctx context.Context, inv Invocation) (string, error)
 }
+
+// ToolCaller runs tools for the run whose tool call is in progress, under
+// that run's own policy, approvals and scrubbing. The loop puts one in the
+// context of every tool call (WithToolCaller), so that a tool which calls
+// other tools (the sandbox's bridge) never gets more than the run has.
+type ToolCaller interface {
+	// Specs lists the tools the run may call: its agent's tools that its
+	// policy does not refuse outright (some may still ask for approval).
+	Specs() []ToolSpec
+	// CallTool runs one tool as if the model had called it: policy,
+	// approval on the run's route, the registry's checks and timeout,
+	// scrubbing. It returns the tool's output; a refusal or a failing
+	// tool is an error whose text is safe to show.
+	CallTool(ctx context.Context, name string, args json.RawMessage) (string, error)
+}
+
+type toolCallerKey struct{}
+
+// WithToolCaller returns ctx carrying c.
+func WithToolCaller(ctx context.Context, c ToolCaller) context.Context {
+	return context.WithValue(ctx, toolCallerKey{}, c)
+}
+
+// ToolCallerFrom returns the ToolCaller of ctx, if any.
+func ToolCallerFrom(ctx context.Context) (ToolCaller, bool) {
+	c, ok := ctx.Value(toolCallerKey{}).(ToolCaller)
+	return c, ok && c != nil
+}

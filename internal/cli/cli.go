@@ -25,7 +25,7 @@ type Backend interface {
 	Version() (version, commit, goVersion string)
 	Locate() (beamclaw.Location, error)
 	RunForeground(ctx context.Context, logOut io.Writer, ready func(beamclaw.Ready)) error
-	ConfigCheck() (summary string, err error)
+	ConfigCheck(ctx context.Context) (summary string, err error)
 	ConfigShow() ([]byte, error)
 	Doctor(ctx context.Context) []protocol.Check
 	AgentBackend
@@ -35,6 +35,7 @@ type Backend interface {
 	DBBackend
 	A2ABackend
 	SessionsBackend
+	SandboxBackend
 }
 
 // Open returns the Backend of a config file ("" = the default file).
@@ -101,7 +102,7 @@ func (a *app) newRootCmd() *cobra.Command {
 	root.AddCommand(
 		a.newStartCmd(), a.newStopCmd(), a.newRestartCmd(), a.newStatusCmd(),
 		a.newVersionCmd(), a.newDoctorCmd(), a.newConfigCmd(), a.newTUICmd(), a.newChatCmd(), a.newLogsCmd(),
-		a.newAgentCmd(), a.newSkillsCmd(), a.newMCPCmd(), a.newPairCmd(), a.newDBCmd(), a.newA2ACmd(), a.newSessionsCmd(),
+		a.newAgentCmd(), a.newSkillsCmd(), a.newMCPCmd(), a.newPairCmd(), a.newDBCmd(), a.newA2ACmd(), a.newSessionsCmd(), a.newSandboxCmd(),
 	)
 	return root
 }

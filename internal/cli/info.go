@@ -71,7 +71,7 @@ func (a *app) newVersionCmd() *cobra.Command {
 func (a *app) newDoctorCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
-		Short: "Check the config, home, store, provider keys, Docker and the port",
+		Short: "Check the config, home, store, provider keys, the code sandbox (Docker) and the port",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			failed := 0
@@ -98,8 +98,8 @@ func (a *app) newConfigCmd() *cobra.Command {
 		Use:   "check",
 		Short: "Validate the config file (every problem, with line numbers)",
 		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			summary, err := a.backend().ConfigCheck()
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			summary, err := a.backend().ConfigCheck(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -60,7 +60,7 @@ func (a *app) startDetached(ctx context.Context) error {
 	}
 	// Report config problems here, every one of them, not from the log,
 	// and the keys that do nothing yet.
-	summary, err := a.backend().ConfigCheck()
+	summary, err := a.backend().ConfigCheck(ctx)
 	if err != nil {
 		return err
 	}

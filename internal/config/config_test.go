@@ -166,7 +166,7 @@ func TestPaths(t *testing.T) {
 		Home: "/srv/bc", ConfigFile: "/srv/bc/config.yaml", DB: "/srv/bc/beamclaw.db",
 		RunDir: "/srv/bc/run", Socket: "/srv/bc/run/beamclaw.sock", PIDFile: "/srv/bc/run/beamclaw.pid",
 		LogDir: "/srv/bc/logs", LogFile: "/srv/bc/logs/beamclaw.log",
-		AgentsDir: "/srv/bc/agents", SkillsDir: "/srv/bc/skills", KeyFile: "/srv/bc/secrets.key",
+		AgentsDir: "/srv/bc/agents", SkillsDir: "/srv/bc/skills", KeyFile: "/srv/bc/secrets.key", InstallID: "/srv/bc/install-id",
 	}
 	if diff := cmp.Diff(want, p); diff != "" {
 		t.Fatal(diff)

@@ -178,6 +178,7 @@ func defaultSandbox() Sandbox {
 		WorkspaceMount:   "ro",
 		MaxOutputBytes:   1 << 20,
 		BridgeSocketDir:  "/tmp/beamclaw-bridges",
+		Runtime:          "runc",
 		EnvAllowlist:     []string{"PATH", "HOME", "LANG", "TERM"},
 		EnvBlocklist: []string{
 			"OPENROUTER_API_KEY", "OPENAI_API_KEY", "TELEGRAM_BOT_TOKEN",

@@ -21,6 +21,7 @@ type Paths struct {
 	AgentsDir  string // agents/ (one workspace per agent)
 	SkillsDir  string // skills/ (user-installed skills)
 	KeyFile    string // secrets.key (mode 0600): the key sealing MCP OAuth tokens in the database
+	InstallID  string // install-id (mode 0600): this installation's id, on its sandbox containers
 }
 
 // HomeDir returns BEAMCLAW_HOME, or ~/.beamclaw from HOME, read through
@@ -52,6 +53,7 @@ func NewPaths(home string) Paths {
 		AgentsDir:  filepath.Join(home, "agents"),
 		SkillsDir:  filepath.Join(home, "skills"),
 		KeyFile:    filepath.Join(home, "secrets.key"),
+		InstallID:  filepath.Join(home, "install-id"),
 	}
 }
 

@@ -125,22 +125,25 @@ func (s *MCPServer) setDefaults() {
 
 // Sandbox configures Docker sandboxed script execution.
 type Sandbox struct {
-	Enabled          bool          `yaml:"enabled"`
-	DockerImage      string        `yaml:"docker_image"`
-	Scope            string        `yaml:"scope"`
-	TimeoutSeconds   int           `yaml:"timeout_seconds"`
-	ReaperIntervalMs int           `yaml:"reaper_interval_ms"`
-	MemoryLimit      string        `yaml:"memory_limit"`
-	CPULimit         string        `yaml:"cpu_limit"`
-	PidsLimit        int           `yaml:"pids_limit"`
-	Network          string        `yaml:"network"`
-	WorkspaceMount   string        `yaml:"workspace_mount"`
-	MaxOutputBytes   int64         `yaml:"max_output_bytes"`
-	BridgeSocketDir  string        `yaml:"bridge_socket_dir"`
-	EnvAllowlist     []string      `yaml:"env_allowlist"`
-	EnvBlocklist     []string      `yaml:"env_blocklist"`
-	PII              PII           `yaml:"pii"`
-	Policy           SandboxPolicy `yaml:"policy"`
+	Enabled          bool   `yaml:"enabled"`
+	DockerImage      string `yaml:"docker_image"`
+	Scope            string `yaml:"scope"`
+	TimeoutSeconds   int    `yaml:"timeout_seconds"`
+	ReaperIntervalMs int    `yaml:"reaper_interval_ms"`
+	MemoryLimit      string `yaml:"memory_limit"`
+	CPULimit         string `yaml:"cpu_limit"`
+	PidsLimit        int    `yaml:"pids_limit"`
+	Network          string `yaml:"network"`
+	WorkspaceMount   string `yaml:"workspace_mount"`
+	MaxOutputBytes   int64  `yaml:"max_output_bytes"`
+	BridgeSocketDir  string `yaml:"bridge_socket_dir"`
+	// Runtime is the engine's OCI runtime: runc, or runsc (gVisor), which
+	// must be registered with the engine.
+	Runtime      string        `yaml:"runtime"`
+	EnvAllowlist []string      `yaml:"env_allowlist"`
+	EnvBlocklist []string      `yaml:"env_blocklist"`
+	PII          PII           `yaml:"pii"`
+	Policy       SandboxPolicy `yaml:"policy"`
 }
 
 // PII configures the tokenizer that masks personal data crossing the

@@ -192,6 +192,7 @@ func (c *Config) validateSandbox(p *problems) {
 	if !filepath.IsAbs(s.BridgeSocketDir) {
 		p.add("sandbox.bridge_socket_dir", "%q must be an absolute path", s.BridgeSocketDir)
 	}
+	p.enum("sandbox.runtime", s.Runtime, []string{"runc", "runsc"})
 	p.envNames("sandbox.env_allowlist", s.EnvAllowlist)
 	p.envNames("sandbox.env_blocklist", s.EnvBlocklist)
 	for i, pat := range s.PII.Patterns {

@@ -15,7 +15,7 @@ import (
 
 // consumedBase turns every optional part on (Telegram in webhook mode with
 // voice, embeddings, rate limiting, an extra agent, MCP servers of both
-// transports, A2A with a peer), so that each key has a path to the plan.
+// transports, A2A with a peer, the sandbox), so that each key has a path to the plan.
 const consumedBase = `
 gateway:
   http: {addr: "127.0.0.1:0"}
@@ -58,6 +58,7 @@ a2a:
   public_url: "https://agents.example.com"
   peers:
     research: {url: "https://research.example.com", token: {env: PEER_TOKEN}}
+sandbox: {enabled: true}
 `
 
 // A config key is consumed when changing it changes the plan the daemon
@@ -113,16 +114,16 @@ func TestConsumedDetectsAnUnreadKey(t *testing.T) {
 	base := mustParse(t, consumedBase)
 	baseDump := planDump(t, base, getenv)
 	for _, leaf := range configLeaves(reflect.ValueOf(base).Elem(), nil) {
-		if leaf.key() != "sandbox.enabled" {
+		if leaf.key() != "scheduler.enabled" {
 			continue
 		}
 		mutated, ok := mutate(t, leaf, getenv)
 		if !ok || planDump(t, mutated, getenv) != baseDump {
-			t.Fatal("sandbox.enabled changed the plan: pick another unread key for this test")
+			t.Fatal("scheduler.enabled changed the plan: pick another unread key for this test")
 		}
 		return
 	}
-	t.Fatal("sandbox.enabled not found among the config leaves")
+	t.Fatal("scheduler.enabled not found among the config leaves")
 }
 
 // generic is key without its list indexes: mcp.servers[1].url is
@@ -439,7 +440,7 @@ var stringCandidates = []string{
 	"deny", "approve", "allow", "bridge", "host", "stdio", "http", "2025-06-18", "ro", "rw", "none", "agent", "session",
 	"127.0.0.1:18899", "http://127.0.0.1:9/v1", "https://bot.example.com/other", "https://app.example.org",
 	"10.0.0.0/8", "gpt-4o-mini", "other-model", "/tmp", "NOTES.md", "99", "@someone", "-200", "--flag", "github2",
-	"whisper-1", "echo", "changed", "client_credentials", "https://beamclaw.example.org/client.json",
+	"whisper-1", "echo", "changed", "client_credentials", "https://beamclaw.example.org/client.json", "runsc",
 }
 
 func slicesWithout[T comparable](list []T, s T) []T {

@@ -19,6 +19,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/obs"
 	"github.com/beamclaw/beamclaw-go/internal/procguard"
+	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/internal/supervise"
 	"github.com/beamclaw/beamclaw-go/pkg/client"
@@ -54,6 +55,7 @@ type daemon struct {
 	db      *store.DB
 	public  *gateway.Listener
 	control *gateway.Listener
+	sandbox *sandbox.Manager // nil unless sandbox.enabled; closed after the tree
 	started time.Time
 	stop    context.CancelFunc
 
@@ -166,8 +168,11 @@ func (d *daemon) open() (err error) {
 	return nil
 }
 
-// close releases everything open() opened, the store last.
+// close releases everything open() and the tree opened, the store last.
 func (d *daemon) close() {
+	if d.sandbox != nil {
+		_ = d.sandbox.Close()
+	}
 	if d.control != nil {
 		_ = d.control.Release()
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -137,7 +138,7 @@ func TestDoctorReportsEachCheck(t *testing.T) {
 	for _, c := range checks {
 		names[c.Name] = c.Level
 	}
-	for _, want := range []string{"config", "home", "store", "docker", "port"} {
+	for _, want := range []string{"config", "home", "store", "sandbox", "port"} {
 		if _, ok := names[want]; !ok {
 			t.Errorf("doctor has no %q check: %v", want, names)
 		}
@@ -199,5 +200,56 @@ func TestMCPListAndToolsThroughDaemon(t *testing.T) {
 	}
 	if _, err := env.MCPTools(ctx, "nope"); err == nil || err.Error() != `no MCP server named "nope" (see `+"`beamclaw mcp list`)" {
 		t.Errorf("unknown server: %v", err)
+	}
+}
+
+// syncBuffer is a log sink the daemon writes while the test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// With sandbox.enabled and no engine, the daemon starts, says why once at
+// WARN with the fix, and /health's sandbox subsystem says exec is off (the
+// daemon stays ready: everything else works).
+func TestSandboxWithoutDockerIsReportedNotFatal(t *testing.T) {
+	env := testEnv(t, "gateway:\n  http:\n    addr: \"127.0.0.1:0\"\nsandbox:\n  enabled: true\n  bridge_socket_dir: /tmp/bc-daemon-test\n")
+	getenv := env.Getenv
+	env.Getenv = func(k string) string {
+		if k == "DOCKER_HOST" {
+			return "unix:///nonexistent/docker.sock"
+		}
+		return getenv(k)
+	}
+	logs := &syncBuffer{}
+	env.LogOut = logs
+	r, stop := startDaemon(t, env)
+	defer func() {
+		if err := stop(); err != nil {
+			t.Error(err)
+		}
+	}()
+	h, err := client.NewTCP("http://"+r.HTTPAddr, "").Health(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb := h.Subsystems["sandbox"]
+	if !h.Ready || !strings.HasPrefix(sb.Detail, "exec is off: ") || !strings.Contains(sb.Detail, "start dockerd") {
+		t.Errorf("health %+v", h)
+	}
+	if n := strings.Count(logs.String(), "the exec tool is not offered"); n != 1 {
+		t.Errorf("%d warnings about exec, want 1:\n%s", n, logs.String())
 	}
 }

@@ -32,7 +32,8 @@ func (d *daemon) edges(rt *agentRuntime) (routes, control []gateway.Mount, servi
 	local := gateway.NewWS(localOpts)
 	control = append(control, local.Routes()...)
 	control = append(control, admin.ControlRoutes(admin.ControlDeps{Sessions: rt.sessions, MCP: rt.mcp, Tokens: rt.tokens,
-		Scrub: rt.scrubber.String, DB: d.db, Paths: d.paths, Log: d.log})...)
+		Scrub: rt.scrubber.String, DB: d.db, Paths: d.paths, Log: d.log,
+		Sandbox: rt.sandbox, SandboxGate: rt.sandboxGate})...)
 	services = []suture.Service{public, local}
 	a2aSvc, a2aRoutes, err := d.a2aEdge(rt)
 	if err != nil {

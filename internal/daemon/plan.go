@@ -17,6 +17,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/memory/embedcache"
 	"github.com/beamclaw/beamclaw-go/internal/pairing"
 	"github.com/beamclaw/beamclaw-go/internal/provider/openai"
+	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/session"
 	"github.com/beamclaw/beamclaw-go/internal/tool"
 	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
@@ -45,7 +46,11 @@ type plan struct {
 	Builtin   builtin.Options
 	Bash      bool // tools.bash.enabled: bash and terminal
 	MCP       mcp.Options
-	Loop      loop.Options
+	// Sandbox is the code sandbox (the exec tool); nil when
+	// sandbox.enabled is false. The wiring adds the install id, the
+	// bridge's tools, session liveness, the scrubber and the event bus.
+	Sandbox *sandbox.Options
+	Loop    loop.Options
 	// RemoteHighRisk is tools.remote_high_risk, applied by the loop's
 	// policy to remote channels.
 	RemoteHighRisk string
@@ -127,6 +132,7 @@ func buildPlan(l config.Loaded, getenv func(string) string) (*plan, error) {
 		p.Warnings = append(p.Warnings, "MCP servers disabled until their variables are set: "+err.Error())
 	}
 	p.MCP = mp
+	p.Sandbox = planSandbox(c, getenv)
 	p.Loop, p.RemoteHighRisk = planLoop(c), c.Tools.RemoteHighRisk
 	p.MemoryFlush = c.Core.AgenticLoop.MemoryFlush
 	p.Sessions = planSessions(c)
@@ -220,6 +226,14 @@ func planMCP(c *config.Config, getenv func(string) string) (mcp.Options, error) 
 		Restart: mcp.RestartPolicy{MaxRestarts: c.MCP.MaxRestarts,
 			Window: time.Duration(c.MCP.RestartWindowSeconds) * time.Second},
 	}, err
+}
+
+func planSandbox(c *config.Config, getenv func(string) string) *sandbox.Options {
+	if !c.Sandbox.Enabled {
+		return nil
+	}
+	o := admin.SandboxOptions(c, getenv)
+	return &o
 }
 
 func planLoop(c *config.Config) loop.Options {

@@ -17,6 +17,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/memory/embedcache"
 	"github.com/beamclaw/beamclaw-go/internal/procguard"
 	"github.com/beamclaw/beamclaw-go/internal/provider/openai"
+	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/scrub"
 	"github.com/beamclaw/beamclaw-go/internal/session"
 	"github.com/beamclaw/beamclaw-go/internal/store"
@@ -34,6 +35,9 @@ type agentRuntime struct {
 	mcp      *mcp.Manager
 	tokens   oauth.Store // MCP OAuth logins (sealed in bbolt)
 	sessions *session.Manager
+	// sandbox and its gate are nil unless sandbox.enabled.
+	sandbox     *sandbox.Manager
+	sandboxGate *sandbox.Gate
 }
 
 // subsystemsInto builds the agent runtime under root and returns the
@@ -75,6 +79,9 @@ func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options)
 	sessSup := supervise.New("sessions", opts)
 	sessSup.Add(d.guard(rt.sessions))
 	root.Add(sessSup)
+	if err := d.sandboxInto(root, opts, rt); err != nil {
+		return nil, nil, nil, err
+	}
 	d.metrics.LiveSessions(func() int { return rt.sessions.Stats().Live })
 	d.check("sessions", func() protocol.Subsystem {
 		st := rt.sessions.Stats()

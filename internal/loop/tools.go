@@ -45,37 +45,53 @@ func (rs *runState) step(ctx context.Context, text string, calls []beamclaw.Tool
 // call applies policy and approval to one call and runs it. The result is
 // scrubbed. An error means the run must stop (ctx ended).
 func (rs *runState) call(ctx context.Context, c, shown beamclaw.ToolCall) (beamclaw.ToolResult, error) {
-	opts := rs.e.opts
-	denied := func(reason string) beamclaw.ToolResult {
-		return beamclaw.ToolResult{ToolCallID: c.ID, Name: c.Name, IsError: true, Content: "denied: " + reason}
+	t, v, refused, done := rs.resolve(c)
+	if done {
+		return refused, nil
 	}
-	if opts.Tools == nil {
-		return denied("no tools are available"), nil
-	}
-	t, ok := opts.Tools.Lookup(c.Name)
-	if !ok {
-		return beamclaw.ToolResult{ToolCallID: c.ID, Name: c.Name, IsError: true,
-			Content: fmt.Sprintf("unknown tool %q", c.Name)}, nil
-	}
-	spec := t.Spec()
-	v := opts.Policy(spec, rs.r.Autonomy, rs.r.Channel)
-	switch v.Action {
-	case tool.ActionDeny:
-		return denied(v.Reason), nil
-	case tool.ActionAsk:
-		ok, reason, err := rs.approve(ctx, spec, shown, v.Reason)
+	if v.Action == tool.ActionAsk {
+		ok, reason, err := rs.approve(ctx, t.Spec(), shown, v.Reason, func() string {
+			rs.setState(ctx, StateAwaitingApproval)
+			rs.calls++
+			return "appr_" + rs.r.ID + "_" + strconv.Itoa(rs.calls)
+		})
 		if err != nil {
 			return beamclaw.ToolResult{}, err
 		}
 		if !ok {
-			return denied(reason), nil
+			return deniedResult(c, reason), nil
 		}
 	}
+	rs.setState(ctx, StateExecutingTools)
 	return rs.execute(ctx, t, c, shown), nil
 }
 
-// approve asks the lane for a decision unless the allowlist covers the call.
-func (rs *runState) approve(ctx context.Context, spec beamclaw.ToolSpec, c beamclaw.ToolCall, why string) (bool, string, error) {
+// resolve finds a call's tool and applies the policy. done is true when
+// the call is refused (an unknown tool, a denial), with refused its result.
+func (rs *runState) resolve(c beamclaw.ToolCall) (t beamclaw.Tool, v tool.Verdict, refused beamclaw.ToolResult, done bool) {
+	opts := rs.e.opts
+	if opts.Tools == nil {
+		return nil, v, deniedResult(c, "no tools are available"), true
+	}
+	t, ok := opts.Tools.Lookup(c.Name)
+	if !ok {
+		return nil, v, beamclaw.ToolResult{ToolCallID: c.ID, Name: c.Name, IsError: true,
+			Content: fmt.Sprintf("unknown tool %q", c.Name)}, true
+	}
+	v = opts.Policy(t.Spec(), rs.r.Autonomy, rs.r.Channel)
+	if v.Action == tool.ActionDeny {
+		return nil, v, deniedResult(c, v.Reason), true
+	}
+	return t, v, beamclaw.ToolResult{}, false
+}
+
+func deniedResult(c beamclaw.ToolCall, reason string) beamclaw.ToolResult {
+	return beamclaw.ToolResult{ToolCallID: c.ID, Name: c.Name, IsError: true, Content: "denied: " + reason}
+}
+
+// approve asks the lane for a decision unless the allowlist covers the
+// call; asking, called only when a question is put, names the request.
+func (rs *runState) approve(ctx context.Context, spec beamclaw.ToolSpec, c beamclaw.ToolCall, why string, asking func() string) (bool, string, error) {
 	opts := rs.e.opts
 	if rs.r.NoApproval {
 		return false, noApprovalReason(c.Name, why, rs.r.Autonomy, rs.r.Channel), nil
@@ -84,10 +100,8 @@ func (rs *runState) approve(ctx context.Context, spec beamclaw.ToolSpec, c beamc
 	if rs.r.Lane.Allowed(key) {
 		return true, "", nil
 	}
-	rs.setState(ctx, StateAwaitingApproval)
-	rs.calls++
 	req := beamclaw.ApprovalRequest{
-		ID:       "appr_" + rs.r.ID + "_" + strconv.Itoa(rs.calls),
+		ID:       asking(),
 		ToolName: c.Name,
 		Args:     string(c.Args),
 		Risk:     spec.Risk.String(),
@@ -114,10 +128,10 @@ func (rs *runState) approve(ctx context.Context, spec beamclaw.ToolSpec, c beamc
 	return false, fmt.Sprintf("tool %s was not run: %s", c.Name, reason), nil
 }
 
-// execute runs an allowed call and scrubs its result.
+// execute runs an allowed call and scrubs its result. The tool finds in
+// its context the run's Asker and a ToolCaller for calls of its own.
 func (rs *runState) execute(ctx context.Context, t beamclaw.Tool, c, shown beamclaw.ToolCall) beamclaw.ToolResult {
 	opts := rs.e.opts
-	rs.setState(ctx, StateExecutingTools)
 	rs.emit(ctx, beamclaw.EventToolCallStart, slog.String("tool_name", c.Name), slog.String("args", string(shown.Args)))
 	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvToolStart, Tool: &shown})
 	inv := beamclaw.Invocation{Args: json.RawMessage(c.Args), CallID: c.ID, SessionID: rs.r.SessionID,
@@ -125,8 +139,10 @@ func (rs *runState) execute(ctx context.Context, t beamclaw.Tool, c, shown beamc
 	if opts.Workspace != nil {
 		inv.Workspace = opts.Workspace(rs.r.AgentID)
 	}
+	tctx := beamclaw.WithAsker(ctx, rs.asker())
+	tctx = beamclaw.WithToolCaller(tctx, &nestedCaller{rs: rs, parent: c.ID})
 	t0 := opts.Clock.Now()
-	res := opts.Tools.Run(beamclaw.WithAsker(ctx, rs.asker()), t, inv)
+	res := opts.Tools.Run(tctx, t, inv)
 	res.ToolCallID, res.Name = c.ID, c.Name
 	res.Content = opts.Scrub.String(res.Content)
 	rs.emit(ctx, beamclaw.EventToolCallResult, slog.String("tool_name", c.Name), ms(opts.Clock.Now().Sub(t0)),

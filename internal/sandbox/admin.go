@@ -14,6 +14,7 @@ import (
 
 // Status is `beamclaw sandbox status`.
 type Status struct {
+	InstallID     string // whose containers are counted
 	Engine        string // the engine's address
 	EngineOK      bool
 	EngineVersion string
@@ -32,7 +33,7 @@ type Status struct {
 // Status reports the engine, the image and this installation's
 // containers. It never fails: what cannot be learned stays empty.
 func (m *Manager) Status(ctx context.Context) Status {
-	st := Status{Engine: m.engine.DaemonHost(), Image: m.opts.Image, Runtime: m.opts.Runtime}
+	st := Status{InstallID: m.opts.InstallID, Engine: m.engine.DaemonHost(), Image: m.opts.Image, Runtime: m.opts.Runtime}
 	if err := m.Check(ctx); err != nil {
 		st.Problem = beamclaw.UserMessage(err)
 	}

@@ -43,7 +43,9 @@ func (p procFS) bootID() string {
 	return strings.TrimSpace(string(b))
 }
 
-// startTime is the start time of pid, or ok=false when it does not run.
+// startTime is the start time of pid, or ok=false when it does not run:
+// gone, or a zombie (killed, not yet reaped by its parent: a detached
+// daemon's parent is init, which may take its time).
 func (p procFS) startTime(pid int) (uint64, bool) {
 	b, err := os.ReadFile(fmt.Sprintf("%s/%d/stat", p.root, pid))
 	if err != nil {
@@ -57,7 +59,7 @@ func (p procFS) startTime(pid int) (uint64, bool) {
 		return 0, false
 	}
 	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
+	if len(f) < 20 || f[0] == "Z" || f[0] == "X" { // field 3: the state
 		return 0, false
 	}
 	v, err := strconv.ParseUint(f[19], 10, 64) // field 22 overall

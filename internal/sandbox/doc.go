@@ -9,9 +9,12 @@
 // never the docker CLI). Whatever it needs from the core is handed in:
 // the tool registry and approval path as the Tools interface, session
 // liveness as a function, the scrubber as a function. The daemon builds
-// a Manager from config and adds Manager.Services to its tree; the exec
-// tool (NewExecTool) goes into the tool registry; the CLI calls
-// BuildImage, Manager.Status, List and Kill.
+// a Manager from config (InstallID keeps the installation's id) and runs
+// its Gate, which adds Manager.Services to the tree and registers the
+// exec tool (NewExecTool) once Check passes, and says why not until then;
+// the bridge dispatches through RunTools, the calling run's own
+// beamclaw.ToolCaller. The CLI calls BuildImage, Manager.Status, List and
+// Kill.
 //
 // # Containers
 //

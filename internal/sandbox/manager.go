@@ -45,7 +45,8 @@ type Manager struct {
 	tokMu      sync.Mutex
 	tokenizers map[string]*Tokenizer // by session
 
-	reapMu sync.Mutex // one sweep at a time
+	reapMu sync.Mutex    // one sweep at a time
+	sweep  chan struct{} // SweepSoon's request to the reaper
 }
 
 // New validates opts and returns a Manager. It does not contact Docker
@@ -73,6 +74,7 @@ func New(opts Options) (*Manager, error) {
 		proc:       procFS{root: "/proc"},
 		instance:   randomHex(8),
 		tokenizers: map[string]*Tokenizer{},
+		sweep:      make(chan struct{}, 1),
 	}
 	if opts.PII.Enabled {
 		m.detector, _ = newDetector(opts.PII.Patterns) // validated above

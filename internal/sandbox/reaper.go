@@ -22,8 +22,8 @@ const (
 	ReapKilled      = "killed"       // `beamclaw sandbox kill`
 )
 
-// reaper removes containers left behind: at start and every
-// ReaperInterval. It never touches another installation's containers,
+// reaper removes containers left behind: at start, every ReaperInterval
+// and when SweepSoon asks. It never touches another installation's containers,
 // nor one of its own with a run in flight.
 type reaper struct{ m *Manager }
 
@@ -38,7 +38,17 @@ func (r *reaper) Serve(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-r.m.clk.After(r.m.opts.ReaperInterval):
+		case <-r.m.sweep:
 		}
+	}
+}
+
+// SweepSoon asks the reaper for a sweep now instead of at its next
+// interval (the daemon calls it when a session expired); it never blocks.
+func (m *Manager) SweepSoon() {
+	select {
+	case m.sweep <- struct{}{}:
+	default:
 	}
 }
 

@@ -127,3 +127,31 @@ func TestDaemonAlive(t *testing.T) {
 		}
 	}
 }
+
+// A killed daemon its parent has not reaped yet (a zombie) is dead.
+func TestDaemonZombieIsDead(t *testing.T) {
+	root := t.TempDir()
+	put := func(path, data string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, path)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, path), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("sys/kernel/random/boot_id", "boot-1\n")
+	stat := func(state string) string {
+		return "4242 (beam claw) " + state + " 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 12 0 777 1000 10\n"
+	}
+	p := procFS{root: root}
+	label := daemonID{Boot: "boot-1", PID: 4242, Start: 777}.String()
+	put("4242/stat", stat("S"))
+	if !p.alive(label) {
+		t.Fatal("a sleeping daemon is not alive")
+	}
+	put("4242/stat", stat("Z"))
+	if p.alive(label) {
+		t.Error("a zombie daemon is alive")
+	}
+}

@@ -71,6 +71,20 @@ func (m *Manager) Info(sessionID string) (Info, error) {
 	return info, nil
 }
 
+// Exists reports whether a session is live or stored and active (false once it
+// was archived or deleted, and for an ephemeral run's id). An unreadable store counts as
+// existing: whoever asks (the sandbox's reaper) must not remove on doubt.
+func (m *Manager) Exists(sessionID string) bool {
+	m.mu.Lock()
+	_, live := m.live[sessionID]
+	m.mu.Unlock()
+	if live {
+		return true
+	}
+	st, found, err := m.store.load(sessionID)
+	return err != nil || (found && st.rec.Archived.IsZero())
+}
+
 // Stats counts live and hibernated sessions.
 func (m *Manager) Stats() Stats {
 	m.mu.Lock()

@@ -85,6 +85,9 @@ func TestHibernateAndRevive(t *testing.T) {
 	if s := e.m.Stats(); s.Hibernated != 1 {
 		t.Errorf("stats %+v, want 1 hibernated", s)
 	}
+	if !e.m.Exists(e.sid("local:ana")) || e.m.Exists("never-seen") {
+		t.Error("Exists: a hibernated session must exist, an unknown one must not")
+	}
 	if n := len(e.ev.named("session_hibernated")); n != 1 {
 		t.Errorf("%d session_hibernated events", n)
 	}
@@ -140,6 +143,10 @@ func TestCleanerArchivesThenRetentionDeletes(t *testing.T) {
 		t.Fatal("the idle session is not archived")
 	}
 
+	if e.m.Exists(old) || !e.m.Exists(fresh) {
+		t.Error("Exists: an archived session counts as gone (its sandbox may go), the live one as there")
+	}
+
 	// Archived, not gone: its history is kept, listings leave it out
 	// unless asked, and its next message makes it active again.
 	if h, err := e.m.History(old); err != nil || len(h) != 2 {
@@ -152,7 +159,7 @@ func TestCleanerArchivesThenRetentionDeletes(t *testing.T) {
 	if ev := r.wait(t); ev.Type != beamclaw.EvFinal {
 		t.Fatalf("message to an archived session: %+v", ev)
 	}
-	if archived(old) {
+	if archived(old) || !e.m.Exists(old) {
 		t.Error("a message did not make the archived session active")
 	}
 	if h, _ := e.m.History(old); len(h) != 4 {
@@ -160,6 +167,7 @@ func TestCleanerArchivesThenRetentionDeletes(t *testing.T) {
 	}
 
 	// Past the retention an archive is deleted.
+	waitUntil(t, "the resumed run to finish", func() bool { return e.m.activeCount() == 0 })
 	clk.Advance(61 * time.Minute)
 	expire(2, 0) // both idle now
 	clk.Advance(25 * time.Hour)

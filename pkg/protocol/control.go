@@ -29,6 +29,14 @@ const (
 	ControlDBBackup = "/control/db/backup"
 	// ControlDBCheck answers GET with a DBCheck of every page.
 	ControlDBCheck = "/control/db/check"
+	// ControlSandbox answers GET with the daemon's SandboxStatus; asking
+	// also makes the daemon check again, so exec comes on at once after a
+	// fix (`beamclaw sandbox build`, dockerd started).
+	ControlSandbox = "/control/sandbox"
+	// ControlSandboxContainers answers GET with SandboxContainers.
+	ControlSandboxContainers = "/control/sandbox/containers"
+	// ControlSandboxKill takes a SandboxKillRequest and answers 204.
+	ControlSandboxKill = "/control/sandbox/kill"
 )
 
 // AgentFile is one workspace file of an agent.

@@ -17,8 +17,8 @@ import (
 // TestReservedKeysWarned: keys of a subsystem that does not run yet are
 // accepted, and config check, doctor and start each name them.
 func TestReservedKeysWarned(t *testing.T) {
-	r := newChatRig(t, rigOptions{extra: "sandbox:\n  enabled: true\nscheduler:\n  max_errors: 3\n"})
-	want := []string{"sandbox.enabled does nothing", "scheduler.max_errors does nothing"}
+	r := newChatRig(t, rigOptions{extra: "scheduler:\n  enabled: true\n  max_errors: 3\n"})
+	want := []string{"scheduler.enabled does nothing", "scheduler.max_errors does nothing"}
 	check := r.h.must("config", "check")
 	doctor := r.h.run("doctor")
 	start := r.h.must("start")

@@ -85,10 +85,16 @@ type result struct {
 	code           int
 }
 
-// run runs beamclaw with args and waits for it.
+// run runs beamclaw with args and waits for it (a minute at most).
 func (h *home) run(args ...string) result {
 	h.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	return h.runWithin(60*time.Second, args...)
+}
+
+// runWithin runs beamclaw with args and waits for it, d at most.
+func (h *home) runWithin(d time.Duration, args ...string) result {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Env = h.env

@@ -2,7 +2,8 @@
 // bounded load generator for the OpenAI-compatible route (plain, streamed
 // and ephemeral turns, with the same requests sent straight to the fake
 // provider as a baseline), latency summaries (p50/p90/p99/max), a cold-start
-// timer for the real binary, and readers for a process's resident memory
+// timer for the real binary, sandboxed exec calls over the control socket
+// (first of a scope, warm), and readers for a process's resident memory
 // and the daemon's Prometheus gauges.
 //
 // Every run is bounded by a request count and a deadline and talks only to

@@ -6,13 +6,17 @@
 // throughput and the latency beamclaw adds. With -pid it also reports the
 // daemon's RSS and goroutines before and after, per session created.
 // -mode coldstart instead times `beamclaw start --foreground` to a ready
-// /health, -n times, each in a throwaway BEAMCLAW_HOME.
+// /health, -n times, each in a throwaway BEAMCLAW_HOME. -mode exec times
+// sandboxed exec calls over the control socket (-socket): the first of
+// each of -scopes sessions (a container start), then -n warm ones; the
+// daemon needs sandbox.enabled and a provider following fakellm's rules.
 //
 // Usage:
 //
 //	bcload -addr 127.0.0.1:18800 [-fake http://127.0.0.1:PORT/v1] [-mode plain|stream|ephemeral]
 //	       [-n 2000] [-c 1] [-users 100] [-warmup 50] [-pid PID] [-json]
 //	bcload -mode coldstart -bin bin/beamclaw [-n 20] [-json]
+//	bcload -mode exec -socket $BEAMCLAW_HOME/run/beamclaw.sock [-scopes 20] [-n 500] [-json]
 //
 // The daemon must run with gateway.rate_limit.enabled: false (the default
 // limit of 60 requests a minute per client would answer 429). See
@@ -22,6 +26,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -47,8 +52,9 @@ func main() {
 // options are the parsed flags.
 type options struct {
 	addr, fake, fakeModel, agent string
-	mode, prefix, bin            string
+	mode, prefix, bin, socket    string
 	n, c, users, warmup, pid     int
+	scopes                       int
 	limit                        time.Duration
 	json                         bool
 }
@@ -60,7 +66,9 @@ func parse(args []string) (options, error) {
 	fs.StringVar(&o.fake, "fake", "", "fake provider base URL ending in /v1; when set, the same turns go there first as the baseline")
 	fs.StringVar(&o.fakeModel, "fake-model", "fake-model", "model sent to the fake provider")
 	fs.StringVar(&o.agent, "agent", "default", "agent (model) sent to beamclaw")
-	fs.StringVar(&o.mode, "mode", "plain", "plain | stream | ephemeral | coldstart")
+	fs.StringVar(&o.mode, "mode", "plain", "plain | stream | ephemeral | coldstart | exec")
+	fs.StringVar(&o.socket, "socket", "", "the daemon's control socket (exec)")
+	fs.IntVar(&o.scopes, "scopes", 20, "sessions, each starting its sandbox container (exec)")
 	fs.StringVar(&o.prefix, "prefix", fmt.Sprintf("bcload-%d-", time.Now().UnixNano()), "prefix of the user ids")
 	fs.StringVar(&o.bin, "bin", "bin/beamclaw", "beamclaw binary (coldstart)")
 	fs.IntVar(&o.n, "n", 1000, "measured turns (coldstart: starts)")
@@ -88,8 +96,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if o.mode == "coldstart" {
+	switch o.mode {
+	case "coldstart":
 		return coldStart(ctx, o, stdout)
+	case "exec":
+		return execRun(ctx, o, stdout)
 	}
 	mode, err := load.ParseMode(o.mode)
 	if err != nil {
@@ -119,6 +130,30 @@ func coldStart(ctx context.Context, o options, stdout io.Writer) error {
 		return writeJSON(stdout, map[string]any{"mode": "coldstart", "ready": s})
 	}
 	fmt.Fprintf(stdout, "cold start to /health ready, %d starts\n  %s\n", len(ds), s)
+	return nil
+}
+
+func execRun(ctx context.Context, o options, stdout io.Writer) error {
+	if o.socket == "" {
+		return errors.New("-mode exec needs -socket (the daemon's control socket)")
+	}
+	res, err := load.RunExec(ctx, load.ExecConfig{Socket: o.socket, Agent: o.agent, Scopes: o.scopes, N: o.n,
+		UserPrefix: o.prefix, Limit: o.limit})
+	if err != nil {
+		return err
+	}
+	if o.json {
+		if err := writeJSON(stdout, map[string]any{"mode": "exec", "scopes": o.scopes, "n": o.n, "result": res}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(stdout, "exec over the control socket, %d scopes then %d warm\n", o.scopes, o.n)
+		fmt.Fprintf(stdout, "  first exec (container start)  %s\n  warm exec                     %s\n", res.FirstExec, res.WarmExec)
+		fmt.Fprintf(stdout, "  first turn                    %s\n  warm turn                     %s\n", res.FirstTurn, res.WarmTurn)
+	}
+	if res.Errors > 0 {
+		return fmt.Errorf("%d execs failed; first: %s", res.Errors, res.FirstErr)
+	}
 	return nil
 }
 

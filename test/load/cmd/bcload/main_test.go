@@ -67,6 +67,8 @@ func TestRunRejects(t *testing.T) {
 		{"stray argument", []string{"extra"}},
 		{"missing binary", []string{"-mode", "coldstart", "-n", "1", "-bin", "/nonexistent/beamclaw"}},
 		{"zero workers", []string{"-addr", "127.0.0.1:1", "-c", "0", "-warmup", "0"}},
+		{"exec without a socket", []string{"-mode", "exec"}},
+		{"exec with no daemon", []string{"-mode", "exec", "-socket", "/nonexistent/beamclaw.sock", "-scopes", "1", "-n", "1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,238 @@
+package admin
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/config"
+	"github.com/beamclaw/beamclaw-go/internal/sandbox"
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
+)
+
+// sandboxCheckTimeout bounds doctor's and config check's look at Docker.
+const sandboxCheckTimeout = 10 * time.Second
+
+// SandboxOptions turns the sandbox section into sandbox.Options, for the
+// daemon's plan and the CLI alike. Whoever runs the Manager adds the live
+// parts: the install id, the bridge's tools, session liveness, the
+// scrubber, the event sink and the logger.
+func SandboxOptions(c *config.Config, getenv func(string) string) sandbox.Options {
+	s := c.Sandbox
+	rules := make([]sandbox.PolicyRule, 0, len(s.Policy.Rules))
+	for _, r := range s.Policy.Rules {
+		rules = append(rules, sandbox.PolicyRule{Action: r.Action, Tool: r.Tool})
+	}
+	return sandbox.Options{
+		Image: s.DockerImage, Scope: s.Scope,
+		Timeout:        time.Duration(s.TimeoutSeconds) * time.Second,
+		ReaperInterval: time.Duration(s.ReaperIntervalMs) * time.Millisecond,
+		MemoryLimit:    s.MemoryLimit, CPULimit: s.CPULimit, PidsLimit: s.PidsLimit,
+		Network: s.Network, WorkspaceMount: s.WorkspaceMount, MaxOutputBytes: s.MaxOutputBytes,
+		BridgeSocketDir: s.BridgeSocketDir, Runtime: s.Runtime,
+		EnvAllowlist: s.EnvAllowlist, EnvBlocklist: s.EnvBlocklist,
+		PII: sandbox.PIIOptions{Enabled: s.PII.Enabled, Patterns: s.PII.Patterns,
+			TokenizeScripts: s.PII.TokenizeScripts, TokenizeResults: s.PII.TokenizeResults},
+		Policy:       sandbox.PolicyOptions{DefaultAction: s.Policy.DefaultAction, Rules: rules},
+		SecretValues: c.SecretValues(getenv),
+		DockerHost:   getenv("DOCKER_HOST"),
+	}
+}
+
+// sandboxManager is a Manager for this home without a daemon: it runs
+// nothing, it reports (Status, List) and removes (Kill).
+func (a *Admin) sandboxManager(l config.Loaded) (*sandbox.Manager, error) {
+	id, err := sandbox.InstallID(l.Paths.InstallID)
+	if err != nil {
+		return nil, err
+	}
+	o := SandboxOptions(l.Config, a.getenv)
+	o.InstallID = id
+	m, err := sandbox.New(o)
+	if err != nil {
+		return nil, plain(err)
+	}
+	return m, nil
+}
+
+// SandboxStatus reports the sandbox: the running daemon's view when
+// sandbox.enabled and a daemon runs (asking makes it check again), the
+// engine's otherwise.
+func (a *Admin) SandboxStatus(ctx context.Context) (protocol.SandboxStatus, error) {
+	l, err := a.load()
+	if err != nil {
+		return protocol.SandboxStatus{}, err
+	}
+	if l.Sandbox.Enabled {
+		var out protocol.SandboxStatus
+		if ok, err := controlDo(ctx, l.Paths.Socket, http.MethodGet, protocol.ControlSandbox, nil, &out); ok || err != nil {
+			return out, err
+		}
+	}
+	m, err := a.sandboxManager(l)
+	if err != nil {
+		return protocol.SandboxStatus{}, err
+	}
+	defer m.Close()
+	return SandboxStatusWire(m.Status(ctx), l.Sandbox.Enabled, ""), nil
+}
+
+// SandboxList lists this installation's sandbox containers.
+func (a *Admin) SandboxList(ctx context.Context) (protocol.SandboxContainers, error) {
+	l, err := a.load()
+	if err != nil {
+		return protocol.SandboxContainers{}, err
+	}
+	if l.Sandbox.Enabled {
+		var out protocol.SandboxContainers
+		if ok, err := controlDo(ctx, l.Paths.Socket, http.MethodGet, protocol.ControlSandboxContainers, nil, &out); ok || err != nil {
+			return out, err
+		}
+	}
+	m, err := a.sandboxManager(l)
+	if err != nil {
+		return protocol.SandboxContainers{}, err
+	}
+	defer m.Close()
+	list, err := m.List(ctx)
+	if err != nil {
+		return protocol.SandboxContainers{}, plain(err)
+	}
+	return protocol.SandboxContainers{Containers: SandboxContainersWire(list)}, nil
+}
+
+// SandboxKill removes one of this installation's containers (by name,
+// or a prefix of its name or id): through the daemon that owns it, or on
+// the engine when none runs.
+func (a *Admin) SandboxKill(ctx context.Context, container string) error {
+	l, err := a.load()
+	if err != nil {
+		return err
+	}
+	if l.Sandbox.Enabled {
+		req := protocol.SandboxKillRequest{Container: container}
+		if ok, err := controlDo(ctx, l.Paths.Socket, http.MethodPost, protocol.ControlSandboxKill, req, nil); ok || err != nil {
+			return err
+		}
+	}
+	m, err := a.sandboxManager(l)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	return plain(m.Kill(ctx, container))
+}
+
+// SandboxBuild builds sandbox.docker_image on the local engine, writing
+// progress; an image built from the same files is left alone. A running
+// daemon is then asked to check again, so exec comes on at once.
+func (a *Admin) SandboxBuild(ctx context.Context, force bool, mirror string, progress io.Writer) (protocol.SandboxBuild, error) {
+	l, err := a.load()
+	if err != nil {
+		return protocol.SandboxBuild{}, err
+	}
+	res, err := sandbox.BuildImage(ctx, sandbox.BuildOptions{Image: l.Sandbox.DockerImage, Force: force, Mirror: mirror,
+		DockerHost: a.getenv("DOCKER_HOST")}, progress)
+	if err != nil {
+		return protocol.SandboxBuild{}, plain(err)
+	}
+	out := protocol.SandboxBuild{Image: res.Image, ImageID: res.ImageID, Built: res.Built, Base: res.Base, BaseBuilt: res.BaseBuilt}
+	if l.Sandbox.Enabled {
+		var st protocol.SandboxStatus
+		if ok, err := controlDo(ctx, l.Paths.Socket, http.MethodGet, protocol.ControlSandbox, nil, &st); ok && err == nil {
+			out.Daemon = &st
+		}
+	}
+	return out, nil
+}
+
+// sandboxCheck is doctor's line: off, working, or failing with the fix.
+func (a *Admin) sandboxCheck(ctx context.Context, l config.Loaded) protocol.Check {
+	if !l.Sandbox.Enabled {
+		return ok("sandbox", "off (sandbox.enabled: false): agents have no exec tool")
+	}
+	ctx, cancel := context.WithTimeout(ctx, sandboxCheckTimeout)
+	defer cancel()
+	st, err := a.SandboxStatus(ctx)
+	switch {
+	case err != nil:
+		return fail("sandbox", err.Error(), "run `beamclaw sandbox status` for details")
+	case st.Problem != "":
+		return fail("sandbox", "exec cannot run: "+st.Problem, st.Fix)
+	}
+	detail := fmt.Sprintf("engine %s (API %s) at %s, image %s (%s)", st.EngineVersion, st.APIVersion, st.Engine, st.Image, st.ImageID)
+	if st.Daemon {
+		detail += fmt.Sprintf("; the running daemon offers exec (%d containers)", st.Containers)
+	}
+	return ok("sandbox", detail)
+}
+
+// sandboxFix is what to do about a status's problem ("" without one).
+func sandboxFix(st protocol.SandboxStatus) string {
+	switch {
+	case st.Problem == "":
+		return ""
+	case !st.EngineOK:
+		return "start dockerd (or add this user to the docker group, or set DOCKER_HOST); a running daemon turns exec on by itself once it answers"
+	case st.ImageID == "" || !st.ImageCurrent:
+		return "run `beamclaw sandbox build`; a running daemon turns exec on when it finishes"
+	case !st.RuntimeOK:
+		return "register runsc with the engine (see docs/sandbox.md), or set sandbox.runtime: runc"
+	}
+	return "see docs/sandbox.md#troubleshooting"
+}
+
+// cannotRun lists the sections the config enables that cannot run here,
+// one warning each (config check and start print them).
+func (a *Admin) cannotRun(ctx context.Context, l config.Loaded) []string {
+	var out []string
+	if l.Sandbox.Enabled {
+		ctx, cancel := context.WithTimeout(ctx, sandboxCheckTimeout)
+		defer cancel()
+		if st, err := a.SandboxStatus(ctx); err != nil || st.Problem != "" {
+			why := st.Problem
+			if err != nil {
+				why = err.Error()
+			}
+			out = append(out, "sandbox.enabled is true but sandboxed code execution cannot run here, so agents get no exec tool: "+
+				strings.TrimSuffix(why, "."))
+		}
+	}
+	return out
+}
+
+// SandboxStatusWire is the wire form of a Manager's Status, with the fix
+// for its problem; problem, when not empty, replaces Status's (the gate's
+// own words are better when Enable failed).
+func SandboxStatusWire(st sandbox.Status, enabled bool, problem string) protocol.SandboxStatus {
+	if problem == "" {
+		problem = st.Problem
+	}
+	out := protocol.SandboxStatus{Enabled: enabled, Problem: problem, InstallID: st.InstallID,
+		Engine: st.Engine, EngineOK: st.EngineOK, EngineVersion: st.EngineVersion, APIVersion: st.APIVersion,
+		Image: st.Image, ImageID: shortImageID(st.ImageID), ImageCurrent: st.ImageCurrent,
+		Runtime: st.Runtime, RuntimeOK: st.RuntimeOK, Runtimes: st.Runtimes, Containers: st.Containers}
+	out.Fix = sandboxFix(out)
+	return out
+}
+
+// SandboxContainersWire is the wire form of a Manager's List.
+func SandboxContainersWire(list []sandbox.ContainerInfo) []protocol.SandboxContainer {
+	out := make([]protocol.SandboxContainer, 0, len(list))
+	for _, c := range list {
+		out = append(out, protocol.SandboxContainer{ID: c.ID, Name: c.Name, Scope: c.Scope, Session: c.Session,
+			Agent: c.Agent, State: c.State, Status: c.Status, Created: stamp(c.Created), Mine: c.Mine, InFlight: c.InFlight})
+	}
+	return out
+}
+
+func shortImageID(id string) string {
+	id = strings.TrimPrefix(id, "sha256:")
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
