@@ -21,8 +21,9 @@ type AgentBackend interface {
 
 func (a *app) newAgentCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "agent",
-		Short: "Create, list, show, delete or rehatch agent workspaces",
+		Use:     "agent",
+		Example: "  beamclaw agent create coder\n  beamclaw agent list\n  beamclaw agent show coder\n  beamclaw agent delete coder --yes",
+		Short:   "Create, list, show, delete or rehatch agent workspaces",
 		Long: "An agent is a workspace under $BEAMCLAW_HOME/agents/NAME: the markdown files that shape its\n" +
 			"system prompt (IDENTITY, SOUL, USER, TOOLS, AGENTS, BOOTSTRAP, MEMORY) and its daily logs in memory/.",
 	}

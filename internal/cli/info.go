@@ -14,9 +14,10 @@ import (
 func (a *app) newStatusCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "status",
-		Short: "Show the running daemon's status (exits 1 when none runs)",
-		Args:  cobra.NoArgs,
+		Use:     "status",
+		Example: "  beamclaw status\n  beamclaw status --json | jq .subsystems",
+		Short:   "Show the running daemon's status (exits 1 when none runs)",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			loc, err := a.backend().Locate()
 			if err != nil {
@@ -70,9 +71,10 @@ func (a *app) newVersionCmd() *cobra.Command {
 
 func (a *app) newDoctorCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "doctor",
-		Short: "Check the config, home, store, provider keys, the code sandbox (Docker) and the port",
-		Args:  cobra.NoArgs,
+		Use:     "doctor",
+		Example: "  beamclaw doctor\n  beamclaw --config ./staging.yaml doctor",
+		Short:   "Check the config, home, store, provider keys, the code sandbox (Docker) and the port",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			failed := 0
 			for _, c := range a.backend().Doctor(cmd.Context()) {

@@ -33,8 +33,9 @@ type MCPBackend interface {
 
 func (a *app) newMCPCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "mcp",
-		Short: "List, inspect, test, import, log in to or call MCP servers",
+		Use:     "mcp",
+		Example: "  beamclaw mcp list\n  beamclaw mcp tools github\n  beamclaw mcp call github search_issues '{\"query\":\"bug\"}'\n  beamclaw mcp login notion",
+		Short:   "List, inspect, test, import, log in to or call MCP servers",
 	}
 	cmd.AddCommand(a.newMCPListCmd(), a.newMCPToolsCmd(), a.newMCPTestCmd(), a.newMCPImportCmd(),
 		a.newMCPAcceptCmd(), a.newMCPLoginCmd(), a.newMCPLogoutCmd(), a.newMCPCallCmd())

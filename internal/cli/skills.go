@@ -24,8 +24,9 @@ type SkillsBackend interface {
 func (a *app) newSkillsCmd() *cobra.Command {
 	var agent string
 	cmd := &cobra.Command{
-		Use:   "skills",
-		Short: "List, check, show or install SKILL.md skills",
+		Use:     "skills",
+		Example: "  beamclaw skills list\n  beamclaw skills show weather\n  beamclaw skills install github --agent coder",
+		Short:   "List, check, show or install SKILL.md skills",
 		Long: "Skills come from the binary (bundled), $BEAMCLAW_HOME/skills (global) and\n" +
 			"$BEAMCLAW_HOME/agents/NAME/skills (agent); a later source wins by name. Eligible skills\n" +
 			"(their binaries, environment variables and OS present) are offered to the agent.",

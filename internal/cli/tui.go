@@ -17,9 +17,10 @@ import (
 func (a *app) newTUICmd() *cobra.Command {
 	var agent string
 	cmd := &cobra.Command{
-		Use:   "tui",
-		Short: "Talk to an agent in the terminal (starts the runtime in-process when no daemon runs)",
-		Args:  cobra.NoArgs,
+		Use:     "tui",
+		Example: "  beamclaw tui\n  beamclaw tui --agent coder\n  BEAMCLAW_USER=me beamclaw tui   # the same sessions as your Telegram and API chats",
+		Short:   "Talk to an agent in the terminal (starts the runtime in-process when no daemon runs)",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runTUI(cmd.Context(), agent)
 		},
