@@ -176,14 +176,31 @@ func (a *app) printLog(ctx context.Context, path string, f logFilter, n int, fol
 		if err1 != nil || err2 != nil || os.SameFile(cur, now) {
 			continue
 		}
-		for _, older := range rotatedAfter(path, cur) {
-			if err := a.printFile(older, f); err != nil {
-				return err
-			}
+		if err := readAll(); err != nil { // what reached our file before it was rotated
+			return err
 		}
+		if partial != "" {
+			emit(partial)
+			partial = ""
+		}
+		// Open the new file before listing the rotated ones, so a rotation
+		// in between shows up as the next file being among them.
 		next, err := os.Open(path)
 		if err != nil {
 			continue
+		}
+		nextInfo, err := next.Stat()
+		if err != nil {
+			_ = next.Close()
+			continue
+		}
+		for _, older := range rotatedAfter(path, cur) {
+			if fi, err := os.Stat(older); err == nil && os.SameFile(fi, nextInfo) {
+				break // rotated meanwhile: the rest is read from next
+			}
+			if err := a.printFile(older, f); err != nil {
+				return err
+			}
 		}
 		_ = file.Close()
 		file, partial = next, ""

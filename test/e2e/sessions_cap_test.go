@@ -69,7 +69,8 @@ func TestLiveSessionsStayUnderTheCap(t *testing.T) {
 	wg.Wait()
 	live := metric(t, r.addr, "beamclaw_sessions_live")
 	goroutines := metric(t, r.addr, "beamclaw_go_goroutines")
-	t.Logf("%d users: %v live at the end (max seen %d), %v goroutines", users, live, maxLive.Load(), goroutines)
+	rss := metric(t, r.addr, "beamclaw_process_resident_memory_bytes")
+	t.Logf("%d users: %v live at the end (max seen %d), %v goroutines, RSS %.0f MB", users, live, maxLive.Load(), goroutines, rss/1e6)
 	if live > float64(cap) || maxLive.Load() > int64(cap+workers) {
 		t.Errorf("%v sessions live at the end (max seen %d), cap %d", live, maxLive.Load(), cap)
 	}
