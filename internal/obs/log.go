@@ -37,10 +37,13 @@ func NewLogBackend(log *slog.Logger) *LogBackend {
 	return &LogBackend{log: log.With("component", "obs")}
 }
 
-// Handle logs ev at info level (debug for per-state loop events).
+// Handle logs ev at info level, or at debug when it is one of the
+// routine steps of a turn that went well: one turn then writes a single
+// info line (the gateway's access line, or nothing for a channel message),
+// and anything that failed or changed state stays visible at info.
 func (l *LogBackend) Handle(ev beamclaw.Event) {
 	level := slog.LevelInfo
-	if ev.Name == "loop_state" {
+	if routine(ev) {
 		level = slog.LevelDebug
 	}
 	ctx := context.Background()
@@ -54,4 +57,29 @@ func (l *LogBackend) Handle(ev beamclaw.Event) {
 	}
 	attrs = append(attrs, ev.Attrs...)
 	l.log.LogAttrs(ctx, level, "event", attrs...)
+}
+
+// routine reports whether ev is a per-turn step that is logged at debug:
+// the run's start, model and tool calls, its end and the sessions coming
+// and going around it, when they did not fail.
+func routine(ev beamclaw.Event) bool {
+	switch ev.Name {
+	case beamclaw.EventLoopState, beamclaw.EventAgentStart, beamclaw.EventLLMRequest,
+		beamclaw.EventToolCallStart, beamclaw.EventSessionStart, beamclaw.EventSessionRestored,
+		beamclaw.EventSessionHibernated, beamclaw.EventA2ARequest, beamclaw.EventA2ATaskUpdated:
+		return true
+	case beamclaw.EventLLMResponse, beamclaw.EventToolCallResult, beamclaw.EventTurnComplete, beamclaw.EventMCPCall:
+		return succeeded(ev)
+	}
+	return false
+}
+
+// succeeded reports whether ev carries success=true.
+func succeeded(ev beamclaw.Event) bool {
+	for _, a := range ev.Attrs {
+		if a.Key == "success" {
+			return a.Value.Kind() == slog.KindBool && a.Value.Bool()
+		}
+	}
+	return false
 }

@@ -88,13 +88,26 @@ func TestLogBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	NewLogBackend(log).Handle(beamclaw.Event{Name: beamclaw.EventToolCallStart, SessionID: "s9",
-		Attrs: []slog.Attr{slog.String("tool_name", "read_file")}})
+	b := NewLogBackend(log)
+	b.Handle(beamclaw.Event{Name: beamclaw.EventToolCallResult, SessionID: "s9",
+		Attrs: []slog.Attr{slog.String("tool_name", "read_file"), slog.Bool("success", false)}})
 	out := buf.String()
-	for _, want := range []string{`"event":"tool_call_start"`, `"session_id":"s9"`, `"tool_name":"read_file"`} {
+	for _, want := range []string{`"event":"tool_call_result"`, `"session_id":"s9"`, `"tool_name":"read_file"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("log %q lacks %s", out, want)
 		}
+	}
+	// The routine steps of a turn that went well are debug lines: at info,
+	// a turn writes only its access line.
+	buf.Reset()
+	b.Handle(beamclaw.Event{Name: beamclaw.EventToolCallStart, SessionID: "s9"})
+	b.Handle(beamclaw.Event{Name: beamclaw.EventTurnComplete, SessionID: "s9", Attrs: []slog.Attr{slog.Bool("success", true)}})
+	if buf.Len() != 0 {
+		t.Errorf("routine events logged at info: %s", buf.String())
+	}
+	b.Handle(beamclaw.Event{Name: beamclaw.EventTurnComplete, SessionID: "s9", Attrs: []slog.Attr{slog.Bool("success", false)}})
+	if !strings.Contains(buf.String(), `"event":"turn_complete"`) {
+		t.Errorf("a failed turn was not logged at info: %q", buf.String())
 	}
 	if _, err := NewLogger(&buf, "loud", "text"); err == nil {
 		t.Error("bad level accepted")

@@ -81,7 +81,8 @@ func TestResentMessagesNeverRunTwice(t *testing.T) {
 	r.start()
 	resendAll("after a graceful restart")
 	pollUntil(t, 30*time.Second, "the session hibernates", func() bool {
-		return strings.Contains(r.h.logs(), "session_hibernated")
+		_, health := get(t, "http://"+r.addr+"/health")
+		return strings.Contains(health, `"0 live, 1 hibernated"`)
 	})
 	resendAll("after hibernation")
 }

@@ -197,5 +197,5 @@ func (c *Client) logCall(ctx context.Context, model string, status int, d time.D
 		c.t.log.LogAttrs(ctx, slog.LevelWarn, "provider call failed", attrs...)
 		return
 	}
-	c.t.log.LogAttrs(ctx, slog.LevelInfo, "provider call", attrs...)
+	c.t.log.LogAttrs(ctx, slog.LevelDebug, "provider call", attrs...) // the turn's own line is the access line
 }
