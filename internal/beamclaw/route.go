@@ -117,6 +117,12 @@ type Inbound struct {
 	// before Content, sent whole with every message (chat UIs on the
 	// OpenAI API): the session is found by it and made to match it.
 	Transcript *Transcript
+	// AckOnAnswer: the channel acknowledges the message only with its
+	// answer (the OpenAI-compatible API: the client holds the message until
+	// the response ends). Its user message may then be stored with the
+	// run's first write instead of a write of its own; channels that
+	// acknowledge on receipt (WebSocket, Telegram) leave it false.
+	AckOnAnswer bool
 }
 
 // Transcript is a client's copy of a conversation.

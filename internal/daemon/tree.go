@@ -29,6 +29,7 @@ func (d *daemon) tree() (*suture.Supervisor, error) {
 	root.Add(obsSup)
 
 	d.metrics.StoreWriteFailures(d.db.WriteFailures)
+	d.metrics.StoreCommits(d.db.Commits)
 	d.check("store", func() protocol.Subsystem {
 		if ok, err := d.db.Writable(); !ok {
 			return protocol.Subsystem{Ready: false, Detail: d.db.Path() + ": cannot be written: " + err.Error()}

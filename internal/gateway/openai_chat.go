@@ -166,7 +166,7 @@ func (o *OpenAI) start(ctx context.Context, in *chatInput, route *chatRoute) (wa
 	if in.user != "" {
 		_, err := o.opts.Sessions.Send(ctx, beamclaw.Inbound{Channel: beamclaw.ChannelHTTP, UserID: o.opts.UserID("api", in.user),
 			AgentID: in.agent, Content: in.text, Attachments: in.atts, NoApproval: true, Route: route, MessageID: in.idem,
-			Sampling: in.req.sampling, Thread: in.thread, Transcript: in.transcript})
+			Sampling: in.req.sampling, Thread: in.thread, Transcript: in.transcript, AckOnAnswer: true})
 		return noop, err
 	}
 	done := make(chan struct{})

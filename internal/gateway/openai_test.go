@@ -109,7 +109,7 @@ func TestOpenAIUserIDSendsTheNewMessageWithTheClientsCopy(t *testing.T) {
 			in := fake.lastInbound(t)
 			in.Route = nil
 			copyOf := []beamclaw.Message{{Role: "user", Content: "old question"}, {Role: "assistant", Content: "old answer"}}
-			want := beamclaw.Inbound{Channel: "http", UserID: tc.want, AgentID: "default", Content: "new question", NoApproval: true,
+			want := beamclaw.Inbound{Channel: "http", UserID: tc.want, AgentID: "default", Content: "new question", NoApproval: true, AckOnAnswer: true,
 				Transcript: &beamclaw.Transcript{Messages: copyOf, Key: transcriptKey([]chatMessage{
 					{Role: "user", Content: chatContent{Text: "old question"}}, {Role: "assistant", Content: chatContent{Text: "old answer"}}})}}
 			if diff := cmp.Diff(want, in); diff != "" {

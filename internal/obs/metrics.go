@@ -92,6 +92,16 @@ func (m *Metrics) StoreWriteFailures(n func() uint64) {
 	}, func() float64 { return float64(n()) }))
 }
 
+// StoreCommits registers beamclaw_store_commits_total, read from the
+// store's count of committed write transactions (each one or two
+// fdatasyncs; compare with beamclaw_turns_total for writes per turn).
+func (m *Metrics) StoreCommits(n func() uint64) {
+	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "beamclaw_store_commits_total",
+		Help: "Database write transactions committed (group commits carry many writers).",
+	}, func() float64 { return float64(n()) }))
+}
+
 // Registry exposes the registry (tests, extra collectors).
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 

@@ -39,6 +39,9 @@ type run struct {
 	epoch      int                // the lane's epoch when dispatched (a reset bumps it)
 	canceled   bool               // Manager.Cancel was called (l.mu)
 	cancel     context.CancelFunc // cancels the run's context while it runs (l.mu)
+	// ackOnAnswer: the channel acknowledges r only with its answer, so its
+	// user message is stored with the run's first write (Inbound.AckOnAnswer).
+	ackOnAnswer bool
 }
 
 // lane is a session's serialization point: history, metadata, the FIFO of
@@ -68,6 +71,11 @@ type lane struct {
 	seen      map[string]seenID // channel message ids of the window, stored with the session
 	seenOrder []seenID          // the same, oldest first
 	ends      map[string]int    // a thread's latest runs: run id -> history length at its end
+	// deferred is the unwritten user message of a run whose channel
+	// acknowledges only with the answer: the run's first Commit writes it
+	// in the same transaction, any other write writes it first, and the
+	// run's end writes it when nothing else did (l.wmu).
+	deferred *change
 
 	// A lane with runs to serve is active: a supervisor runs its loop.
 	// With nothing to do the loop parks and the supervisor ends, so a
@@ -197,8 +205,11 @@ func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
 		c.pend, c.pendSeq = &r.msg, rec.NextPending
 	}
 	c.rec = rec
+	deferWrite := idle && rewrite == nil && r.ackOnAnswer
 	l.mu.Unlock()
-	if err := l.m.store.apply(l.id, c); err != nil {
+	if deferWrite {
+		l.deferred = &c // written with the run's first write (l.wmu held)
+	} else if err := l.write(c); err != nil {
 		return "", err
 	}
 	l.mu.Lock()
@@ -238,7 +249,9 @@ func (l *lane) next(ctx context.Context, gen int) (*run, loop.Run, error) {
 	}
 	r := l.pick(gen)
 	if r == nil {
-		return nil, loop.Run{}, nil
+		// Parked. A run given up after crashes left its user message
+		// unwritten: write it, as every message that was not answered.
+		return nil, loop.Run{}, l.flush()
 	}
 	if err := l.promote(r); err != nil {
 		return nil, loop.Run{}, err
@@ -322,7 +335,7 @@ func (l *lane) promote(r *run) error {
 	rec.Messages++
 	c.rec = rec
 	l.mu.Unlock()
-	if err := l.m.store.apply(l.id, c); err != nil {
+	if err := l.write(c); err != nil {
 		return err
 	}
 	l.mu.Lock()
@@ -340,8 +353,13 @@ func (l *lane) loopRun(r *run) loop.Run {
 		Lane: &runLane{l: l, r: r}, NoApproval: r.noAsk, Sampling: r.sampling}
 }
 
-// finish records that the loop completed r.
+// finish records that the loop completed r. A user message still
+// deferred (the run failed before writing anything) is written now, as
+// every other message is.
 func (l *lane) finish(r *run) {
+	if err := l.flush(); err != nil {
+		l.m.log.Error("store the message of a failed run", "session_id", l.id, "run_id", r.id, "err", err)
+	}
 	if !r.route.ended() {
 		r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: r.id, SessionID: l.id, Text: msgCrashed})
 	}

@@ -143,7 +143,7 @@ func (m *Manager) Send(ctx context.Context, in beamclaw.Inbound) (string, error)
 		return runID, nil
 	}
 	r := &run{id: runID, channel: in.Channel, origin: in.Origin, autonomy: m.autonomy(in), noAsk: in.NoApproval, route: route,
-		sampling: in.Sampling, transcript: in.Transcript,
+		sampling: in.Sampling, transcript: in.Transcript, ackOnAnswer: in.AckOnAnswer,
 		msg: beamclaw.Message{ID: runID, Role: beamclaw.RoleUser, Content: in.Content,
 			Attachments: in.Attachments, Time: m.clock.Now()}}
 	prev, err := l.submit(r, in.MessageID)

@@ -146,7 +146,7 @@ func (m *Manager) MarkTurn(ctx context.Context, sessionID, runID, key string) er
 	}
 	c := change{rec: rec, index: map[string]string{threadKey(rec.UserID, rec.AgentID, key): rec.Thread}}
 	l.mu.Unlock()
-	if err := m.store.apply(l.id, c); err != nil {
+	if err := l.write(c); err != nil {
 		return err
 	}
 	l.mu.Lock()

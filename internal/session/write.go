@@ -34,7 +34,16 @@ func (rl *runLane) Commit(_ context.Context, msgs []beamclaw.Message) error {
 	rec.Messages += len(msgs)
 	c.rec = rec
 	l.mu.Unlock()
-	if err := l.m.store.apply(l.id, c); err != nil {
+	if d := l.deferred; d != nil && d.from+uint64(len(d.msgs)) == c.from {
+		// The run's user message and its first messages, in one write.
+		merged := *d
+		merged.msgs = append(slices.Clip(d.msgs), c.msgs...)
+		merged.rec = c.rec
+		if err := l.m.store.apply(l.id, merged); err != nil {
+			return err // still deferred: the run fails or retries
+		}
+		l.deferred = nil
+	} else if err := l.write(c); err != nil {
 		return err
 	}
 	l.mu.Lock()
@@ -71,7 +80,7 @@ func (rl *runLane) Replace(_ context.Context, history []beamclaw.Message) error 
 	rec.Marks = nil // a thread's marks point into the history that is gone
 	c.rec = rec
 	l.mu.Unlock()
-	if err := l.m.store.apply(l.id, c); err != nil {
+	if err := l.write(c); err != nil {
 		return err
 	}
 	l.mu.Lock()
@@ -163,7 +172,7 @@ func (l *lane) reset(ctx context.Context) error {
 	rec.Messages, rec.Marks = 0, nil
 	c := change{reset: true, rec: rec, created: !l.stored}
 	l.mu.Unlock()
-	if err := l.m.store.apply(l.id, c); err != nil {
+	if err := l.write(c); err != nil {
 		return err
 	}
 	l.mu.Lock()
@@ -173,5 +182,34 @@ func (l *lane) reset(ctx context.Context) error {
 	l.epoch++
 	l.mu.Unlock()
 	l.m.emit(ctx, beamclaw.EventSessionReset, l.id)
+	return nil
+}
+
+// write applies c to the backend after the deferred user message, if one
+// waits (a write never overtakes it). The caller holds l.wmu.
+func (l *lane) write(c change) error {
+	if err := l.flushLocked(); err != nil {
+		return err
+	}
+	return l.m.store.apply(l.id, c)
+}
+
+// flush writes the deferred user message, if one waits.
+func (l *lane) flush() error {
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	return l.flushLocked()
+}
+
+// flushLocked is flush with l.wmu held.
+func (l *lane) flushLocked() error {
+	d := l.deferred
+	if d == nil {
+		return nil
+	}
+	if err := l.m.store.apply(l.id, *d); err != nil {
+		return err
+	}
+	l.deferred = nil
 	return nil
 }

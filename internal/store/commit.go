@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -21,6 +22,9 @@ type committer struct {
 	mu    sync.Mutex // guards queue and busy
 	queue []*commitOp
 	busy  bool
+	// commits counts the transactions committed (each is one or two
+	// fdatasyncs, however many writers it carried).
+	commits atomic.Uint64
 }
 
 type commitOp struct {
@@ -75,6 +79,9 @@ func (c *committer) commit(batch []*commitOp) {
 		}
 		return nil
 	})
+	if err == nil {
+		c.commits.Add(1)
+	}
 	if err == nil || len(batch) == 1 {
 		for _, op := range batch {
 			op.done <- err
@@ -82,6 +89,10 @@ func (c *committer) commit(batch []*commitOp) {
 		return
 	}
 	for _, op := range batch {
-		op.done <- c.db.Update(op.fn)
+		err := c.db.Update(op.fn)
+		if err == nil {
+			c.commits.Add(1)
+		}
+		op.done <- err
 	}
 }

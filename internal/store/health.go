@@ -55,6 +55,10 @@ func (db *DB) Writable() (bool, error) {
 // WriteFailures counts the writes that failed for the file's sake.
 func (db *DB) WriteFailures() uint64 { return db.health.failures.Load() }
 
+// Commits counts the write transactions committed since the database was
+// opened (Update's group commits: one for many concurrent writers).
+func (db *DB) Commits() uint64 { return db.gc.commits.Load() }
+
 // writeError wraps a failed commit as a storage error users can be told
 // about (503, "try again"), keeping the cause for logs.
 func writeError(err error) error {
