@@ -38,8 +38,8 @@ type Options struct {
 	User   string // the hello's user (the daemon makes it "local:<User>"); default "user"
 	In     io.Reader
 	Out    io.Writer
-	// Style is glamour's standard style for finished answers: "dark"
-	// (default), "light", "notty", "ascii", ...
+	// Style of finished answers: "dark" (default) renders Markdown with
+	// colours and attributes; "ascii" or "notty" without them.
 	Style string
 	// Backoff is the wait before reconnect attempt n (from 1); default
 	// 250 ms doubling up to 10 s.

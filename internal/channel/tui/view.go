@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/glamour/v2"
 	"charm.land/lipgloss/v2"
 )
 
@@ -25,30 +24,6 @@ var (
 )
 
 const inputHeight = 3
-
-// markdown renders finished answers, with one glamour renderer per width.
-type markdown struct {
-	style string
-	width int
-	r     *glamour.TermRenderer
-}
-
-func newMarkdown(style string) *markdown { return &markdown{style: style} }
-
-func (md *markdown) render(text string, width int) string {
-	if md.r == nil || md.width != width {
-		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(md.style), glamour.WithWordWrap(width))
-		if err != nil {
-			return text
-		}
-		md.r, md.width = r, width
-	}
-	out, err := md.r.Render(text)
-	if err != nil {
-		return text
-	}
-	return strings.Trim(out, "\n")
-}
 
 // layout sizes the viewport and input to the window.
 func (m *model) layout() {
