@@ -11,16 +11,18 @@ import (
 // chunkJSON is one streamed chat.completion.chunk, or (with Message set)
 // a whole non-streamed chat.completion.
 type chunkJSON struct {
-	ID      string `json:"id"`
-	Model   string `json:"model"`
-	Choices []struct {
-		Index        int          `json:"index"`
-		Delta        deltaJSON    `json:"delta"`
-		Message      *messageJSON `json:"message"`
-		FinishReason string       `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *usageJSON      `json:"usage"`
-	Error json.RawMessage `json:"error"`
+	ID      string          `json:"id"`
+	Model   string          `json:"model"`
+	Choices []choiceJSON    `json:"choices"`
+	Usage   *usageJSON      `json:"usage"`
+	Error   json.RawMessage `json:"error"`
+}
+
+type choiceJSON struct {
+	Index        int          `json:"index"`
+	Delta        deltaJSON    `json:"delta"`
+	Message      *messageJSON `json:"message"`
+	FinishReason string       `json:"finish_reason"`
 }
 
 type deltaJSON struct {

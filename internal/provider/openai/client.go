@@ -132,7 +132,10 @@ func (c *Client) attempt(ctx context.Context, op string, body []byte, a *assembl
 // readStream reads server-sent chunks until [DONE] (or the end of a
 // stream that reported its finish reason).
 func (c *Client) readStream(body io.Reader, a *assembler) error {
-	sr := newSSEReader(body)
+	sr := c.t.readers.get(body)
+	defer c.t.readers.put(sr)
+	var ch chunkJSON
+	var choices []choiceJSON // reused across chunks, zeroed before each
 	for {
 		data, err := sr.Next()
 		if errors.Is(err, io.EOF) {
@@ -147,7 +150,8 @@ func (c *Client) readStream(body io.Reader, a *assembler) error {
 		if string(bytes.TrimSpace(data)) == "[DONE]" {
 			return nil
 		}
-		var ch chunkJSON
+		clear(choices[:cap(choices)]) // no field of the last chunk may stay
+		ch = chunkJSON{Choices: choices[:0]}
 		if err := json.Unmarshal(data, &ch); err != nil {
 			return fmt.Errorf("decode stream chunk: %w", err)
 		}
@@ -155,6 +159,7 @@ func (c *Client) readStream(body io.Reader, a *assembler) error {
 			return c.streamError(ch.Error)
 		}
 		a.add(&ch)
+		choices = ch.Choices
 	}
 }
 

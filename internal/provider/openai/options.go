@@ -61,6 +61,7 @@ type transport struct {
 	backoffBase           time.Duration
 	backoffMax            time.Duration
 	retryAfterCap         time.Duration
+	readers               readerPool // stream read buffers
 }
 
 // maxIdlePerHost is how many idle connections to one provider are kept.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // maxEventSize bounds one server-sent event (a huge tool-call argument
@@ -22,8 +23,32 @@ type sseReader struct {
 	line []byte
 }
 
+// sseBufSize is the read buffer of a stream.
+const sseBufSize = 16 << 10
+
 func newSSEReader(r io.Reader) *sseReader {
-	return &sseReader{r: bufio.NewReaderSize(r, 16<<10)}
+	return &sseReader{r: bufio.NewReaderSize(r, sseBufSize)}
+}
+
+// readerPool keeps the read buffers of finished streams for the next model
+// call (a 16 KiB allocation per call otherwise).
+type readerPool struct{ p sync.Pool }
+
+// get returns an sseReader over r with a pooled buffer; put it back.
+func (rp *readerPool) get(r io.Reader) *sseReader {
+	br, _ := rp.p.Get().(*bufio.Reader)
+	if br == nil {
+		return newSSEReader(r)
+	}
+	br.Reset(r)
+	return &sseReader{r: br}
+}
+
+// put returns s's buffer to the pool; s must not be used after.
+func (rp *readerPool) put(s *sseReader) {
+	s.r.Reset(nil)
+	rp.p.Put(s.r)
+	s.r = nil
 }
 
 // Next returns the data of the next event. The slice is valid until the
