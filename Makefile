@@ -8,7 +8,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 STATICCHECK_VERSION := v0.8.2
 BENCH_PKGS ?= ./...
 
-.PHONY: help build run test e2e lint bench check fmt tidy demo docker clean
+.PHONY: help build run test e2e lint bench bench-load check fmt tidy demo docker clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -33,6 +33,9 @@ lint: ## go vet and staticcheck
 
 bench: ## benchmarks with allocations (compare runs with benchstat)
 	$(GO) test -run '^$$' -bench . -benchmem -count=6 $(BENCH_PKGS)
+
+bench-load: ## load benchmark: the real binary beside a bare reverse proxy on loopback (about 5 minutes)
+	scripts/bench-load.sh
 
 fmt: ## gofmt every file
 	gofmt -w $$(git ls-files '*.go')

@@ -97,22 +97,57 @@ func get(ctx context.Context, hc *http.Client, url string) ([]byte, error) {
 	return b, nil
 }
 
-// Snapshot is a daemon's memory and goroutine count at one moment.
+// Snapshot is a daemon's memory, goroutine count and CPU time used so far
+// at one moment.
 type Snapshot struct {
 	RSS        int64   `json:"rss_bytes"`
-	Goroutines float64 `json:"goroutines"`
+	Goroutines float64 `json:"goroutines"` // -1 when the process has no beamclaw /metrics
+	CPU        float64 `json:"cpu_seconds"`
 }
 
-// Snap reads the RSS of pid and beamclaw_go_goroutines from the daemon at base
-// (http://HOST:PORT).
+// Snap reads the RSS and CPU time of pid and beamclaw_go_goroutines from
+// the daemon at base (http://HOST:PORT); a process without beamclaw's
+// /metrics (the floor proxy) gets Goroutines -1.
 func Snap(ctx context.Context, hc *http.Client, pid int, base string) (Snapshot, error) {
 	rss, err := RSS(pid)
 	if err != nil {
 		return Snapshot{}, err
 	}
-	g, err := Gauge(ctx, hc, strings.TrimSuffix(base, "/")+"/metrics", "beamclaw_go_goroutines")
+	cpu, err := CPUTime(pid)
 	if err != nil {
 		return Snapshot{}, err
 	}
-	return Snapshot{RSS: rss, Goroutines: g}, nil
+	g, err := Gauge(ctx, hc, strings.TrimSuffix(base, "/")+"/metrics", "beamclaw_go_goroutines")
+	if err != nil {
+		g = -1
+	}
+	return Snapshot{RSS: rss, Goroutines: g, CPU: cpu}, nil
+}
+
+// clockTicks is USER_HZ, the unit of /proc/PID/stat's times (100 on every
+// Linux architecture Go supports).
+const clockTicks = 100
+
+// CPUTime returns the user plus system CPU seconds process pid has used,
+// from /proc/PID/stat (Linux only).
+func CPUTime(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("read process stat: %w", err)
+	}
+	// The command name may hold spaces: the fields follow its closing ")".
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("short /proc/%d/stat", pid)
+	}
+	utime, err1 := strconv.ParseFloat(f[11], 64) // field 14 of stat
+	stime, err2 := strconv.ParseFloat(f[12], 64) // field 15
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("parse /proc/%d/stat times", pid)
+	}
+	return (utime + stime) / clockTicks, nil
 }

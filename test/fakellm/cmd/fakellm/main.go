@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	fakellm [-addr 127.0.0.1:8089] [-script replies.json] [-echo]
+//	fakellm [-addr 127.0.0.1:8089] [-script replies.json] [-echo [-stream-chunks N -chunk-delay D]]
 //
 // On start it prints one line, "fakellm listening on http://HOST:PORT/v1".
 package main
@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
@@ -36,6 +37,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:8089", "address to listen on (port 0 picks a free one)")
 	script := fs.String("script", "", "JSON file with a list of replies to serve first")
 	echo := fs.Bool("echo", false, "answer unscripted requests with a plain echo instead of the rules")
+	chunks := fs.Int("stream-chunks", 0, "with -echo: stream each answer as this many chunks (a slow model, for time to first token)")
+	delay := fs.Duration("chunk-delay", 0, "with -stream-chunks: the pause before each chunk")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -54,8 +57,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer srv.Close()
-	if !*echo {
+	switch {
+	case !*echo:
 		srv.SetDefault(fakellm.Rules)
+	case *chunks > 0:
+		srv.SetDefault(slowEcho(*chunks, *delay))
 	}
 	srv.Script(replies...)
 	fmt.Fprintf(stdout, "fakellm listening on %s\n", srv.URL())
@@ -63,4 +69,17 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	defer stop()
 	<-ctx.Done()
 	return nil
+}
+
+// slowEcho answers like Echo, as n chunks each after a pause of delay.
+func slowEcho(n int, delay time.Duration) fakellm.Responder {
+	return func(req fakellm.Request) fakellm.Reply {
+		r := fakellm.Echo(req)
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = "w "
+		}
+		parts[0] = r.Text + " "
+		return fakellm.Reply{Chunks: parts, ChunkDelay: delay}
+	}
 }

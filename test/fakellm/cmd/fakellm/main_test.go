@@ -79,3 +79,19 @@ func TestRunRejectsBadScript(t *testing.T) {
 		t.Fatal("bad script accepted")
 	}
 }
+
+// -stream-chunks streams each echo as that many chunks.
+func TestSlowEcho(t *testing.T) {
+	url, stop := start(t, "-addr", "127.0.0.1:0", "-echo", "-stream-chunks", "5", "-chunk-delay", "1ms")
+	defer stop()
+	res, err := http.Post(url+"/chat/completions", "application/json",
+		strings.NewReader(`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if n := strings.Count(string(b), `"content":"w `); n != 4 || !strings.Contains(string(b), "echo: hi") {
+		t.Errorf("%d content chunks:\n%s", n, b)
+	}
+}

@@ -20,6 +20,9 @@ type report struct {
 	Before  *load.Snapshot `json:"before,omitempty"`
 	After   *load.Snapshot `json:"after,omitempty"`
 	Session *perSession    `json:"per_session,omitempty"`
+	// CPUPerTurn is the daemon's CPU time (user + system) per measured
+	// turn, in microseconds (with -pid).
+	CPUPerTurn float64 `json:"cpu_per_turn_us,omitempty"`
 }
 
 // added is the latency beamclaw adds over the direct baseline.
@@ -76,7 +79,10 @@ func measure(ctx context.Context, o options, mode load.Mode) (report, error) {
 			return rep, err
 		}
 		rep.After = &s
-		rep.Session = sessionCost(*rep.Before, s, mode, min(o.users, o.n))
+		rep.CPUPerTurn = (s.CPU - rep.Before.CPU) * 1e6 / float64(o.n)
+		if s.Goroutines >= 0 {
+			rep.Session = sessionCost(*rep.Before, s, mode, min(o.users, o.n))
+		}
 	}
 	if rep.Direct != nil {
 		rep.Added = &added{Latency: res.Latency.Sub(rep.Direct.Latency), TTFT: res.TTFT.Sub(rep.Direct.TTFT)}
@@ -128,6 +134,7 @@ func (r report) print(w io.Writer) {
 	if r.Before != nil && r.After != nil {
 		fmt.Fprintf(w, "daemon    rss %.1f MB -> %.1f MB  goroutines %.0f -> %.0f\n",
 			mb(r.Before.RSS), mb(r.After.RSS), r.Before.Goroutines, r.After.Goroutines)
+		fmt.Fprintf(w, "daemon    cpu %.0f µs per turn\n", r.CPUPerTurn)
 	}
 	if r.Session != nil {
 		fmt.Fprintf(w, "per session (%d)  rss %.1f KB  goroutines %.2f\n",

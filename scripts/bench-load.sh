@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# bench-load.sh — the load benchmark of issue 13, in one run (make bench-load).
+#
+# Starts, on 127.0.0.1: the fake provider (test/fakellm/cmd/fakellm), the real
+# beamclaw daemon (stripped, as `make build`), and the floor: a bare Go
+# reverse proxy (test/load/cmd/floorproxy) in front of the same fake. The
+# load generator (test/load/cmd/bcload) sends the same turns to the fake
+# directly, then through each, and the table prints beamclaw beside the
+# floor: added latency at c=1, daemon CPU per turn, turns/s at c=1/16/64,
+# time to first token over a slow stream (50 chunks 20 ms apart), RSS with
+# 1,000 and 10,000 sessions, cold start, idle RSS, `beamclaw version`, and
+# package initialisation (GODEBUG=inittrace=1).
+#
+# Every run is bounded (bcload -n, -limit). One run, no medians: run it twice
+# before believing a difference; docs/performance.md has the method.
+# Needs go, curl and jq. Takes about 5 minutes.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+WORK=$(mktemp -d /tmp/beamclaw-bench.XXXXXX)
+BIN=$WORK/beamclaw
+PIDS=()
+declare -A V=() # key -> value
+
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+log() { printf '== %s\n' "$*" >&2; }
+
+for tool in go curl jq; do
+	command -v "$tool" >/dev/null || { echo "bench-load needs $tool" >&2; exit 1; }
+done
+
+log "building into $WORK"
+(cd "$ROOT" &&
+	go build -trimpath -ldflags '-s -w' -o "$BIN" ./cmd/beamclaw &&
+	go build -o "$WORK/fakellm" ./test/fakellm/cmd/fakellm &&
+	go build -o "$WORK/bcload" ./test/load/cmd/bcload &&
+	go build -o "$WORK/floorproxy" ./test/load/cmd/floorproxy)
+
+# wait_line FILE SED_EXPR: prints the first match of SED_EXPR in FILE, waiting
+# up to 10 s for it.
+wait_line() {
+	local i v
+	for i in $(seq 200); do
+		v=$(sed -n "$2" "$1" 2>/dev/null | head -1 || true)
+		[[ -n $v ]] && { echo "$v"; return 0; }
+		sleep 0.05
+	done
+	echo "timed out waiting in $1:" >&2
+	cat "$1" >&2
+	return 1
+}
+
+# start_fake NAME [fakellm flags]: sets FAKE_URL (…/v1) and FAKE_BASE.
+start_fake() {
+	local out=$WORK/$1.out
+	shift
+	"$WORK/fakellm" -addr 127.0.0.1:0 -echo "$@" >"$out" 2>&1 &
+	PIDS+=("$!")
+	FAKE_URL=$(wait_line "$out" 's/^fakellm listening on //p')
+	FAKE_BASE=${FAKE_URL%/v1}
+}
+
+# start_floor NAME: a reverse proxy to FAKE_BASE; sets FLOOR_ADDR, FLOOR_PID.
+start_floor() {
+	local out=$WORK/$1.out
+	"$WORK/floorproxy" -addr 127.0.0.1:0 -to "$FAKE_BASE" >"$out" 2>&1 &
+	FLOOR_PID=$!
+	PIDS+=("$FLOOR_PID")
+	FLOOR_ADDR=$(wait_line "$out" 's|^floorproxy listening on http://||p')
+}
+
+# start_daemon NAME: beamclaw on FAKE_URL (rate limit off, port 0); sets
+# D_ADDR, D_PID.
+start_daemon() {
+	local home=$WORK/$1
+	mkdir -p "$home"
+	cat >"$home/config.yaml" <<-EOF
+		core:
+		  default_provider: fake
+		  providers:
+		    fake: {base_url: "$FAKE_URL", model: fake-model}
+		gateway:
+		  http: {addr: "127.0.0.1:0"}
+		  rate_limit: {enabled: false}
+	EOF
+	BEAMCLAW_HOME=$home "$BIN" start --foreground >"$home/stdout" 2>"$home/daemon.log" &
+	D_PID=$!
+	PIDS+=("$D_PID")
+	D_ADDR=$(wait_line "$home/stdout" 's|^beamclaw running (pid [0-9]*) on http://\([^,]*\),.*|\1|p')
+}
+
+# load KEY ADDR PID ARGS...: one bcload run (JSON into $WORK/KEY.json).
+load() {
+	local key=$1 addr=$2 pid=$3
+	shift 3
+	"$WORK/bcload" -addr "$addr" -fake "$FAKE_URL" -pid "$pid" -json -prefix "$key-" "$@" >"$WORK/$key.json"
+	if [[ $(jq '.beamclaw.errors' "$WORK/$key.json") != 0 ]]; then
+		echo "$key: $(jq -r '.beamclaw.first_error' "$WORK/$key.json")" >&2
+		return 1
+	fi
+}
+j() { jq -r "$2" "$WORK/$1.json"; }
+ms() { awk '{printf "%.2f ms", $1/1e6}'; }
+
+log "fast upstream: c=1, 16, 64 through beamclaw and through the floor"
+start_fake fast
+start_daemon fast
+start_floor fast
+for t in bc floor; do
+	if [[ $t == bc ]]; then addr=$D_ADDR pid=$D_PID; else addr=$FLOOR_ADDR pid=$FLOOR_PID; fi
+	load "$t-c1" "$addr" "$pid" -mode plain -n 2000 -c 1 -users 200 -warmup 200
+	load "$t-c16" "$addr" "$pid" -mode plain -n 4000 -c 16 -users 1600 -warmup 160
+	load "$t-c64" "$addr" "$pid" -mode plain -n 6400 -c 64 -users 640 -warmup 640
+done
+
+log "sessions: RSS with 1,000 then 10,000 distinct users"
+start_daemon sessions
+V[idle_rss]=$(awk '/^VmRSS:/ {printf "%.1f MiB", $2/1024}' "/proc/$D_PID/status")
+load s1k "$D_ADDR" "$D_PID" -mode plain -n 1000 -c 16 -users 1000
+load s10k "$D_ADDR" "$D_PID" -mode plain -n 9000 -c 16 -users 9000
+V[rss_1k]=$(j s1k '.after.rss_bytes/1048576*10|floor/10')
+V[rss_10k]=$(j s10k '.after.rss_bytes/1048576*10|floor/10')
+V[live_10k]=$(curl -s "http://$D_ADDR/health" | jq -r '.subsystems.sessions.detail')
+V[per_session]=$(jq -n --argjson a "$(j s1k '.after.rss_bytes')" --argjson b "$(j s10k '.after.rss_bytes')" '($b-$a)/9000/1024*10|floor/10')
+V[goroutines]=$(j s10k '.after.goroutines')
+
+log "slow upstream: time to first token, 50 chunks 20 ms apart"
+start_fake slow -stream-chunks 50 -chunk-delay 20ms
+start_daemon slow
+start_floor slow
+load bc-ttft "$D_ADDR" "$D_PID" -mode stream -n 20 -c 1 -users 20
+load floor-ttft "$FLOOR_ADDR" "$FLOOR_PID" -mode stream -n 20 -c 1 -users 20
+
+log "start-up"
+"$WORK/bcload" -mode coldstart -bin "$BIN" -n 20 -json >"$WORK/cold.json"
+V[cold]=$(j cold '.ready.p50_ns' | ms)
+V[version]=$(for i in $(seq 21); do
+	s=$(date +%s%N); "$BIN" version >/dev/null; e=$(date +%s%N); echo $((e - s))
+done | sort -n | awk '{v[NR]=$1} END {printf "%.1f ms", v[int((NR+1)/2)]/1e6}')
+V[init]=$(GODEBUG=inittrace=1 "$BIN" version 2>&1 >/dev/null | awk '/^init /{t+=$5; b+=$8} END {printf "%.1f ms, %.1f MiB", t, b/1048576}')
+V[binary]=$(stat -c %s "$BIN" | awk '{printf "%.1f MiB", $1/1048576}')
+
+row() { printf '| %s | %s | %s | %s |\n' "$@"; }
+us() { awk '{printf "%.0f µs", $1}'; }
+echo
+echo "beamclaw $(cd "$ROOT" && git describe --always --dirty 2>/dev/null || echo dev), $(nproc) cores, $(date -u +%Y-%m-%d)"
+echo
+row metric beamclaw floor "budget (issue 13)"
+row --- --- --- ---
+row "added latency p50 / p99, c=1" "$(j bc-c1 '.added.latency.p50_ns' | ms) / $(j bc-c1 '.added.latency.p99_ns' | ms)" \
+	"$(j floor-c1 '.added.latency.p50_ns' | ms) / $(j floor-c1 '.added.latency.p99_ns' | ms)" "≤ 0.6 ms p50"
+row "daemon CPU per turn, c=1 / c=64" "$(j bc-c1 .cpu_per_turn_us | us) / $(j bc-c64 .cpu_per_turn_us | us)" \
+	"$(j floor-c1 .cpu_per_turn_us | us) / $(j floor-c64 .cpu_per_turn_us | us)" "≤ 500 / 250 µs"
+for c in 1 16 64; do
+	row "turns/s, c=$c" "$(j "bc-c$c" '.beamclaw.turns_per_sec|floor')" "$(j "floor-c$c" '.beamclaw.turns_per_sec|floor')" \
+		"$([[ $c == 64 ]] && echo '≥ 4,500 (≥ ½ the floor)' || echo —)"
+done
+row "time to first token added, p50 (50 chunks, 20 ms apart)" "$(j bc-ttft '.added.ttft.p50_ns' | ms)" "$(j floor-ttft '.added.ttft.p50_ns' | ms)" "≤ +1 ms"
+row "RSS after 1,000 / 10,000 sessions" "${V[rss_1k]} / ${V[rss_10k]} MiB (${V[live_10k]})" — "10,000 in ≤ 100 MiB"
+row "RSS per session (1,000 → 10,000); goroutines at the end" "${V[per_session]} KiB; ${V[goroutines]}" — "≤ 8 KiB; ≤ 1 per session"
+row "cold start to ready, p50 of 20" "${V[cold]}" — "≤ 10 ms"
+row "idle RSS after start" "${V[idle_rss]}" — "≤ 14 MiB"
+row "\`beamclaw version\`, median of 21" "${V[version]}" — "≤ 5 ms"
+row "package init (inittrace)" "${V[init]}" — —
+row "stripped binary" "${V[binary]}" — —
