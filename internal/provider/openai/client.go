@@ -63,7 +63,7 @@ func (c *Client) Chat(ctx context.Context, req beamclaw.ChatRequest, onText func
 	if model == "" {
 		return beamclaw.ChatResponse{}, beamclaw.E(op, beamclaw.KindInvalid, "no model configured for the provider", nil)
 	}
-	body, err := json.Marshal(encodeChat(req, model, c.maxCompletion))
+	body, err := c.encodeBody(req, model)
 	if err != nil {
 		return beamclaw.ChatResponse{}, beamclaw.E(op, beamclaw.KindInvalid, "the request could not be encoded", err)
 	}

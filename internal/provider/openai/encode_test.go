@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -119,5 +120,37 @@ func TestEncodeChatSampling(t *testing.T) {
 	req.Sampling.MaxTokens = 5000
 	if out := encodeChat(req, "m", true); out.MaxCompletionTokens != 1000 {
 		t.Errorf("max_completion_tokens %d, want the agent's cap 1000", out.MaxCompletionTokens)
+	}
+}
+
+// The body with cached tools says what json.Marshal of the whole request
+// says, whatever the order of its members, and a changed tool set is not
+// served from the cache.
+func TestEncodeBodyWithCachedTools(t *testing.T) {
+	c := &Client{t: &transport{name: "t"}}
+	req := goldenConversation()
+	for range 2 { // the second from the cache
+		got, err := c.encodeBody(req, "gpt-4o")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(encodeChat(req, "gpt-4o", false))
+		var g, w any
+		if err := json.Unmarshal(got, &g); err != nil {
+			t.Fatalf("invalid body: %v\n%s", err, got)
+		}
+		_ = json.Unmarshal(want, &w)
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("body\n%s\nwant\n%s", got, want)
+		}
+	}
+	if len(req.Tools) == 0 {
+		t.Fatal("the golden conversation has no tools")
+	}
+	req.Tools = append([]beamclaw.ToolDef(nil), req.Tools...)
+	req.Tools[0].Description = "changed"
+	got, _ := c.encodeBody(req, "gpt-4o")
+	if !bytes.Contains(got, []byte(`"description":"changed"`)) {
+		t.Errorf("a changed tool came from the cache:\n%s", got)
 	}
 }

@@ -62,6 +62,7 @@ type transport struct {
 	backoffMax            time.Duration
 	retryAfterCap         time.Duration
 	readers               readerPool // stream read buffers
+	tools                 toolCache  // encoded tool arrays
 }
 
 // maxIdlePerHost is how many idle connections to one provider are kept.
