@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"hash/maphash"
 	"sync"
@@ -57,7 +58,8 @@ func (tc *toolCache) encoded(defs []beamclaw.ToolDef, wire []wireTool) ([]byte, 
 }
 
 // encodeBody is the JSON body of a chat request: the tools array comes from
-// the cache and is spliced in as the last member.
+// the cache and is spliced in as the last member, in one buffer sized for
+// the whole body.
 func (c *Client) encodeBody(req beamclaw.ChatRequest, model string) ([]byte, error) {
 	w := encodeChat(req, model, c.maxCompletion)
 	if len(w.Tools) == 0 {
@@ -68,13 +70,18 @@ func (c *Client) encodeBody(req beamclaw.ChatRequest, model string) ([]byte, err
 		return nil, err
 	}
 	w.Tools = nil
-	b, err := json.Marshal(w)
-	if err != nil {
+	size := len(tools) + 1024
+	for _, m := range req.Messages {
+		size += len(m.Content) + len(m.Content)/8 + 64 // escapes and the message's own members
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	enc := json.NewEncoder(buf)
+	if err := enc.Encode(w); err != nil {
 		return nil, err
 	}
-	out := make([]byte, 0, len(b)+len(tools)+len(`,"tools":`))
-	out = append(out, b[:len(b)-1]...) // without its closing brace
-	out = append(out, `,"tools":`...)
-	out = append(out, tools...)
-	return append(out, '}'), nil
+	buf.Truncate(buf.Len() - 2) // the closing brace and Encode's newline
+	buf.WriteString(`,"tools":`)
+	buf.Write(tools)
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
 }
