@@ -82,6 +82,10 @@ func New(opts Options) *Runtime {
 		skills: skill.NewCache(), catalogs: map[string]catalogAt{}, allowFlagged: opts.AllowFlagged}
 }
 
+// WorkspaceWatcher is the service that lets the prompts of unchanged
+// workspaces skip their file checks (workspace.Watcher).
+func (a *Runtime) WorkspaceWatcher() *workspace.Watcher { return a.ws.Watcher() }
+
 // Ensure creates the agent's workspace from the templates when it has
 // none (the default agent exists from the first start).
 func (a *Runtime) Ensure(name string) error { return a.ws.Ensure(name) }

@@ -65,6 +65,15 @@ func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options)
 	if rt.tools, err = d.toolRegistry(rt.agents); err != nil {
 		return nil, nil, nil, err
 	}
+	agentSup := supervise.New("agents", opts)
+	agentSup.Add(d.guard(supervise.Func("workspace.watcher", func(ctx context.Context) error {
+		if err := rt.agents.WorkspaceWatcher().Serve(ctx); err != nil {
+			d.log.Warn("workspace files are checked on every turn", "err", err)
+			return supervise.NoRestart(err)
+		}
+		return nil
+	})))
+	root.Add(agentSup)
 	if embSvc != nil {
 		memSup := supervise.New("memory", opts)
 		memSup.Add(d.guard(embSvc))

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"time"
 )
 
 // FallbackPrompt is the system prompt of an agent that has no workspace.
@@ -53,16 +54,59 @@ func (s *Store) SystemPrompt(name string, extras PromptExtras) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	now := s.clock.Now()
+	day := now.Format(DateLayout)
+	gen, watched := s.watch.generation(dir)
+	var files string
+	if watched {
+		s.pmu.Lock()
+		p, ok := s.prompts[dir]
+		s.pmu.Unlock()
+		if ok && p.gen == gen && p.day == day {
+			files = p.text
+		}
+	}
+	if files == "" {
+		var found bool
+		if files, found, err = s.promptFiles(name, dir, now); err != nil {
+			return "", err
+		}
+		if !found {
+			var b strings.Builder
+			b.WriteString(FallbackPrompt)
+			b.WriteByte('\n')
+			writeExtras(&b, extras)
+			return b.String(), nil
+		}
+		if watched {
+			s.pmu.Lock()
+			if len(s.prompts) >= maxCacheEntries {
+				clear(s.prompts)
+			}
+			s.prompts[dir] = cachedPrompt{gen: gen, day: day, text: files}
+			s.pmu.Unlock()
+		}
+	}
+	if extras.Skills == "" && len(extras.Memory) == 0 {
+		return files, nil
+	}
+	var b strings.Builder
+	b.Grow(len(files) + len(extras.Skills) + 1024)
+	b.WriteString(files)
+	writeExtras(&b, extras)
+	return b.String(), nil
+}
+
+// promptFiles assembles the file part of the prompt (the header, the
+// workspace files, yesterday's and today's daily logs); found is false
+// when the agent has no workspace.
+func (s *Store) promptFiles(name, dir string, now time.Time) (text string, found bool, err error) {
 	root, err := os.OpenRoot(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		var b strings.Builder
-		b.WriteString(FallbackPrompt)
-		b.WriteByte('\n')
-		writeExtras(&b, extras)
-		return b.String(), nil
+		return "", false, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("agent %s: open workspace: %w", name, err)
+		return "", false, fmt.Errorf("agent %s: open workspace: %w", name, err)
 	}
 	defer root.Close()
 
@@ -72,7 +116,6 @@ func (s *Store) SystemPrompt(name string, extras PromptExtras) (string, error) {
 	for _, file := range promptOrder {
 		s.writeFileSection(&b, root, dir, file, file+" ("+fileTitles[file]+")")
 	}
-	now := s.clock.Now()
 	days := [...]struct{ date, label string }{
 		{now.AddDate(0, 0, -1).Format(DateLayout), "yesterday"},
 		{now.Format(DateLayout), "today"},
@@ -80,8 +123,7 @@ func (s *Store) SystemPrompt(name string, extras PromptExtras) (string, error) {
 	for _, d := range days {
 		s.writeFileSection(&b, root, dir, dailyPath(d.date), "Daily log "+d.date+" ("+d.label+")")
 	}
-	writeExtras(&b, extras)
-	return b.String(), nil
+	return b.String(), true, nil
 }
 
 // unreadableNote stands in for a file that exists but cannot be read

@@ -22,6 +22,19 @@ type Store struct {
 	clock clock.Clock
 	mu    sync.Mutex // serializes every write to the workspaces
 	cache fileCache
+	watch *Watcher
+	// prompts holds each workspace's assembled files (the prompt without
+	// its extras) while the Watcher sees no change (pmu).
+	pmu     sync.Mutex
+	prompts map[string]cachedPrompt
+}
+
+// cachedPrompt is the file part of a workspace's prompt, valid for one
+// generation of the workspace and one day (the daily logs it names).
+type cachedPrompt struct {
+	gen  uint64
+	day  string
+	text string
 }
 
 // Agent describes one workspace.
@@ -48,8 +61,13 @@ type FileInfo struct {
 // and the system prompt; nil means clock.System. The directory is created
 // on the first write.
 func New(agentsDir string, clk clock.Clock) *Store {
-	return &Store{dir: filepath.Clean(agentsDir), clock: clock.Or(clk), cache: newFileCache()}
+	return &Store{dir: filepath.Clean(agentsDir), clock: clock.Or(clk), cache: newFileCache(),
+		watch: newWatcher(), prompts: map[string]cachedPrompt{}}
 }
+
+// Watcher returns the service that lets prompts of unchanged workspaces
+// skip their file checks; without it running, every prompt stats its files.
+func (s *Store) Watcher() *Watcher { return s.watch }
 
 // AgentsDir returns the directory holding every workspace.
 func (s *Store) AgentsDir() string { return s.dir }
