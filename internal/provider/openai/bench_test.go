@@ -56,11 +56,12 @@ func BenchmarkDecode200(b *testing.B) {
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
 
-// BenchmarkEncodeBody measures encoding a request of 20 messages and 12
-// tools of ~1 KB of schema each: "cached" is the client's path, "marshal"
+// BenchmarkEncodeBody measures encoding a request of a 10 KB system prompt,
+// 20 messages and 12 tools of ~1 KB of schema each: "cached" is the client's path, "marshal"
 // the whole request through json.Marshal.
 func BenchmarkEncodeBody(b *testing.B) {
 	req := userReq("bench")
+	req.Messages = append([]beamclaw.Message{{Role: beamclaw.RoleSystem, Content: strings.Repeat("# Section\n\nA workspace file with \"quotes\" and prose.\n", 200)}}, req.Messages...)
 	for i := range 20 {
 		req.Messages = append(req.Messages, beamclaw.Message{Role: beamclaw.RoleUser, Content: fmt.Sprintf("message %d with some words in it", i)})
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -129,6 +130,8 @@ func TestEncodeChatSampling(t *testing.T) {
 func TestEncodeBodyWithCachedTools(t *testing.T) {
 	c := &Client{t: &transport{name: "t"}}
 	req := goldenConversation()
+	long := strings.Repeat("A long prompt with \"quotes\", <tags> & ünïcode, \x01 controls,\n\tand a marker-like \x00beamclaw \u2028 text. ", 40)
+	req.Messages = append([]beamclaw.Message{{Role: beamclaw.RoleSystem, Content: long}}, req.Messages...)
 	for range 2 { // the second from the cache
 		got, err := c.encodeBody(req, "gpt-4o")
 		if err != nil {

@@ -62,7 +62,7 @@ type transport struct {
 	backoffMax            time.Duration
 	retryAfterCap         time.Duration
 	readers               readerPool // stream read buffers
-	tools                 toolCache  // encoded tool arrays
+	enc                   encCache   // encoded tool arrays and system prompts
 }
 
 // maxIdlePerHost is how many idle connections to one provider are kept.

@@ -3,33 +3,69 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"hash/maphash"
+	"slices"
 	"sync"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
 
-// maxToolSets bounds the encoded tool arrays kept per provider (one per
-// agent and tool set in use; the cache starts over when full).
-const maxToolSets = 32
+// maxEncoded bounds the encodings kept per provider (a tool set and a
+// system prompt per agent in use; the cache starts over when full).
+const maxEncoded = 64
 
-// toolCache keeps the JSON of the tool arrays a provider was sent, by the
-// content of the tool definitions: a request carries ~12 KB of schemas
-// that would otherwise be encoded and re-validated on every model call.
-type toolCache struct {
+// minCachedPrompt is the shortest system prompt worth caching.
+const minCachedPrompt = 1 << 10
+
+// encCache keeps the JSON of the parts of a request that repeat from call
+// to call — the agent's tool array (~12 KB of schemas) and its system
+// prompt — keyed by a hash of their content, so a call encodes (and
+// encoding/json re-validates) only what changed.
+type encCache struct {
 	mu   sync.Mutex
 	seed maphash.Seed
 	enc  map[uint64][]byte
 }
 
-// encoded returns the JSON array of wire, the wire form of defs.
-func (tc *toolCache) encoded(defs []beamclaw.ToolDef, wire []wireTool) ([]byte, error) {
-	tc.mu.Lock()
-	if tc.enc == nil {
-		tc.seed, tc.enc = maphash.MakeSeed(), make(map[uint64][]byte)
+// get returns the encoding stored under key, or encodes v and stores it.
+func (ec *encCache) get(key uint64, v any) ([]byte, error) {
+	ec.mu.Lock()
+	b, ok := ec.enc[key]
+	ec.mu.Unlock()
+	if ok {
+		return b, nil
 	}
-	var h maphash.Hash
-	h.SetSeed(tc.seed)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	ec.mu.Lock()
+	if len(ec.enc) >= maxEncoded {
+		clear(ec.enc)
+	}
+	ec.enc[key] = b
+	ec.mu.Unlock()
+	return b, nil
+}
+
+// hash starts a hash of content to key the cache ('t' tools, 's' a prompt).
+func (ec *encCache) hash(kind byte) *maphash.Hash {
+	ec.mu.Lock()
+	if ec.enc == nil {
+		ec.seed, ec.enc = maphash.MakeSeed(), make(map[uint64][]byte)
+	}
+	seed := ec.seed
+	ec.mu.Unlock()
+	h := new(maphash.Hash)
+	h.SetSeed(seed)
+	h.WriteByte(kind)
+	return h
+}
+
+// tools returns the JSON array of wire, the wire form of defs.
+func (ec *encCache) tools(defs []beamclaw.ToolDef, wire []wireTool) ([]byte, error) {
+	h := ec.hash('t')
 	for _, d := range defs {
 		h.WriteString(d.Name)
 		h.WriteByte(0)
@@ -38,50 +74,72 @@ func (tc *toolCache) encoded(defs []beamclaw.ToolDef, wire []wireTool) ([]byte, 
 		h.Write(d.Parameters)
 		h.WriteByte(0)
 	}
-	key := h.Sum64()
-	b, ok := tc.enc[key]
-	tc.mu.Unlock()
-	if ok {
-		return b, nil
-	}
-	b, err := json.Marshal(wire)
-	if err != nil {
-		return nil, err
-	}
-	tc.mu.Lock()
-	if len(tc.enc) >= maxToolSets {
-		clear(tc.enc)
-	}
-	tc.enc[key] = b
-	tc.mu.Unlock()
-	return b, nil
+	return ec.get(h.Sum64(), wire)
 }
 
-// encodeBody is the JSON body of a chat request: the tools array comes from
-// the cache and is spliced in as the last member, in one buffer sized for
-// the whole body.
+// prompt returns the JSON string of a system prompt.
+func (ec *encCache) prompt(s string) ([]byte, error) {
+	h := ec.hash('s')
+	h.WriteString(s)
+	return ec.get(h.Sum64(), s)
+}
+
+// promptMarker stands in for the cached system prompt while the rest of
+// the request is encoded; it is the first string value after the model's
+// name, so its first occurrence is always the one put there.
+const promptMarker = "\x00beamclaw-system-prompt\x00"
+
+var promptMarkerJSON = []byte(`"\u0000beamclaw-system-prompt\u0000"`)
+
+// errMarkerLost would mean encoding/json wrote the marker otherwise.
+var errMarkerLost = errors.New("encode request: the system prompt's place was not found")
+
+// encodeBody is the JSON body of a chat request, in one buffer sized for
+// it: the system prompt and the tools array come from the cache, the
+// tools spliced in as the last member.
 func (c *Client) encodeBody(req beamclaw.ChatRequest, model string) ([]byte, error) {
 	w := encodeChat(req, model, c.maxCompletion)
-	if len(w.Tools) == 0 {
+	var prompt, tools []byte
+	var err error
+	if len(w.Messages) > 0 && w.Messages[0].Role == string(beamclaw.RoleSystem) {
+		if s, ok := w.Messages[0].Content.(string); ok && len(s) >= minCachedPrompt {
+			if prompt, err = c.t.enc.prompt(s); err != nil {
+				return nil, err
+			}
+			w.Messages[0].Content = promptMarker
+		}
+	}
+	if len(w.Tools) > 0 {
+		if tools, err = c.t.enc.tools(req.Tools, w.Tools); err != nil {
+			return nil, err
+		}
+		w.Tools = nil
+	}
+	if prompt == nil && tools == nil {
 		return json.Marshal(w)
 	}
-	tools, err := c.t.tools.encoded(req.Tools, w.Tools)
-	if err != nil {
-		return nil, err
-	}
-	w.Tools = nil
-	size := len(tools) + 1024
-	for _, m := range req.Messages {
+	size := len(prompt) + len(tools) + 1024
+	for _, m := range req.Messages[min(1, len(req.Messages)):] {
 		size += len(m.Content) + len(m.Content)/8 + 64 // escapes and the message's own members
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, size))
-	enc := json.NewEncoder(buf)
-	if err := enc.Encode(w); err != nil {
+	if err := json.NewEncoder(buf).Encode(w); err != nil {
 		return nil, err
 	}
-	buf.Truncate(buf.Len() - 2) // the closing brace and Encode's newline
-	buf.WriteString(`,"tools":`)
-	buf.Write(tools)
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	out := buf.Bytes()
+	out = out[:len(out)-2] // the closing brace and Encode's newline
+	if prompt != nil {
+		i := bytes.Index(out, promptMarkerJSON)
+		if i < 0 {
+			return nil, errMarkerLost
+		}
+		n, delta := len(out), len(prompt)-len(promptMarkerJSON)
+		out = slices.Grow(out, delta)[:n+delta] // in place: the buffer was sized for it
+		copy(out[i+len(prompt):], out[i+len(promptMarkerJSON):n])
+		copy(out[i:], prompt)
+	}
+	if tools != nil {
+		out = append(append(out, `,"tools":`...), tools...)
+	}
+	return append(out, '}'), nil
 }
