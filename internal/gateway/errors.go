@@ -94,18 +94,31 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // writeRunError answers a run that failed: 429 with Retry-After when every
-// provider was rate limiting, 504 when none answered in time, otherwise
-// 502 (an upstream's refusal is not the client's fault).
+// provider was rate limiting, 504 when none answered in time, 503 with
+// Retry-After when its messages could not be stored, otherwise 502 (an
+// upstream's refusal is not the client's fault).
 func writeRunError(w http.ResponseWriter, ev beamclaw.RunEvent) {
-	status := http.StatusBadGateway
-	switch ev.Kind {
-	case beamclaw.KindRateLimited:
-		status = http.StatusTooManyRequests
+	status := runStatus(ev)
+	switch status {
+	case http.StatusTooManyRequests:
 		w.Header().Set("Retry-After", retryAfterSeconds(ev.RetryAfter))
-	case beamclaw.KindTimeout:
-		status = http.StatusGatewayTimeout
+	case http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", storageRetryAfter)
 	}
 	writeErrorStatus(w, status, ev.Text, "")
+}
+
+// runStatus is the status of a run's error event.
+func runStatus(ev beamclaw.RunEvent) int {
+	switch ev.Kind {
+	case beamclaw.KindRateLimited:
+		return http.StatusTooManyRequests
+	case beamclaw.KindTimeout:
+		return http.StatusGatewayTimeout
+	case beamclaw.KindStorage:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusBadGateway
 }
 
 // defaultRetryAfter is what a 429 says when the provider did not.

@@ -226,14 +226,9 @@ func unstreamed(seg, final string) string {
 
 // fail sends an error event in OpenAI's shape, then [DONE].
 func (st *streamState) fail(ev beamclaw.RunEvent, cause error) error {
-	status := http.StatusBadGateway
-	switch {
-	case cause != nil:
+	status := runStatus(ev)
+	if cause != nil {
 		status = statusOf(beamclaw.KindOf(cause))
-	case ev.Kind == beamclaw.KindRateLimited:
-		status = http.StatusTooManyRequests
-	case ev.Kind == beamclaw.KindTimeout:
-		status = http.StatusGatewayTimeout
 	}
 	body := errorBody(status, ev.Text, "", "")
 	if err := st.sw.data(body); err != nil {

@@ -59,7 +59,7 @@ func (rs *runState) iterate(ctx context.Context) error {
 			return err
 		}
 		if err := rs.r.Lane.Commit(ctx, msgs); err != nil {
-			return fmt.Errorf("commit tool step of run %s: %w", rs.r.ID, err)
+			return rs.commitFailed(ctx, fmt.Errorf("commit tool step of run %s: %w", rs.r.ID, err))
 		}
 		rs.history = append(rs.history, msgs...)
 	}
@@ -98,7 +98,7 @@ func (rs *runState) finish(ctx context.Context, text string) error {
 	rs.setState(ctx, StateFinalizing)
 	msg := beamclaw.Message{Role: beamclaw.RoleAssistant, Content: text, Time: rs.e.opts.Clock.Now()}
 	if err := rs.r.Lane.Commit(ctx, []beamclaw.Message{msg}); err != nil {
-		return fmt.Errorf("commit answer of run %s: %w", rs.r.ID, err)
+		return rs.commitFailed(ctx, fmt.Errorf("commit answer of run %s: %w", rs.r.ID, err))
 	}
 	usage := rs.usage
 	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, Text: text, Usage: &usage})
@@ -106,11 +106,24 @@ func (rs *runState) finish(ctx context.Context, text string) error {
 	return nil
 }
 
+// commitFailed handles a commit that failed: a database that cannot be
+// written (disk full) fails the run with the store's words (a retry now
+// would fail the same way; the user is told to retry later); anything else
+// is a crash of the run, retried once by the session.
+func (rs *runState) commitFailed(ctx context.Context, err error) error {
+	if beamclaw.KindOf(err) == beamclaw.KindStorage {
+		return rs.fail(ctx, err)
+	}
+	return err
+}
+
 // fail delivers err, in words fit for a user, as the run's terminal event.
 func (rs *runState) fail(ctx context.Context, err error) error {
 	rs.setState(ctx, StateFinalizing)
-	rs.e.opts.Logger.LogAttrs(ctx, slog.LevelWarn, "run failed", slog.String("session_id", rs.r.SessionID),
-		slog.String("run_id", rs.r.ID), slog.String("err", rs.e.opts.Scrub.String(err.Error())))
+	if beamclaw.KindOf(err) != beamclaw.KindStorage { // the store logs its own failures, once
+		rs.e.opts.Logger.LogAttrs(ctx, slog.LevelWarn, "run failed", slog.String("session_id", rs.r.SessionID),
+			slog.String("run_id", rs.r.ID), slog.String("err", rs.e.opts.Scrub.String(err.Error())))
+	}
 	msg := "the model provider failed; please retry"
 	if beamclaw.KindOf(err) != beamclaw.KindInternal {
 		msg = beamclaw.UserMessage(err)

@@ -67,6 +67,9 @@ type backend interface {
 	count() int
 	thread(key string) (string, bool, error) // the thread of a threadKey
 	threaded(prefix string) (bool, error)    // any thread index entry under prefix
+	// writable is false while the last write failed for the store's sake
+	// (disk full): writes are then not deferred, so they fail at once.
+	writable() bool
 }
 
 // memBackend keeps sessions in memory only (core.session_persistence: false).
@@ -108,6 +111,8 @@ func (b *memBackend) load(id string) (stored, bool, error) {
 	return stored{rec: s.rec, history: slices.Clone(s.history), pending: slices.Clone(s.pending),
 		seqs: slices.Clone(s.seqs), seen: slices.Clone(s.seen)}, true, nil
 }
+
+func (b *memBackend) writable() bool { return true }
 
 func (b *memBackend) apply(id string, c change) error {
 	b.mu.Lock()

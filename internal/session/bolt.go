@@ -109,6 +109,11 @@ func scan(bk *bolt.Bucket, id string, fn func(seq uint64, m beamclaw.Message)) (
 	return n, nil
 }
 
+func (b *boltBackend) writable() bool {
+	ok, _ := b.db.Writable()
+	return ok
+}
+
 func (b *boltBackend) apply(id string, c change) error {
 	rec, err := store.Encode(c.rec)
 	if err != nil {

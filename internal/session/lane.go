@@ -205,7 +205,7 @@ func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
 		c.pend, c.pendSeq = &r.msg, rec.NextPending
 	}
 	c.rec = rec
-	deferWrite := idle && rewrite == nil && r.ackOnAnswer
+	deferWrite := idle && rewrite == nil && r.ackOnAnswer && l.m.store.writable()
 	l.mu.Unlock()
 	if deferWrite {
 		l.deferred = &c // written with the run's first write (l.wmu held)
@@ -251,7 +251,11 @@ func (l *lane) next(ctx context.Context, gen int) (*run, loop.Run, error) {
 	if r == nil {
 		// Parked. A run given up after crashes left its user message
 		// unwritten: write it, as every message that was not answered.
-		return nil, loop.Run{}, l.flush()
+		// When that fails it stays for the session's next write.
+		if err := l.flush(); err != nil && beamclaw.KindOf(err) != beamclaw.KindStorage { // the store logs its own failures
+			l.m.log.Error("store the message of a run given up", "session_id", l.id, "err", err)
+		}
+		return nil, loop.Run{}, nil
 	}
 	if err := l.promote(r); err != nil {
 		return nil, loop.Run{}, err
@@ -357,7 +361,7 @@ func (l *lane) loopRun(r *run) loop.Run {
 // deferred (the run failed before writing anything) is written now, as
 // every other message is.
 func (l *lane) finish(r *run) {
-	if err := l.flush(); err != nil {
+	if err := l.flush(); err != nil && beamclaw.KindOf(err) != beamclaw.KindStorage { // the store logs its own failures, once
 		l.m.log.Error("store the message of a failed run", "session_id", l.id, "run_id", r.id, "err", err)
 	}
 	if !r.route.ended() {

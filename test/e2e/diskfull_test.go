@@ -110,7 +110,7 @@ func TestDiskFull(t *testing.T) {
 	}
 	logs, _ := os.ReadFile(logFile)
 	if n := strings.Count(string(logs), "the database cannot be written"); n != 1 {
-		t.Errorf("%d ERROR lines about the database, want exactly 1", n)
+		t.Errorf("%d ERROR lines about the database, want exactly 1:\n%s", n, logs)
 	}
 	if !strings.Contains(string(logs), "no space left on device") {
 		t.Error("the ERROR line does not name the cause")
