@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -121,6 +122,15 @@ func (r *chatRig) kill9() {
 	}
 	pollUntil(r.t, 10*time.Second, "daemon gone after kill -9", func() bool {
 		return ended(r.pid)
+	})
+	// A killed process is a zombie before its last thread has exited and
+	// its sockets are closed: wait until the control socket refuses.
+	pollUntil(r.t, 10*time.Second, "control socket closed after kill -9", func() bool {
+		c, err := net.Dial("unix", filepath.Join(r.h.dir, "run", "beamclaw.sock"))
+		if err == nil {
+			c.Close()
+		}
+		return err != nil
 	})
 	r.hc.CloseIdleConnections()
 }
