@@ -25,16 +25,17 @@ const maxControlBody = 64 << 10
 // control serves the CLI's routes on the control socket: MCP state and
 // pairing, which need the running daemon's memory or its database.
 type control struct {
-	sessions Sessions
-	mcp      *mcp.Manager // nil without MCP
-	db       *store.DB
-	tokens   oauth.Store // MCP OAuth logins; nil without MCP
-	scrub    func(string) string
-	pairing  *pairing.Store
-	paths    config.Paths
-	log      *slog.Logger
-	sandbox  *sandbox.Manager // nil unless sandbox.enabled
-	gate     *sandbox.Gate
+	sessions  Sessions
+	mcp       *mcp.Manager // nil without MCP
+	db        *store.DB
+	tokens    oauth.Store // MCP OAuth logins; nil without MCP
+	scrub     func(string) string
+	pairing   *pairing.Store
+	paths     config.Paths
+	log       *slog.Logger
+	sandbox   *sandbox.Manager // nil unless sandbox.enabled
+	gate      *sandbox.Gate
+	scheduler Scheduler // nil unless scheduler.enabled
 }
 
 // ControlDeps is what the control routes work on: the daemon's live MCP
@@ -51,6 +52,8 @@ type ControlDeps struct {
 	// sandbox.enabled).
 	Sandbox     *sandbox.Manager
 	SandboxGate *sandbox.Gate
+	// Scheduler is the running scheduler (nil unless scheduler.enabled).
+	Scheduler Scheduler
 }
 
 // ControlRoutes returns the routes the daemon serves on its control
@@ -64,8 +67,8 @@ func ControlRoutes(d ControlDeps) []gateway.Mount {
 		d.Scrub = func(s string) string { return s }
 	}
 	c := &control{sessions: d.Sessions, mcp: d.MCP, tokens: d.Tokens, scrub: d.Scrub, db: d.DB, pairing: pairing.New(d.DB, pairing.Options{}),
-		paths: d.Paths, log: d.Log, sandbox: d.Sandbox, gate: d.SandboxGate}
-	return c.routes()
+		paths: d.Paths, log: d.Log, sandbox: d.Sandbox, gate: d.SandboxGate, scheduler: d.Scheduler}
+	return append(c.routes(), c.schedulerRoutes()...)
 }
 
 func (c *control) routes() []gateway.Mount {

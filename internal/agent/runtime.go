@@ -86,6 +86,12 @@ func New(opts Options) *Runtime {
 // workspaces skip their file checks (workspace.Watcher).
 func (a *Runtime) WorkspaceWatcher() *workspace.Watcher { return a.ws.Watcher() }
 
+// Heartbeat returns the agent's HEARTBEAT.md (an error wrapping
+// fs.ErrNotExist when it has none).
+func (a *Runtime) Heartbeat(_ context.Context, name string) (string, error) {
+	return a.ws.ReadHeartbeat(name)
+}
+
 // Ensure creates the agent's workspace from the templates when it has
 // none (the default agent exists from the first start).
 func (a *Runtime) Ensure(name string) error { return a.ws.Ensure(name) }

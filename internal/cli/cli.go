@@ -36,6 +36,7 @@ type Backend interface {
 	A2ABackend
 	SessionsBackend
 	SandboxBackend
+	SchedulerBackend
 }
 
 // Open returns the Backend of a config file ("" = the default file).
@@ -103,6 +104,7 @@ func (a *app) newRootCmd() *cobra.Command {
 		a.newStartCmd(), a.newStopCmd(), a.newRestartCmd(), a.newStatusCmd(),
 		a.newVersionCmd(), a.newDoctorCmd(), a.newConfigCmd(), a.newTUICmd(), a.newChatCmd(), a.newLogsCmd(),
 		a.newAgentCmd(), a.newSkillsCmd(), a.newMCPCmd(), a.newPairCmd(), a.newDBCmd(), a.newA2ACmd(), a.newSessionsCmd(), a.newSandboxCmd(),
+		a.newSchedulerCmd(),
 	)
 	return root
 }

@@ -200,13 +200,16 @@ func defaultSandbox() Sandbox {
 
 func defaultScheduler() Scheduler {
 	return Scheduler{
-		MaxJobsPerAgent: 50,
-		DefaultAutonomy: "supervised",
-		MaxErrors:       3,
+		MaxJobsPerAgent:   50,
+		DefaultAutonomy:   "supervised",
+		MaxErrors:         3,
+		WebhookAllowHosts: []string{},
 		Heartbeat: Heartbeat{
 			DefaultIntervalMs: 1800000,
 			SuppressOK:        true,
 			ActiveHours:       HourRange{8, 22},
+			MaxTokens:         2000,
+			Deliver:           "tui",
 		},
 	}
 }

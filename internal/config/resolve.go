@@ -73,7 +73,6 @@ type Reservation struct {
 // proves every other key reaches the code; a key here that starts being
 // read must leave this list.
 var Reserved = []Reservation{
-	{"scheduler", "the scheduler is not built yet"},
 	{"core.maintenance", "session maintenance is not built yet"},
 }
 

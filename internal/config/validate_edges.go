@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 func parsePort(s string) (int, error) {
@@ -226,6 +227,39 @@ func (c *Config) validateScheduler(p *problems) {
 	p.min("scheduler.max_errors", s.MaxErrors, 1)
 	p.min("scheduler.heartbeat.default_interval_ms", s.Heartbeat.DefaultIntervalMs, 1000)
 	p.hours("scheduler.heartbeat.active_hours", s.Heartbeat.ActiveHours)
+	p.min("scheduler.heartbeat.max_tokens", s.Heartbeat.MaxTokens, 1)
+	if s.TimeZone != "" {
+		if _, err := time.LoadLocation(s.TimeZone); err != nil || strings.Contains(s.TimeZone, "..") {
+			p.add("scheduler.time_zone", "%q is not an IANA time zone (e.g. Europe/Berlin)", s.TimeZone)
+		}
+	}
+	for i, h := range s.WebhookAllowHosts {
+		if h = strings.TrimSpace(h); h == "" || strings.ContainsAny(h, "/ @") {
+			p.add(fmt.Sprintf("scheduler.webhook_allow_hosts[%d]", i), "%q: want a host name or host:port", s.WebhookAllowHosts[i])
+		}
+	}
+	p.delivery("scheduler.heartbeat.deliver", s.Heartbeat.Deliver)
+}
+
+// delivery checks a scheduler delivery target's form (the scheduler
+// parses it again with the same rules).
+func (p *problems) delivery(key, v string) {
+	kind, target, hasTarget := strings.Cut(strings.TrimSpace(v), ":")
+	switch strings.ToLower(kind) {
+	case "tui", "ws", "silent":
+		if !hasTarget {
+			return
+		}
+	case "telegram":
+		if target != "" {
+			return
+		}
+	case "webhook":
+		if u, err := url.Parse(target); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+			return
+		}
+	}
+	p.add(key, "%q: want tui, ws, telegram:<chat>, webhook:<http(s) URL> or silent", v)
 }
 
 // MinTokenLen is the shortest gateway.auth.token accepted.

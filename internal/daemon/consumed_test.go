@@ -15,7 +15,7 @@ import (
 
 // consumedBase turns every optional part on (Telegram in webhook mode with
 // voice, embeddings, rate limiting, an extra agent, MCP servers of both
-// transports, A2A with a peer, the sandbox), so that each key has a path to the plan.
+// transports, A2A with a peer, the sandbox, the scheduler), so that each key has a path to the plan.
 const consumedBase = `
 gateway:
   http: {addr: "127.0.0.1:0"}
@@ -59,6 +59,7 @@ a2a:
   peers:
     research: {url: "https://research.example.com", token: {env: PEER_TOKEN}}
 sandbox: {enabled: true}
+scheduler: {enabled: true}
 `
 
 // A config key is consumed when changing it changes the plan the daemon
@@ -107,23 +108,23 @@ func TestEveryConfigKeyIsConsumed(t *testing.T) {
 }
 
 // The test above must fail for a key nothing reads: a key of the base
-// config that buildPlan ignores (the first reserved one stands in for it)
+// config that buildPlan ignores (a reserved one stands in for it)
 // is reported.
 func TestConsumedDetectsAnUnreadKey(t *testing.T) {
 	getenv := func(k string) string { return "value-of-" + k + "-0123456789abcdefghijklmnopqrstuvwxyz" }
 	base := mustParse(t, consumedBase)
 	baseDump := planDump(t, base, getenv)
 	for _, leaf := range configLeaves(reflect.ValueOf(base).Elem(), nil) {
-		if leaf.key() != "scheduler.enabled" {
+		if leaf.key() != "core.maintenance.enabled" {
 			continue
 		}
 		mutated, ok := mutate(t, leaf, getenv)
 		if !ok || planDump(t, mutated, getenv) != baseDump {
-			t.Fatal("scheduler.enabled changed the plan: pick another unread key for this test")
+			t.Fatal("core.maintenance.enabled changed the plan: pick another unread key for this test")
 		}
 		return
 	}
-	t.Fatal("scheduler.enabled not found among the config leaves")
+	t.Fatal("core.maintenance.enabled not found among the config leaves")
 }
 
 // generic is key without its list indexes: mcp.servers[1].url is
@@ -441,6 +442,7 @@ var stringCandidates = []string{
 	"127.0.0.1:18899", "http://127.0.0.1:9/v1", "https://bot.example.com/other", "https://app.example.org",
 	"10.0.0.0/8", "gpt-4o-mini", "other-model", "/tmp", "NOTES.md", "99", "@someone", "-200", "--flag", "github2",
 	"whisper-1", "echo", "changed", "client_credentials", "https://beamclaw.example.org/client.json", "runsc",
+	"Europe/Berlin", "tui", "silent",
 }
 
 func slicesWithout[T comparable](list []T, s T) []T {

@@ -31,9 +31,13 @@ func (d *daemon) edges(rt *agentRuntime) (routes, control []gateway.Mount, servi
 	localOpts.Local, localOpts.TUIDisabled = true, !d.plan.TUI
 	local := gateway.NewWS(localOpts)
 	control = append(control, local.Routes()...)
-	control = append(control, admin.ControlRoutes(admin.ControlDeps{Sessions: rt.sessions, MCP: rt.mcp, Tokens: rt.tokens,
+	deps := admin.ControlDeps{Sessions: rt.sessions, MCP: rt.mcp, Tokens: rt.tokens,
 		Scrub: rt.scrubber.String, DB: d.db, Paths: d.paths, Log: d.log,
-		Sandbox: rt.sandbox, SandboxGate: rt.sandboxGate})...)
+		Sandbox: rt.sandbox, SandboxGate: rt.sandboxGate}
+	if rt.scheduler != nil {
+		deps.Scheduler = rt.scheduler
+	}
+	control = append(control, admin.ControlRoutes(deps)...)
 	services = []suture.Service{public, local}
 	a2aSvc, a2aRoutes, err := d.a2aEdge(rt)
 	if err != nil {
@@ -46,6 +50,9 @@ func (d *daemon) edges(rt *agentRuntime) (routes, control []gateway.Mount, servi
 	tg, tgRoutes, err := d.telegram(api, rt.agents.Exists)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if rt.deliver != nil { // scheduled answers reach these channels
+		rt.deliver.telegram, rt.deliver.tui, rt.deliver.ws = tg, local, public
 	}
 	if tg != nil {
 		// A channel whose upstream keeps failing (Telegram down, a revoked

@@ -18,6 +18,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/pairing"
 	"github.com/beamclaw/beamclaw-go/internal/provider/openai"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
+	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 	"github.com/beamclaw/beamclaw-go/internal/session"
 	"github.com/beamclaw/beamclaw-go/internal/tool"
 	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
@@ -69,6 +70,9 @@ type plan struct {
 	// A2A is the A2A edge and the a2a_call tool's peers (the a2a
 	// section); nil when a2a.enabled is false.
 	A2A *a2a.Options
+	// Scheduler is scheduled work and heartbeats; nil when
+	// scheduler.enabled is false.
+	Scheduler *schedPlan
 
 	// Warnings are printed at start: keys that do nothing yet.
 	Warnings []string
@@ -147,7 +151,31 @@ func buildPlan(l config.Loaded, getenv func(string) string) (*plan, error) {
 		return nil, err
 	}
 	p.planA2A(c, getenv)
+	p.Scheduler = planScheduler(c, getenv)
 	return p, nil
+}
+
+// schedPlan is the scheduler's Options and whose heartbeats go where.
+type schedPlan struct {
+	Options          scheduler.Options
+	HeartbeatUser    string // scheduler.heartbeat.user, else BEAMCLAW_USER, else the terminal's local:$USER
+	HeartbeatDeliver string // scheduler.heartbeat.deliver
+}
+
+func planScheduler(c *config.Config, getenv func(string) string) *schedPlan {
+	if !c.Scheduler.Enabled {
+		return nil
+	}
+	hb := c.Scheduler.Heartbeat
+	user := hb.User
+	if user == "" {
+		local := getenv("USER")
+		if local == "" {
+			local = "user"
+		}
+		user = session.UserID("local", local, getenv("BEAMCLAW_USER"))
+	}
+	return &schedPlan{Options: admin.SchedulerOptions(c), HeartbeatUser: user, HeartbeatDeliver: hb.Deliver}
 }
 
 func planProviders(c *config.Config, getenv func(string) string) providerPlan {

@@ -18,6 +18,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/procguard"
 	"github.com/beamclaw/beamclaw-go/internal/provider/openai"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
+	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 	"github.com/beamclaw/beamclaw-go/internal/scrub"
 	"github.com/beamclaw/beamclaw-go/internal/session"
 	"github.com/beamclaw/beamclaw-go/internal/store"
@@ -38,6 +39,9 @@ type agentRuntime struct {
 	// sandbox and its gate are nil unless sandbox.enabled.
 	sandbox     *sandbox.Manager
 	sandboxGate *sandbox.Gate
+	// scheduler and its deliverer are nil unless scheduler.enabled.
+	scheduler *scheduler.Scheduler
+	deliver   *schedDeliverer
 }
 
 // subsystemsInto builds the agent runtime under root and returns the
@@ -89,6 +93,9 @@ func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options)
 	sessSup.Add(d.guard(rt.sessions))
 	root.Add(sessSup)
 	if err := d.sandboxInto(root, opts, rt); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := d.schedulerInto(context.Background(), root, opts, rt); err != nil {
 		return nil, nil, nil, err
 	}
 	d.metrics.LiveSessions(func() int { return rt.sessions.Stats().Live })

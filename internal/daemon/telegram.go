@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/thejerf/suture/v4"
-
 	"github.com/beamclaw/beamclaw-go/internal/channel/telegram"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/pairing"
@@ -16,7 +14,7 @@ import (
 
 // telegram builds the Telegram channel when it is enabled: its service,
 // and the webhook route in webhook mode.
-func (d *daemon) telegram(api *session.Manager, knownAgent func(string) bool) (suture.Service, []gateway.Mount, error) {
+func (d *daemon) telegram(api *session.Manager, knownAgent func(string) bool) (*telegram.Channel, []gateway.Mount, error) {
 	if d.plan.Telegram == nil {
 		return nil, nil, nil
 	}

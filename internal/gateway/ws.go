@@ -168,6 +168,23 @@ func (w *WS) Serve(ctx context.Context) error {
 	return ctx.Err()
 }
 
+// Notify sends text as a notice frame (from agent's job jobID) to every
+// connection of userID, whatever agent it talks to, and reports how many
+// it reached: a scheduled job's answer going to the user's open clients.
+func (w *WS) Notify(userID, agent, jobID, text string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for c := range w.conns {
+		if s := c.who.Load(); s == nil || s.user != userID {
+			continue
+		}
+		c.enqueue(protocol.ServerFrame{Type: protocol.FrameNotice, Agent: agent, JobID: jobID, Text: text})
+		n++
+	}
+	return n
+}
+
 // Len is the number of live connections.
 func (w *WS) Len() int {
 	w.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -28,6 +29,9 @@ type wsConn struct {
 	closeOnce   sync.Once
 	closeCode   int
 	closeReason string
+
+	// who is sess for other goroutines (Notify).
+	who atomic.Pointer[wsSession]
 
 	// Reader-goroutine state.
 	sess  *wsSession

@@ -114,6 +114,7 @@ func (c *wsConn) hello(_ context.Context, f protocol.ClientFrame) {
 		return
 	}
 	c.sess = s
+	c.who.Store(s)
 	c.enqueue(protocol.ServerFrame{Type: protocol.FrameReady, SessionID: s.id, Agent: agent,
 		History: WireHistory(hist)})
 }
@@ -284,6 +285,7 @@ func (c *wsConn) resume(f protocol.ClientFrame) {
 	s := *c.sess
 	s.id, s.resumed = found[0], true
 	c.sess = &s
+	c.who.Store(&s)
 	c.enqueue(protocol.ServerFrame{Type: protocol.FrameReady, SessionID: s.id, Agent: s.agent, History: WireHistory(hist)})
 }
 

@@ -36,6 +36,9 @@ type Metrics struct {
 	a2aRequests   *prometheus.CounterVec
 	a2aCreated    prometheus.Counter
 	a2aStates     *prometheus.CounterVec
+	schedRuns     *prometheus.CounterVec // sched_* run outcomes by outcome and heartbeat
+	schedPaused   *prometheus.CounterVec
+	schedEnded    *prometheus.CounterVec
 }
 
 // NewMetrics builds the registry. dropped reports the bus's dropped-event
@@ -63,6 +66,10 @@ func NewMetrics(dropped func() uint64) *Metrics {
 		a2aRequests:   f.counterVec("beamclaw_a2a_requests_total", "A2A calls by protocol method.", "rpc_method"),
 		a2aCreated:    f.counter("beamclaw_a2a_tasks_created_total", "A2A tasks created."),
 		a2aStates:     f.counterVec("beamclaw_a2a_task_states_total", "A2A task state changes by new state.", "state"),
+		schedRuns: f.counterVec("beamclaw_sched_runs_total",
+			"Scheduled runs: fired (started), failed, skipped (recorded, not run), suppressed (a heartbeat answered HEARTBEAT_OK).", "outcome"),
+		schedPaused: f.counterVec("beamclaw_sched_jobs_paused_total", "Jobs paused, by reason (manual or auto after max_errors).", "reason"),
+		schedEnded:  f.counterVec("beamclaw_sched_jobs_ended_total", "Jobs done, by reason (finished or canceled).", "reason"),
 	}
 	if dropped != nil {
 		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
@@ -146,6 +153,29 @@ func (m *Metrics) Handle(ev beamclaw.Event) {
 		m.a2aCreated.Inc()
 	case beamclaw.EventA2ATaskUpdated:
 		m.a2aStates.WithLabelValues(strAttr(ev, "state")).Inc()
+	case beamclaw.EventSchedJobFired:
+		m.schedRuns.WithLabelValues("fired").Inc()
+	case beamclaw.EventSchedJobCompleted:
+		m.schedEnded.WithLabelValues(strAttr(ev, "reason")).Inc()
+	case beamclaw.EventSchedJobFailed:
+		m.schedRuns.WithLabelValues("failed").Inc()
+	case beamclaw.EventSchedJobSkipped:
+		m.schedRuns.WithLabelValues("skipped").Inc()
+	case beamclaw.EventSchedSuppressed:
+		m.schedRuns.WithLabelValues("suppressed").Inc()
+	case beamclaw.EventSchedJobPaused:
+		m.schedPaused.WithLabelValues(strAttr(ev, "reason")).Inc()
+	}
+}
+
+// SchedulerJobs registers beamclaw_sched_jobs{state}, read from the
+// scheduler's store at each scrape (count returns jobs by state).
+func (m *Metrics) SchedulerJobs(states []string, count func() map[string]int) {
+	for _, st := range states {
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "beamclaw_sched_jobs", Help: "Scheduled jobs by state (heartbeats included).",
+			ConstLabels: prometheus.Labels{"state": st},
+		}, func() float64 { return float64(count()[st]) }))
 	}
 }
 

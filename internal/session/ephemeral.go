@@ -17,7 +17,25 @@ import (
 // goroutine and returns when route got its terminal event; the error is
 // only for the caller's logs (route already got an EvError).
 func (m *Manager) RunEphemeral(ctx context.Context, agentID string, history []beamclaw.Message, sampling *beamclaw.Sampling, route beamclaw.Route) (runID string, err error) {
+	return m.RunDetached(ctx, Detached{Agent: agentID, Channel: beamclaw.ChannelHTTP, History: history, Sampling: sampling}, route)
+}
+
+// Detached is a run in no session (see RunDetached).
+type Detached struct {
+	Agent    string
+	Channel  beamclaw.Channel  // its channel's policy applies (remote or local)
+	Autonomy beamclaw.Autonomy // a ceiling below the agent's and the channel's ("" = none)
+	History  []beamclaw.Message
+	Sampling *beamclaw.Sampling
+}
+
+// RunDetached runs one turn over d.History alone, stored nowhere, with
+// nobody to answer approvals (a call that would ask is denied with a note
+// saying so): the OpenAI API's stateless requests and the scheduler's
+// light-context heartbeats. It returns when the run ends.
+func (m *Manager) RunDetached(ctx context.Context, d Detached, route beamclaw.Route) (runID string, err error) {
 	runID = m.newID("run")
+	agentID, history, sampling := d.Agent, d.History, d.Sampling
 	sessionID := "ephemeral-" + runID
 	or := newOnceRoute(route)
 	defer func() {
@@ -35,8 +53,8 @@ func (m *Manager) RunEphemeral(ctx context.Context, agentID string, history []be
 		}
 	}()
 	err = m.opts.Engine.Run(ctx, loop.Run{
-		ID: runID, SessionID: sessionID, AgentID: agentID, Channel: beamclaw.ChannelHTTP,
-		Autonomy: m.opts.Autonomy(agentID), History: slices.Clip(history), Route: or,
+		ID: runID, SessionID: sessionID, AgentID: agentID, Channel: d.Channel,
+		Autonomy: m.autonomy(beamclaw.Inbound{AgentID: agentID, Channel: d.Channel, Autonomy: d.Autonomy}), History: slices.Clip(history), Route: or,
 		Lane: ephemeralLane{}, NoApproval: true, Sampling: sampling,
 	})
 	return runID, err

@@ -192,3 +192,18 @@ func checkSize(n int) error {
 	}
 	return nil
 }
+
+// FileHeartbeat is an agent's heartbeat checklist: read by the scheduler
+// for each heartbeat, never put in the system prompt.
+const FileHeartbeat = "HEARTBEAT.md"
+
+// ReadHeartbeat returns the agent's HEARTBEAT.md. A missing file or agent
+// is KindNotFound wrapping fs.ErrNotExist.
+func (s *Store) ReadHeartbeat(name string) (string, error) {
+	root, err := s.Root(name)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	return readLimited(root, FileHeartbeat, "agent "+name+" has no "+FileHeartbeat)
+}

@@ -35,6 +35,10 @@ const (
 	FrameError           = "error"            // a run failed (with run_id) or a frame was refused
 	FrameResetDone       = "reset_done"       // answers reset
 	FramePong            = "pong"             // answers ping
+	// FrameNotice is an answer nobody asked for on this connection: a
+	// scheduled job's or a heartbeat's (Text, JobID, Agent). It belongs
+	// to no run of the connection.
+	FrameNotice = "notice"
 )
 
 // Decisions an approve frame may carry.
@@ -138,6 +142,9 @@ type ServerFrame struct {
 
 	// sessions
 	Sessions []SessionInfo `json:"sessions,omitempty"`
+
+	// notice (with Agent and Text)
+	JobID string `json:"job_id,omitempty"`
 }
 
 // WSMessage is one entry of a session's history.

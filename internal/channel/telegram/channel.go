@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -199,4 +200,20 @@ func (c *Channel) work(ctx context.Context) error {
 		case <-c.wake:
 		}
 	}
+}
+
+// Send delivers text to chat (a chat id, or @channel) as Telegram HTML, in
+// as many messages as it takes: an answer nobody asked for in this chat
+// (a scheduled job's or a heartbeat's).
+func (c *Channel) Send(ctx context.Context, chat, text string) error {
+	var id any = chat
+	if n, err := strconv.ParseInt(chat, 10, 64); err == nil {
+		id = n
+	}
+	for _, part := range render(text, "") {
+		if _, err := c.api.sendMessage(ctx, &bot.SendMessageParams{ChatID: id, Text: part, ParseMode: models.ParseModeHTML}); err != nil {
+			return fmt.Errorf("telegram: send to %s: %w", chat, err)
+		}
+	}
+	return nil
 }

@@ -163,6 +163,13 @@ func (m *model) handleFrame(f protocol.ServerFrame) {
 		e.used, e.window, e.messages = f.UsedTokens, f.Window, f.MessageCount
 	case protocol.FrameSessions:
 		t.add(entryInfo, sessionsText(f.Sessions, m.sessionID))
+	case protocol.FrameNotice: // a scheduled job's or a heartbeat's answer
+		label := "Scheduled"
+		if f.JobID != "" {
+			label += " (" + f.JobID + ")"
+		}
+		t.add(entryInfo, label+":")
+		t.add(entryAssistant, f.Text)
 	case protocol.FrameResetDone:
 		t.reset()
 		m.work.reset()

@@ -1,0 +1,209 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/thejerf/suture/v4"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/channel/telegram"
+	"github.com/beamclaw/beamclaw-go/internal/gateway"
+	"github.com/beamclaw/beamclaw-go/internal/scheduler"
+	"github.com/beamclaw/beamclaw-go/internal/session"
+	"github.com/beamclaw/beamclaw-go/internal/supervise"
+	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
+)
+
+// webhookTimeout bounds one webhook delivery's connection.
+const webhookTimeout = 10 * time.Second
+
+// schedulerInto adds the scheduler (runner and executor, each guarded)
+// under root when scheduler.enabled, registers the agents' scheduler tool
+// and makes each agent's heartbeat job match the config. Its deliveries
+// to Telegram and to open terminals and WebSocket clients go through
+// rt.deliver, which the edges fill in.
+func (d *daemon) schedulerInto(ctx context.Context, root *suture.Supervisor, opts supervise.Options, rt *agentRuntime) error {
+	sp := d.plan.Scheduler
+	if sp == nil {
+		return nil
+	}
+	o := sp.Options
+	o.DB, o.Emitter, o.Logger, o.Scrub = d.db, d.bus, d.log, rt.scrubber.String
+	o.Turns = schedTurns{m: rt.sessions}
+	rt.deliver = &schedDeliverer{}
+	o.Deliverer = rt.deliver
+	o.Webhook.Client = &http.Client{Timeout: webhookTimeout, Transport: &http.Transport{
+		Proxy:       nil, // a proxy would connect on our behalf, past the guard
+		DialContext: builtin.GuardedDialer(builtin.CheckPublicIP, nil, webhookTimeout),
+	}}
+	o.Webhook.AllowClient = &http.Client{Timeout: webhookTimeout, Transport: &http.Transport{Proxy: nil,
+		DialContext: (&net.Dialer{Timeout: webhookTimeout}).DialContext}}
+	o.Heartbeat.Read = rt.agents.Heartbeat
+	s, err := scheduler.New(o)
+	if err != nil {
+		return fmt.Errorf("scheduler: %w", err)
+	}
+	if err := rt.tools.Register(s.Tool(scheduler.ToolOptions{DefaultDelivery: defaultDelivery})); err != nil {
+		return fmt.Errorf("scheduler tool: %w", err)
+	}
+	specs := make([]scheduler.HeartbeatSpec, 0)
+	for _, agent := range rt.agents.List() {
+		specs = append(specs, scheduler.HeartbeatSpec{Agent: agent, UserID: sp.HeartbeatUser, Delivery: sp.HeartbeatDeliver})
+	}
+	if err := s.SyncHeartbeats(ctx, specs); err != nil {
+		return fmt.Errorf("scheduler heartbeats: %w", err)
+	}
+	if d.metrics != nil {
+		states := []scheduler.State{scheduler.StateActive, scheduler.StatePaused, scheduler.StateDone, scheduler.StateFailed}
+		names := make([]string, len(states))
+		for i, st := range states {
+			names[i] = string(st)
+		}
+		d.metrics.SchedulerJobs(names, func() map[string]int {
+			jobs, err := s.List(context.Background(), scheduler.Filter{})
+			out := make(map[string]int, len(states))
+			if err != nil {
+				return out
+			}
+			for _, j := range jobs {
+				out[string(j.State)]++
+			}
+			return out
+		})
+	}
+	sup := supervise.New("scheduler", opts)
+	sup.Add(d.guard(s.Runner()))
+	sup.Add(d.guard(s.Executor()))
+	root.Add(sup)
+	rt.scheduler = s
+	return nil
+}
+
+// defaultDelivery is where a job an agent creates without a delivery
+// sends its answers: back to the conversation's channel when it can be
+// reached without a request (a Telegram chat, open terminals or
+// WebSocket clients); other channels must name one.
+func defaultDelivery(inv beamclaw.Invocation) string {
+	switch inv.Channel {
+	case beamclaw.ChannelTUI:
+		return "tui"
+	case beamclaw.ChannelWS:
+		return "ws"
+	case beamclaw.ChannelTelegram: // a private chat's id is the user's
+		if id, ok := strings.CutPrefix(inv.UserID, "tg:"); ok && id != "" {
+			return "telegram:" + id
+		}
+	}
+	return ""
+}
+
+// schedTurns runs the scheduler's turns through the session manager. A
+// scheduled run has nobody to answer an approval: a tool call that would
+// ask is denied, and the answer says why.
+type schedTurns struct{ m *session.Manager }
+
+func (t schedTurns) inbound(turn scheduler.Turn, route beamclaw.Route) beamclaw.Inbound {
+	in := beamclaw.Inbound{Channel: beamclaw.ChannelScheduler, UserID: turn.UserID, AgentID: turn.Agent,
+		Content: turn.Prompt, Autonomy: turn.Autonomy, NoApproval: true, Route: route, Thread: turn.SessionKey}
+	if turn.MaxTokens > 0 {
+		in.Sampling = &beamclaw.Sampling{MaxTokens: turn.MaxTokens}
+	}
+	return in
+}
+
+// SessionID implements scheduler.Turns.
+func (t schedTurns) SessionID(turn scheduler.Turn) string {
+	if turn.LightContext {
+		return "" // a heartbeat runs in no session
+	}
+	return t.m.SessionID(t.inbound(turn, nil))
+}
+
+// Run implements scheduler.Turns: a turn in the job's session, or, with
+// LightContext, a detached run that sees only the prompt.
+func (t schedTurns) Run(ctx context.Context, turn scheduler.Turn) (scheduler.Result, error) {
+	route := newWaitRoute()
+	in := t.inbound(turn, route)
+	var err error
+	if turn.LightContext {
+		_, err = t.m.RunDetached(ctx, session.Detached{Agent: turn.Agent, Channel: in.Channel, Autonomy: in.Autonomy,
+			History: []beamclaw.Message{{Role: beamclaw.RoleUser, Content: turn.Prompt}}, Sampling: in.Sampling}, route)
+	} else {
+		_, err = t.m.Send(ctx, in)
+	}
+	if err != nil {
+		return scheduler.Result{}, err
+	}
+	ev, err := route.wait(ctx)
+	if err != nil {
+		return scheduler.Result{}, err
+	}
+	if ev.Type == beamclaw.EvError {
+		return scheduler.Result{}, beamclaw.E("scheduler.turn", ev.Kind, ev.Text, nil)
+	}
+	return scheduler.Result{Text: ev.Text}, nil
+}
+
+// waitRoute keeps a run's terminal event.
+type waitRoute struct {
+	once sync.Once
+	done chan struct{}
+	ev   beamclaw.RunEvent
+}
+
+func newWaitRoute() *waitRoute { return &waitRoute{done: make(chan struct{})} }
+
+// Deliver implements beamclaw.Route.
+func (r *waitRoute) Deliver(ev beamclaw.RunEvent) {
+	if ev.Type != beamclaw.EvFinal && ev.Type != beamclaw.EvError {
+		return
+	}
+	r.once.Do(func() {
+		r.ev = ev
+		close(r.done)
+	})
+}
+
+func (r *waitRoute) wait(ctx context.Context) (beamclaw.RunEvent, error) {
+	select {
+	case <-r.done:
+		return r.ev, nil
+	case <-ctx.Done():
+		return beamclaw.RunEvent{}, ctx.Err()
+	}
+}
+
+// schedDeliverer sends scheduled answers to Telegram chats and to the
+// user's open terminals and WebSocket clients; the edges set the
+// channels before the tree serves.
+type schedDeliverer struct {
+	telegram *telegram.Channel // nil when the channel is off
+	tui, ws  *gateway.WS
+}
+
+// Deliver implements scheduler.Deliverer.
+func (sd *schedDeliverer) Deliver(ctx context.Context, to scheduler.Delivery, msg scheduler.Message) error {
+	switch to.Kind {
+	case scheduler.DeliverTelegram:
+		if sd.telegram == nil {
+			return fmt.Errorf("deliver to %s: the Telegram channel is off", to)
+		}
+		return sd.telegram.Send(ctx, to.Target, msg.Text)
+	case scheduler.DeliverTUI, scheduler.DeliverWS:
+		hub := sd.ws
+		if to.Kind == scheduler.DeliverTUI {
+			hub = sd.tui
+		}
+		if hub == nil || hub.Notify(msg.UserID, msg.Agent, msg.JobID, msg.Text) == 0 {
+			return fmt.Errorf("deliver to %s: %s has no open %s connection", to, msg.UserID, to.Kind)
+		}
+		return nil
+	}
+	return fmt.Errorf("deliver to %s: not a channel delivery", to)
+}
