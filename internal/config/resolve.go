@@ -69,16 +69,17 @@ type Reservation struct {
 	Why    string
 }
 
-// Reserved lists the sections that do nothing yet. A test in the daemon
-// proves every other key reaches the code; a key here that starts being
-// read must leave this list.
-var Reserved = []Reservation{
-	{"core.maintenance", "session maintenance is not built yet"},
-}
+// Reserved lists the sections that do nothing yet (none today: every
+// subsystem of the spec runs). A test in the daemon proves every other key
+// reaches the code; a key here that starts being read must leave this
+// list.
+var Reserved = []Reservation{}
 
 // ReservedKey returns the reservation covering key, if any.
-func ReservedKey(key string) (Reservation, bool) {
-	for _, r := range Reserved {
+func ReservedKey(key string) (Reservation, bool) { return reservedIn(Reserved, key) }
+
+func reservedIn(list []Reservation, key string) (Reservation, bool) {
+	for _, r := range list {
 		if key == r.Prefix || strings.HasPrefix(key, r.Prefix+".") || strings.HasPrefix(key, r.Prefix+"[") {
 			return r, true
 		}
@@ -89,7 +90,10 @@ func ReservedKey(key string) (Reservation, bool) {
 // Warnings names every key the file sets that does nothing yet, one line
 // each ("config.yaml:12: sandbox.enabled does nothing: the code sandbox is
 // not built yet"), in file order.
-func (l Loaded) Warnings() []string {
+func (l Loaded) Warnings() []string { return l.warnings(Reserved) }
+
+// warnings is Warnings for a list of reservations.
+func (l Loaded) warnings(list []Reservation) []string {
 	type hit struct {
 		line int
 		key  string
@@ -97,7 +101,7 @@ func (l Loaded) Warnings() []string {
 	}
 	var hits []hit
 	for key, line := range l.Keys {
-		if r, ok := ReservedKey(key); ok && !hasChildKey(l.Keys, key) {
+		if r, ok := reservedIn(list, key); ok && !hasChildKey(l.Keys, key) {
 			hits = append(hits, hit{line, key, r.Why})
 		}
 	}

@@ -287,6 +287,23 @@ func planSessions(c *config.Config) session.Options {
 		CleanupInterval:       time.Duration(cc.SessionCleanupIntervalMs) * time.Millisecond,
 		ApprovalTimeout:       time.Duration(cc.ApprovalTimeoutSeconds) * time.Second,
 		CrossChannelApprovals: cc.ApprovalCrossChannel,
+		Maintenance:           planMaintenance(cc.Maintenance),
+	}
+}
+
+// planMaintenance is core.maintenance; the zero value (no Scan) when off.
+func planMaintenance(m config.Maintenance) session.MaintenanceOptions {
+	if !m.Enabled {
+		return session.MaintenanceOptions{}
+	}
+	return session.MaintenanceOptions{
+		Scan:               time.Duration(m.ScanIntervalMs) * time.Millisecond,
+		IdleAfter:          time.Duration(m.IdleCompactionMinutes) * time.Minute,
+		IdleThresholdPct:   m.IdleCompactionThresholdPct,
+		IdleTargetPct:      m.IdleCompactionTargetPct,
+		QuietHours:         m.QuietHours,
+		NightlyMinMessages: m.NightlyMinMessages,
+		PreExpiry:          time.Duration(m.PreExpiryMinutes) * time.Minute,
 	}
 }
 

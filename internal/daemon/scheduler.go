@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/thejerf/suture/v4"
@@ -128,7 +127,7 @@ func (t schedTurns) SessionID(turn scheduler.Turn) string {
 // Run implements scheduler.Turns: a turn in the job's session, or, with
 // LightContext, a detached run that sees only the prompt.
 func (t schedTurns) Run(ctx context.Context, turn scheduler.Turn) (scheduler.Result, error) {
-	route := newWaitRoute()
+	route := session.NewWaitRoute()
 	in := t.inbound(turn, route)
 	var err error
 	if turn.LightContext {
@@ -140,7 +139,7 @@ func (t schedTurns) Run(ctx context.Context, turn scheduler.Turn) (scheduler.Res
 	if err != nil {
 		return scheduler.Result{}, err
 	}
-	ev, err := route.wait(ctx)
+	ev, err := route.Wait(ctx)
 	if err != nil {
 		return scheduler.Result{}, err
 	}
@@ -148,35 +147,6 @@ func (t schedTurns) Run(ctx context.Context, turn scheduler.Turn) (scheduler.Res
 		return scheduler.Result{}, beamclaw.E("scheduler.turn", ev.Kind, ev.Text, nil)
 	}
 	return scheduler.Result{Text: ev.Text}, nil
-}
-
-// waitRoute keeps a run's terminal event.
-type waitRoute struct {
-	once sync.Once
-	done chan struct{}
-	ev   beamclaw.RunEvent
-}
-
-func newWaitRoute() *waitRoute { return &waitRoute{done: make(chan struct{})} }
-
-// Deliver implements beamclaw.Route.
-func (r *waitRoute) Deliver(ev beamclaw.RunEvent) {
-	if ev.Type != beamclaw.EvFinal && ev.Type != beamclaw.EvError {
-		return
-	}
-	r.once.Do(func() {
-		r.ev = ev
-		close(r.done)
-	})
-}
-
-func (r *waitRoute) wait(ctx context.Context) (beamclaw.RunEvent, error) {
-	select {
-	case <-r.done:
-		return r.ev, nil
-	case <-ctx.Done():
-		return beamclaw.RunEvent{}, ctx.Err()
-	}
 }
 
 // schedDeliverer sends scheduled answers to Telegram chats and to the

@@ -46,20 +46,56 @@ func (e *Engine) Window(model string) int {
 
 // maybeCompact compacts the history when it exceeds the threshold.
 func (rs *runState) maybeCompact(ctx context.Context) error {
+	_, err := rs.compactAbove(ctx, rs.e.opts.CompactionThresholdPct, rs.e.opts.CompactionTargetPct)
+	return err
+}
+
+// maintain is a maintenance run: a memory flush of the recent history
+// and/or a compaction, then an empty final event.
+func (rs *runState) maintain(ctx context.Context, m Maintenance) error {
+	rs.setState(ctx, StateCompacting)
+	if m.Flush && rs.e.opts.MemoryFlush != nil && len(rs.history) > 0 {
+		recent := rs.history[splitPoint(rs.history, rs.e.Window(rs.model)/2):]
+		if err := rs.flushMemory(ctx, recent); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return rs.fail(ctx, err)
+		}
+	}
+	compacted := false
+	if m.Compact {
+		var err error
+		if compacted, err = rs.compactAbove(ctx, m.ThresholdPct, m.TargetPct); err != nil {
+			return err
+		}
+	}
+	text := ""
+	if compacted {
+		text = "compacted"
+	}
+	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, Text: text})
+	rs.setState(ctx, StateIdle)
+	return nil
+}
+
+// compactAbove compacts the history to targetPct of the window when it is
+// above thresholdPct, and reports whether it did.
+func (rs *runState) compactAbove(ctx context.Context, thresholdPct, targetPct int) (bool, error) {
 	opts := rs.e.opts
 	window := rs.e.Window(rs.model)
-	if EstimateTokens(rs.history)*100 <= window*opts.CompactionThresholdPct {
-		return nil
+	if EstimateTokens(rs.history)*100 <= window*thresholdPct {
+		return false, nil
 	}
 	rs.setState(ctx, StateCompacting)
-	cut := splitPoint(rs.history, window*opts.CompactionTargetPct/100)
+	cut := splitPoint(rs.history, window*targetPct/100)
 	if cut == 0 {
-		return nil
+		return false, nil
 	}
 	if opts.MemoryFlush != nil {
 		if err := rs.flushMemory(ctx, rs.history[:cut]); err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return false, ctx.Err()
 			}
 			opts.Logger.LogAttrs(ctx, slog.LevelWarn, "memory flush before compaction failed",
 				slog.String("session_id", rs.r.SessionID), slog.String("err", opts.Scrub.String(err.Error())))
@@ -70,7 +106,7 @@ func (rs *runState) maybeCompact(ctx context.Context) error {
 	summary, err := rs.summarise(ctx, old)
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return false, ctx.Err()
 		}
 		opts.Logger.LogAttrs(ctx, slog.LevelWarn, "compaction summary failed; trimming",
 			slog.String("session_id", rs.r.SessionID), slog.String("err", opts.Scrub.String(err.Error())))
@@ -80,12 +116,12 @@ func (rs *runState) maybeCompact(ctx context.Context) error {
 	}
 	next = append(next, kept...)
 	if err := rs.r.Lane.Replace(ctx, next); err != nil {
-		return fmt.Errorf("replace compacted history of %s: %w", rs.r.SessionID, err)
+		return false, fmt.Errorf("replace compacted history of %s: %w", rs.r.SessionID, err)
 	}
 	rs.emit(ctx, beamclaw.EventCompactionComplete, slog.Int("before", len(rs.history)), slog.Int("after", len(next)),
 		slog.Bool("summarised", err == nil))
 	rs.history = next[:len(next):len(next)]
-	return nil
+	return true, nil
 }
 
 // splitPoint returns the index of the first message kept: the most recent

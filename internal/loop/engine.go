@@ -63,6 +63,23 @@ type Run struct {
 	// Sampling is the client's controls, sent with every model call of
 	// the run (not with the hidden memory-flush or summary calls).
 	Sampling *beamclaw.Sampling
+	// Maintain, when set, makes the run session maintenance instead of a
+	// turn: no model turn, no tools, nothing on the route but the terminal
+	// event (see Maintenance).
+	Maintain *Maintenance
+}
+
+// Maintenance is what a maintenance run does to its session's history.
+type Maintenance struct {
+	// Flush runs the hidden memory-flush turn over the recent history (the
+	// part that fits half the context window), so its durable facts reach
+	// the workspace's memory before the session is archived.
+	Flush bool
+	// Compact compacts the history to TargetPct of the context window when
+	// it is above ThresholdPct (the memory flush of the compacted part
+	// first, as for a turn's compaction).
+	Compact                 bool
+	ThresholdPct, TargetPct int
 }
 
 // Engine runs runs. It is safe for concurrent use.
@@ -93,6 +110,9 @@ func (e *Engine) Run(ctx context.Context, r Run) error {
 		return rs.fail(ctx, err)
 	}
 	rs.provider, rs.model = p, model
+	if r.Maintain != nil {
+		return rs.maintain(ctx, *r.Maintain)
+	}
 	if err := rs.maybeCompact(ctx); err != nil {
 		return err
 	}

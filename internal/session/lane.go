@@ -42,6 +42,8 @@ type run struct {
 	// ackOnAnswer: the channel acknowledges r only with its answer, so its
 	// user message is stored with the run's first write (Inbound.AckOnAnswer).
 	ackOnAnswer bool
+	// maintain makes r session maintenance (no message of its own).
+	maintain *loop.Maintenance
 }
 
 // lane is a session's serialization point: history, metadata, the FIFO of
@@ -283,7 +285,9 @@ func (l *lane) pickLocked() *run {
 		// A run the loop did not finish: skip it if its route is gone,
 		// deliver its stored answer, give up after maxAttempts, or retry.
 		l.inflight = nil
-		if !r.route.ended() {
+		if r.maintain != nil { // maintenance is not retried: the next scan asks again
+			r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: r.id, SessionID: l.id, Text: msgCrashed})
+		} else if !r.route.ended() {
 			text, answered := l.answered(r)
 			switch {
 			case answered:
@@ -354,7 +358,7 @@ func (l *lane) loopRun(r *run) loop.Run {
 	n := len(l.history)
 	return loop.Run{ID: r.id, SessionID: l.id, UserID: l.rec.UserID, AgentID: l.rec.AgentID,
 		Channel: r.channel, Autonomy: r.autonomy, History: l.history[:n:n], Route: r.route,
-		Lane: &runLane{l: l, r: r}, NoApproval: r.noAsk, Sampling: r.sampling}
+		Lane: &runLane{l: l, r: r}, NoApproval: r.noAsk, Sampling: r.sampling, Maintain: r.maintain}
 }
 
 // finish records that the loop completed r. A user message still

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/thejerf/suture/v4"
 
@@ -37,6 +38,7 @@ type Manager struct {
 	seq    atomic.Uint64
 
 	elicits elicitations // questions tools put to users, waiting (elicit.go)
+	maint   maintainer   // what session maintenance did (maintain.go)
 }
 
 // Stats counts sessions.
@@ -52,7 +54,8 @@ func New(opts Options) (*Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Manager{opts: o, clock: o.Clock, log: o.Logger, live: make(map[string]*lane)}
+	m := &Manager{opts: o, clock: o.Clock, log: o.Logger, live: make(map[string]*lane),
+		maint: maintainer{flushed: map[string]time.Time{}, compacted: map[string]time.Time{}, nightly: map[string]int{}}}
 	if o.Persist {
 		b, err := newBoltBackend(o.DB)
 		if err != nil {
@@ -71,6 +74,9 @@ func New(opts Options) (*Manager, error) {
 	}
 	if o.IdleHibernate > 0 {
 		m.sup.Add(supervise.Func("session_hibernator", m.hibernator))
+	}
+	if o.Maintenance.Scan > 0 {
+		m.sup.Add(supervise.Func("session_maintenance", m.maintenance))
 	}
 	return m, nil
 }

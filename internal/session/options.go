@@ -46,6 +46,9 @@ type Options struct {
 	// Ceilings cap a run's autonomy by its channel (core.channel_autonomy);
 	// an edge may lower it further with Inbound.Autonomy.
 	Ceilings map[beamclaw.Channel]beamclaw.Autonomy
+	// Maintenance is proactive session maintenance (core.maintenance);
+	// a zero Scan turns it off.
+	Maintenance MaintenanceOptions
 	// CrossChannelApprovals lets a pending approval be answered from any
 	// of the session's origins (the same user on the TUI and Telegram),
 	// not only where it was asked (core.approval_cross_channel). The

@@ -73,7 +73,9 @@ func (rl *runLane) Replace(_ context.Context, history []beamclaw.Message) error 
 		return nil
 	}
 	rec := l.rec
-	rec.Updated = l.m.clock.Now()
+	if rl.r.maintain == nil { // maintenance is not activity: the TTL still counts from the last message
+		rec.Updated = l.m.clock.Now()
+	}
 	c := change{reset: true, from: rec.NextSeq, msgs: history}
 	rec.NextSeq += uint64(len(history))
 	rec.Messages = len(history)
