@@ -73,7 +73,7 @@ func measureTimers(b *testing.B) ([]time.Duration, float64) {
 				return err
 			}
 			if i < due { // a one-shot at a random millisecond of the window
-				at := start.Add(time.Duration(r.Int64N(int64(window / time.Millisecond))) * time.Millisecond)
+				at := start.Add(time.Duration(r.Int64N(int64(window/time.Millisecond))) * time.Millisecond)
 				j.Schedule.At, j.NextRunAt = at, at
 			}
 			j.ID = fmt.Sprintf("job-%05d", i)
