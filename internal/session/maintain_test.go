@@ -13,7 +13,8 @@ import (
 )
 
 // maintEnv is a Manager on a fake clock whose maintenance scans are run by
-// the test (maintainOnce), recording the memory flushes.
+// the test (maintainOnce; the service's own scan, a day away, never comes),
+// recording the memory flushes.
 func maintEnv(t *testing.T, mo MaintenanceOptions, at time.Time) (*env, *clock.Fake, func() []string) {
 	t.Helper()
 	fc := clock.NewFake(at)
@@ -44,7 +45,7 @@ func maintEnv(t *testing.T, mo MaintenanceOptions, at time.Time) (*env, *clock.F
 // compacted once (summary, flush, event), and not again until it is
 // active again; one below it is left alone.
 func TestMaintenanceIdleCompaction(t *testing.T) {
-	e, fc, _ := maintEnv(t, MaintenanceOptions{Scan: time.Minute, IdleAfter: 10 * time.Minute,
+	e, fc, _ := maintEnv(t, MaintenanceOptions{Scan: 24 * time.Hour, IdleAfter: 10 * time.Minute,
 		IdleThresholdPct: 1, IdleTargetPct: 1}, time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
 	long := strings.Repeat("a long message about the project plan. ", 200) // ~2,000 tokens
 	for _, q := range []string{long, long, "short"} {
@@ -85,7 +86,7 @@ func TestMaintenanceIdleCompaction(t *testing.T) {
 // and compacted once a night; outside them, or the same night again,
 // nothing happens.
 func TestMaintenanceNightly(t *testing.T) {
-	e, fc, notes := maintEnv(t, MaintenanceOptions{Scan: time.Minute, QuietHours: [2]int{2, 4},
+	e, fc, notes := maintEnv(t, MaintenanceOptions{Scan: 24 * time.Hour, QuietHours: [2]int{2, 4},
 		NightlyMinMessages: 4, IdleThresholdPct: 80, IdleTargetPct: 50}, time.Date(2026, 11, 20, 22, 0, 0, 0, time.UTC))
 	for _, q := range []string{"one", "two"} {
 		rec, _ := e.send(t, "ana", q)
