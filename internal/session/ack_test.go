@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
@@ -29,6 +30,7 @@ func TestAckOnAnswerTurnIsOneWrite(t *testing.T) {
 	} {
 		rec, _ := e.send(t, tc.user, "one", tc.mods...) // creates the session
 		rec.wait(t)
+		waitUntil(t, tc.user+" idle", func() bool { return e.m.activeCount() == 0 })
 		before := e.db.Commits()
 		rec, _ = e.send(t, tc.user, "two", tc.mods...)
 		ev := rec.wait(t)
@@ -46,6 +48,41 @@ func TestAckOnAnswerTurnIsOneWrite(t *testing.T) {
 		if got := roles(h); len(got) != 4 {
 			t.Errorf("%s: history %v", tc.user, got)
 		}
+	}
+}
+
+// A message that arrives while the session is still answering the
+// previous one waits in memory, not in the pending area: back-to-back
+// turns of the OpenAI API are one write each, in order.
+func TestAckOnAnswerQueuedTurnIsOneWrite(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	rec, _ := e.send(t, "ana", "zero", httpAck)
+	rec.wait(t)
+	waitUntil(t, "idle", func() bool { return e.m.activeCount() == 0 })
+	hold := make(chan struct{})
+	e.p.add(func(ctx context.Context, req beamclaw.ChatRequest, onText func(string)) (beamclaw.ChatResponse, error) {
+		<-hold // the first answer waits until the second message is queued
+		return echo(ctx, req, onText)
+	})
+	before := e.db.Commits()
+	first, _ := e.send(t, "ana", "one", httpAck)
+	second, _ := e.send(t, "ana", "two", httpAck)
+	close(hold)
+	first.wait(t)
+	if ev := second.wait(t); ev.Text != "echo: two" {
+		t.Fatalf("second answer: %+v", ev)
+	}
+	waitUntil(t, "idle", func() bool { return e.m.activeCount() == 0 })
+	if n := e.db.Commits() - before; n != 2 {
+		t.Errorf("two queued turns took %d commits, want 2", n)
+	}
+	h, _ := e.m.History(ID("ana", "default", beamclaw.ChannelHTTP, false))
+	var contents []string
+	for _, m := range h {
+		contents = append(contents, m.Content)
+	}
+	if got := strings.Join(contents, "|"); got != "zero|echo: zero|one|echo: one|two|echo: two" {
+		t.Errorf("history %s", got)
 	}
 }
 

@@ -44,6 +44,11 @@ type run struct {
 	ackOnAnswer bool
 	// maintain makes r session maintenance (no message of its own).
 	maintain *loop.Maintenance
+	// held: r's message waits in memory only (an ackOnAnswer run queued
+	// behind another); promote defers it to the run's first write, with
+	// heldSeen, the message id it is remembered under.
+	held     bool
+	heldSeen *seenID
 }
 
 // lane is a session's serialization point: history, metadata, the FIFO of
@@ -207,12 +212,20 @@ func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
 		c.pend, c.pendSeq = &r.msg, rec.NextPending
 	}
 	c.rec = rec
-	deferWrite := idle && rewrite == nil && r.ackOnAnswer && l.m.store.writable()
+	deferWrite := rewrite == nil && r.ackOnAnswer && l.m.store.writable()
+	if deferWrite && !idle { // held in memory until it joins history (promote)
+		rec, c.rec = l.rec, l.rec
+		r.held, r.heldSeen = true, seen
+	}
 	l.mu.Unlock()
-	if deferWrite {
+	switch {
+	case r.held:
+	case deferWrite:
 		l.deferred = &c // written with the run's first write (l.wmu held)
-	} else if err := l.write(c); err != nil {
-		return "", err
+	default:
+		if err := l.write(c); err != nil {
+			return "", err
+		}
 	}
 	l.mu.Lock()
 	l.rec, l.stored, l.last = rec, true, now
@@ -220,12 +233,13 @@ func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
 		l.history = slices.Clip(rewrite)
 		l.epoch++ // runs dispatched before see a history that is gone
 	}
-	if idle {
+	switch {
+	case idle:
 		if rewrite == nil {
 			l.history = append(l.history, r.msg)
 		}
 		r.start, r.epoch = len(l.history)-1, l.epoch
-	} else {
+	case !r.held:
 		r.pending = c.pendSeq
 	}
 	l.queue = append(l.queue, r)
@@ -328,8 +342,12 @@ func (l *lane) answered(r *run) (string, bool) {
 	return "", false
 }
 
-// promote moves r's user message from the pending area into history.
+// promote moves r's user message from the pending area (or, held in
+// memory, straight) into history.
 func (l *lane) promote(r *run) error {
+	if r.held {
+		return l.promoteHeld(r)
+	}
 	if r.pending == 0 {
 		return nil
 	}
@@ -350,6 +368,36 @@ func (l *lane) promote(r *run) error {
 	l.rec = rec
 	l.history = append(l.history, r.msg)
 	r.start, r.epoch, r.pending = len(l.history)-1, l.epoch, 0
+	l.mu.Unlock()
+	return nil
+}
+
+// promoteHeld appends a held message to history; its write is deferred to
+// the run's first write like an idle session's (or done now when the store
+// cannot write).
+func (l *lane) promoteHeld(r *run) error {
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	if err := l.flushLocked(); err != nil { // an earlier run's message first
+		return err
+	}
+	l.mu.Lock()
+	rec := l.rec
+	rec.Updated = l.m.clock.Now()
+	c := change{from: rec.NextSeq, msgs: []beamclaw.Message{r.msg}, seen: r.heldSeen}
+	rec.NextSeq++
+	rec.Messages++
+	c.rec = rec
+	l.mu.Unlock()
+	if l.m.store.writable() {
+		l.deferred = &c
+	} else if err := l.m.store.apply(l.id, c); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.rec = rec
+	l.history = append(l.history, r.msg)
+	r.start, r.epoch, r.held = len(l.history)-1, l.epoch, false
 	l.mu.Unlock()
 	return nil
 }
