@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -183,8 +184,8 @@ func (a *app) printLog(ctx context.Context, path string, f logFilter, n int, fol
 			emit(partial)
 			partial = ""
 		}
-		// Open the new file before listing the rotated ones, so a rotation
-		// in between shows up as the next file being among them.
+		// Open the new file before the rotated ones, so a rotation in
+		// between shows up as the next file being among them.
 		next, err := os.Open(path)
 		if err != nil {
 			continue
@@ -194,11 +195,11 @@ func (a *app) printLog(ctx context.Context, path string, f logFilter, n int, fol
 			_ = next.Close()
 			continue
 		}
-		for _, older := range rotatedAfter(path, cur) {
-			if fi, err := os.Stat(older); err == nil && os.SameFile(fi, nextInfo) {
-				break // rotated meanwhile: the rest is read from next
-			}
-			if err := a.printFile(older, f); err != nil {
+		for _, older := range rotatedAfter(path, cur, nextInfo) {
+			err := a.printFrom(older, f)
+			_ = older.Close()
+			if err != nil {
+				_ = next.Close()
 				return err
 			}
 		}
@@ -208,31 +209,42 @@ func (a *app) printLog(ctx context.Context, path string, f logFilter, n int, fol
 	}
 }
 
-// rotatedAfter lists the rotated files newer than the one cur was
-// (path.N-1 ... path.1 when cur is now path.N), oldest first; none when
-// cur was removed (it was past max_files).
-func rotatedAfter(path string, cur os.FileInfo) []string {
+// rotatedAfter opens the rotated files newer than cur (path.N-1 ...
+// path.1 when cur is now path.N; every rotated file when cur is gone, past
+// max_files), oldest first, leaving out next (the file now at path) and
+// any file opened twice because a rotation moved it meanwhile.
+func rotatedAfter(path string, cur, next os.FileInfo) []*os.File {
+	var newer []*os.File
+	var infos []os.FileInfo
 	for i := 1; i < 100; i++ {
-		fi, err := os.Stat(fmt.Sprintf("%s.%d", path, i))
+		f, err := os.Open(fmt.Sprintf("%s.%d", path, i))
 		if err != nil {
-			return nil
+			break
 		}
-		if os.SameFile(fi, cur) {
-			out := make([]string, 0, i-1)
-			for j := i - 1; j >= 1; j-- {
-				out = append(out, fmt.Sprintf("%s.%d", path, j))
-			}
-			return out
+		fi, err := f.Stat()
+		if err != nil || os.SameFile(fi, cur) {
+			_ = f.Close()
+			break
 		}
+		dup := os.SameFile(fi, next)
+		for _, seen := range infos {
+			dup = dup || os.SameFile(fi, seen)
+		}
+		if dup {
+			_ = f.Close()
+			continue
+		}
+		newer, infos = append(newer, f), append(infos, fi)
 	}
-	return nil
+	slices.Reverse(newer)
+	return newer
 }
 
-// printFile prints the matching lines of a whole file.
-func (a *app) printFile(name string, f logFilter) error {
-	b, err := os.ReadFile(name)
+// printFrom prints the matching lines of an open file, from its start.
+func (a *app) printFrom(file *os.File, f logFilter) error {
+	b, err := io.ReadAll(file)
 	if err != nil {
-		return nil // rotated away meanwhile
+		return nil // gone meanwhile
 	}
 	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
 		if line != "" && f.keep(line) {
