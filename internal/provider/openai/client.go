@@ -63,8 +63,10 @@ func (c *Client) Chat(ctx context.Context, req beamclaw.ChatRequest, onText func
 	if model == "" {
 		return beamclaw.ChatResponse{}, beamclaw.E(op, beamclaw.KindInvalid, "no model configured for the provider", nil)
 	}
-	body, err := c.encodeBody(req, model)
-	if err != nil {
+	body := c.t.bodies.get()
+	defer body.release()
+	var err error
+	if body.b, err = c.encodeBody(body.b, req, model); err != nil {
 		return beamclaw.ChatResponse{}, beamclaw.E(op, beamclaw.KindInvalid, "the request could not be encoded", err)
 	}
 	ctx, cancel := c.t.withTimeout(ctx)
@@ -91,7 +93,7 @@ func (c *Client) Chat(ctx context.Context, req beamclaw.ChatRequest, onText func
 }
 
 // attempt makes one HTTP call and reads the answer into a.
-func (c *Client) attempt(ctx context.Context, op string, body []byte, a *assembler) (int, error) {
+func (c *Client) attempt(ctx context.Context, op string, body *body, a *assembler) (int, error) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if c.t.firstToken > 0 {
@@ -99,7 +101,7 @@ func (c *Client) attempt(ctx context.Context, op string, body []byte, a *assembl
 		defer timer.Stop()
 		a.onLive = func() { timer.Stop() }
 	}
-	hreq, err := c.t.request(actx, "/chat/completions", "application/json", bytes.NewReader(body))
+	hreq, err := c.t.request(body.traced(actx), "/chat/completions", "application/json", bytes.NewReader(body.b))
 	if err != nil {
 		return 0, beamclaw.E(op, beamclaw.KindInternal, "", err)
 	}
@@ -126,7 +128,29 @@ func (c *Client) attempt(ctx context.Context, op string, body []byte, a *assembl
 		return res.StatusCode, c.t.transportError(op, actx, err)
 	}
 	a.end()
+	drainBody(res.Body, cancel)
 	return res.StatusCode, nil
+}
+
+// Draining a finished answer: at most drainMax bytes, waiting at most
+// drainWait.
+const (
+	drainMax  = 4 << 10
+	drainWait = 10 * time.Millisecond
+)
+
+// errDrained cancels the read of what follows a stream's [DONE].
+var errDrained = errors.New("stream end drained")
+
+// drainBody reads what is left of an answer after its [DONE] (the chunked
+// body's end usually arrives just after it) so the connection goes back
+// to the pool: net/http closes a connection whose body was closed unread,
+// and the next call pays a new connection (a TLS handshake with a real
+// provider). A server that keeps the stream open is cut after drainWait.
+func drainBody(b io.Reader, cancel context.CancelCauseFunc) {
+	t := time.AfterFunc(drainWait, func() { cancel(errDrained) })
+	defer t.Stop()
+	_, _ = io.Copy(io.Discard, io.LimitReader(b, drainMax))
 }
 
 // readStream reads server-sent chunks until [DONE] (or the end of a

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -314,5 +316,43 @@ func TestNewValidates(t *testing.T) {
 	}
 	if _, err := c.Chat(context.Background(), userReq("q"), nil); beamclaw.KindOf(err) != beamclaw.KindInvalid {
 		t.Errorf("Chat without model err = %v, want invalid", err)
+	}
+}
+
+// A stream whose body ends a moment after its [DONE] keeps its
+// connection: the next calls reuse it instead of dialling (a TLS
+// handshake with a real provider).
+func TestChatKeepsTheConnectionAfterDone(t *testing.T) {
+	var mu sync.Mutex
+	conns := 0
+	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+		_ = http.NewResponseController(w).Flush()
+		time.Sleep(time.Millisecond) // the chunked body's end follows
+	}))
+	hs.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			mu.Lock()
+			conns++
+			mu.Unlock()
+		}
+	}
+	hs.Start()
+	defer hs.Close()
+	c, err := New(Options{Name: "keep", BaseURL: hs.URL, Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseIdleConnections()
+	for range 10 {
+		if resp, err := c.Chat(context.Background(), userReq("q"), nil); err != nil || resp.Message.Content != "hi" {
+			t.Fatalf("Chat = %q, %v", resp.Message.Content, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if conns != 1 {
+		t.Errorf("10 calls opened %d connections, want 1", conns)
 	}
 }

@@ -133,7 +133,7 @@ func TestEncodeBodyWithCachedTools(t *testing.T) {
 	long := strings.Repeat("A long prompt with \"quotes\", <tags> & ünïcode, \x01 controls,\n\tand a marker-like \x00beamclaw \u2028 text. ", 40)
 	req.Messages = append([]beamclaw.Message{{Role: beamclaw.RoleSystem, Content: long}}, req.Messages...)
 	for range 2 { // the second from the cache
-		got, err := c.encodeBody(req, "gpt-4o")
+		got, err := c.encodeBody(nil, req, "gpt-4o")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +152,7 @@ func TestEncodeBodyWithCachedTools(t *testing.T) {
 	}
 	req.Tools = append([]beamclaw.ToolDef(nil), req.Tools...)
 	req.Tools[0].Description = "changed"
-	got, _ := c.encodeBody(req, "gpt-4o")
+	got, _ := c.encodeBody(nil, req, "gpt-4o")
 	if !bytes.Contains(got, []byte(`"description":"changed"`)) {
 		t.Errorf("a changed tool came from the cache:\n%s", got)
 	}

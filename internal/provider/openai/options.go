@@ -62,11 +62,15 @@ type transport struct {
 	backoffMax            time.Duration
 	retryAfterCap         time.Duration
 	readers               readerPool // stream read buffers
+	bodies                bodyPool   // request bodies
 	enc                   encCache   // encoded tool arrays and system prompts
 }
 
 // maxIdlePerHost is how many idle connections to one provider are kept.
 const maxIdlePerHost = 128
+
+// writeBufferSize is the write buffer of each provider connection.
+const writeBufferSize = 32 << 10
 
 func newTransport(o Options) (*transport, error) {
 	u, err := url.Parse(o.BaseURL)
@@ -90,12 +94,17 @@ func newTransport(o Options) (*transport, error) {
 	case t.maxRetries < 0:
 		t.maxRetries = 0
 	}
+	t.bodies.off = t.hc != nil
 	if t.hc == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		// Every session may be mid-call at once: keep their connections
 		// (the default keeps two per host, and the rest are re-dialled).
 		tr.MaxIdleConnsPerHost = maxIdlePerHost
 		tr.MaxIdleConns = maxIdlePerHost
+		// A chat body (~15 KB) fits the connection's write buffer: headers
+		// and body leave in one write, and net/http does not allocate a
+		// copy buffer per request (it does once a body outgrows the buffer).
+		tr.WriteBufferSize = writeBufferSize
 		t.hc = &http.Client{Transport: tr}
 	}
 	if t.log == nil {

@@ -94,10 +94,10 @@ var promptMarkerJSON = []byte(`"\u0000beamclaw-system-prompt\u0000"`)
 // errMarkerLost would mean encoding/json wrote the marker otherwise.
 var errMarkerLost = errors.New("encode request: the system prompt's place was not found")
 
-// encodeBody is the JSON body of a chat request, in one buffer sized for
-// it: the system prompt and the tools array come from the cache, the
-// tools spliced in as the last member.
-func (c *Client) encodeBody(req beamclaw.ChatRequest, model string) ([]byte, error) {
+// encodeBody appends the JSON body of a chat request to dst[:0] (grown
+// once to its size): the system prompt and the tools array come from the
+// cache, the tools spliced in as the last member.
+func (c *Client) encodeBody(dst []byte, req beamclaw.ChatRequest, model string) ([]byte, error) {
 	w := encodeChat(req, model, c.maxCompletion)
 	var prompt, tools []byte
 	var err error
@@ -115,14 +115,19 @@ func (c *Client) encodeBody(req beamclaw.ChatRequest, model string) ([]byte, err
 		}
 		w.Tools = nil
 	}
+	buf := bytes.NewBuffer(dst[:0])
 	if prompt == nil && tools == nil {
-		return json.Marshal(w)
+		if err := json.NewEncoder(buf).Encode(w); err != nil {
+			return nil, err
+		}
+		out := buf.Bytes()
+		return out[:len(out)-1], nil // Encode's newline
 	}
 	size := len(prompt) + len(tools) + 1024
 	for _, m := range req.Messages[min(1, len(req.Messages)):] {
 		size += len(m.Content) + len(m.Content)/8 + 64 // escapes and the message's own members
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, size))
+	buf.Grow(size)
 	if err := json.NewEncoder(buf).Encode(w); err != nil {
 		return nil, err
 	}
