@@ -58,12 +58,16 @@ func (s *Store) SystemPrompt(name string, extras PromptExtras) (string, error) {
 	day := now.Format(DateLayout)
 	gen, watched := s.watch.generation(dir)
 	var files string
+	var cached cachedPrompt
 	if watched {
 		s.pmu.Lock()
 		p, ok := s.prompts[dir]
 		s.pmu.Unlock()
 		if ok && p.gen == gen && p.day == day {
-			files = p.text
+			if len(extras.Memory) == 0 && p.withSkills != "" && p.skills == extras.Skills {
+				return p.withSkills, nil
+			}
+			files, cached = p.text, p
 		}
 	}
 	if files == "" {
@@ -83,7 +87,8 @@ func (s *Store) SystemPrompt(name string, extras PromptExtras) (string, error) {
 			if len(s.prompts) >= maxCacheEntries {
 				clear(s.prompts)
 			}
-			s.prompts[dir] = cachedPrompt{gen: gen, day: day, text: files}
+			cached = cachedPrompt{gen: gen, day: day, text: files}
+			s.prompts[dir] = cached
 			s.pmu.Unlock()
 		}
 	}
@@ -94,7 +99,16 @@ func (s *Store) SystemPrompt(name string, extras PromptExtras) (string, error) {
 	b.Grow(len(files) + len(extras.Skills) + 1024)
 	b.WriteString(files)
 	writeExtras(&b, extras)
-	return b.String(), nil
+	prompt := b.String()
+	if watched && cached.text != "" && len(extras.Memory) == 0 {
+		cached.skills, cached.withSkills = extras.Skills, prompt
+		s.pmu.Lock()
+		if p, ok := s.prompts[dir]; ok && p.gen == gen && p.day == day {
+			s.prompts[dir] = cached
+		}
+		s.pmu.Unlock()
+	}
+	return prompt, nil
 }
 
 // promptFiles assembles the file part of the prompt (the header, the

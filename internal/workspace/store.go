@@ -31,10 +31,15 @@ type Store struct {
 
 // cachedPrompt is the file part of a workspace's prompt, valid for one
 // generation of the workspace and one day (the daily logs it names).
+// With it, the whole prompt for the last skills section asked for, so a
+// turn without recalled memory copies nothing.
 type cachedPrompt struct {
 	gen  uint64
 	day  string
 	text string
+
+	skills     string // the extras.Skills withSkills was built for
+	withSkills string // text + that skills section
 }
 
 // Agent describes one workspace.

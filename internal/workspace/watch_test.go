@@ -102,6 +102,46 @@ func TestWatchedPromptSeesEveryChange(t *testing.T) {
 	}
 }
 
+// The whole prompt is reused only for the same skills section and no
+// recalled memory: another skills section, memory, or a changed file each
+// give the prompt they ask for.
+func TestWatchedPromptExtras(t *testing.T) {
+	s := mustStore(t)
+	dir := mustCreate(t, s, "default")
+	watching(t, s, dir)
+	prompt := func(extras PromptExtras) string {
+		t.Helper()
+		p, err := s.SystemPrompt("default", extras)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	one := PromptExtras{Skills: "# Skills\n\n- one: the first skill"}
+	first := prompt(one)
+	if again := prompt(one); again != first || !strings.Contains(first, "the first skill") {
+		t.Fatalf("the same skills gave another prompt:\n%s\n---\n%s", first, again)
+	}
+	if got := prompt(PromptExtras{Skills: "# Skills\n\n- two: the second skill"}); !strings.Contains(got, "the second skill") || strings.Contains(got, "the first skill") {
+		t.Errorf("other skills:\n%s", got)
+	}
+	withMemory := one
+	withMemory.Memory = []Snippet{{Source: "MEMORY.md", Text: "a recalled fact"}}
+	if got := prompt(withMemory); !strings.Contains(got, "a recalled fact") || !strings.Contains(got, "the first skill") {
+		t.Errorf("skills with memory:\n%s", got)
+	}
+	if got := prompt(one); strings.Contains(got, "a recalled fact") || !strings.Contains(got, "the first skill") {
+		t.Errorf("memory stayed in a later prompt:\n%s", got)
+	}
+	mustWrite(t, filepath.Join(dir, FileMemory), "a changed memory file")
+	if got := prompt(one); !strings.Contains(got, "a changed memory file") || !strings.Contains(got, "the first skill") {
+		t.Errorf("after a change:\n%s", got)
+	}
+	if got := prompt(PromptExtras{}); strings.Contains(got, "the first skill") {
+		t.Errorf("no skills asked, skills given:\n%s", got)
+	}
+}
+
 // A workspace removed and made again is watched again.
 func TestWatchedPromptAfterTheWorkspaceIsRecreated(t *testing.T) {
 	s := mustStore(t)
