@@ -91,6 +91,14 @@ var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
 // encodeChat builds the wire request. maxCompletion selects OpenAI's newer
 // max_completion_tokens field over max_tokens.
 func encodeChat(req beamclaw.ChatRequest, model string, maxCompletion bool) chatRequest {
+	out := encodeChatHead(req, model, maxCompletion)
+	out.Tools = wireTools(req.Tools)
+	return out
+}
+
+// encodeChatHead is encodeChat without the tools array (the client takes
+// it from its cache).
+func encodeChatHead(req beamclaw.ChatRequest, model string, maxCompletion bool) chatRequest {
 	out := chatRequest{
 		Model:         model,
 		Messages:      make([]wireMessage, 0, len(req.Messages)),
@@ -114,12 +122,21 @@ func encodeChat(req beamclaw.ChatRequest, model string, maxCompletion bool) chat
 	for _, m := range req.Messages {
 		out.Messages = append(out.Messages, encodeMessage(m))
 	}
-	for _, t := range req.Tools {
+	return out
+}
+
+// wireTools is the wire form of defs (nil for none).
+func wireTools(defs []beamclaw.ToolDef) []wireTool {
+	if len(defs) == 0 {
+		return nil
+	}
+	out := make([]wireTool, 0, len(defs))
+	for _, t := range defs {
 		params := t.Parameters
 		if len(params) == 0 || string(params) == "null" {
 			params = emptyParameters
 		}
-		out.Tools = append(out.Tools, wireTool{Type: "function", Function: wireToolDef{
+		out = append(out, wireTool{Type: "function", Function: wireToolDef{
 			Name: t.Name, Description: t.Description, Parameters: params,
 		}})
 	}

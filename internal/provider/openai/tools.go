@@ -28,15 +28,16 @@ type encCache struct {
 	enc  map[uint64][]byte
 }
 
-// get returns the encoding stored under key, or encodes v and stores it.
-func (ec *encCache) get(key uint64, v any) ([]byte, error) {
+// get returns the encoding stored under key, or encodes value() and
+// stores it.
+func (ec *encCache) get(key uint64, value func() any) ([]byte, error) {
 	ec.mu.Lock()
 	b, ok := ec.enc[key]
 	ec.mu.Unlock()
 	if ok {
 		return b, nil
 	}
-	b, err := json.Marshal(v)
+	b, err := json.Marshal(value())
 	if err != nil {
 		return nil, err
 	}
@@ -49,23 +50,23 @@ func (ec *encCache) get(key uint64, v any) ([]byte, error) {
 	return b, nil
 }
 
-// hash starts a hash of content to key the cache ('t' tools, 's' a prompt).
-func (ec *encCache) hash(kind byte) *maphash.Hash {
+// hash starts h, a hash of content to key the cache ('t' tools, 's' a
+// prompt).
+func (ec *encCache) hash(h *maphash.Hash, kind byte) {
 	ec.mu.Lock()
 	if ec.enc == nil {
 		ec.seed, ec.enc = maphash.MakeSeed(), make(map[uint64][]byte)
 	}
 	seed := ec.seed
 	ec.mu.Unlock()
-	h := new(maphash.Hash)
 	h.SetSeed(seed)
 	h.WriteByte(kind)
-	return h
 }
 
-// tools returns the JSON array of wire, the wire form of defs.
-func (ec *encCache) tools(defs []beamclaw.ToolDef, wire []wireTool) ([]byte, error) {
-	h := ec.hash('t')
+// tools returns the JSON array of the wire form of defs.
+func (ec *encCache) tools(defs []beamclaw.ToolDef) ([]byte, error) {
+	var h maphash.Hash
+	ec.hash(&h, 't')
 	for _, d := range defs {
 		h.WriteString(d.Name)
 		h.WriteByte(0)
@@ -74,14 +75,15 @@ func (ec *encCache) tools(defs []beamclaw.ToolDef, wire []wireTool) ([]byte, err
 		h.Write(d.Parameters)
 		h.WriteByte(0)
 	}
-	return ec.get(h.Sum64(), wire)
+	return ec.get(h.Sum64(), func() any { return wireTools(defs) })
 }
 
 // prompt returns the JSON string of a system prompt.
 func (ec *encCache) prompt(s string) ([]byte, error) {
-	h := ec.hash('s')
+	var h maphash.Hash
+	ec.hash(&h, 's')
 	h.WriteString(s)
-	return ec.get(h.Sum64(), s)
+	return ec.get(h.Sum64(), func() any { return s })
 }
 
 // promptMarker stands in for the cached system prompt while the rest of
@@ -98,7 +100,7 @@ var errMarkerLost = errors.New("encode request: the system prompt's place was no
 // once to its size): the system prompt and the tools array come from the
 // cache, the tools spliced in as the last member.
 func (c *Client) encodeBody(dst []byte, req beamclaw.ChatRequest, model string) ([]byte, error) {
-	w := encodeChat(req, model, c.maxCompletion)
+	w := encodeChatHead(req, model, c.maxCompletion)
 	var prompt, tools []byte
 	var err error
 	if len(w.Messages) > 0 && w.Messages[0].Role == string(beamclaw.RoleSystem) {
@@ -109,11 +111,10 @@ func (c *Client) encodeBody(dst []byte, req beamclaw.ChatRequest, model string) 
 			w.Messages[0].Content = promptMarker
 		}
 	}
-	if len(w.Tools) > 0 {
-		if tools, err = c.t.enc.tools(req.Tools, w.Tools); err != nil {
+	if len(req.Tools) > 0 {
+		if tools, err = c.t.enc.tools(req.Tools); err != nil {
 			return nil, err
 		}
-		w.Tools = nil
 	}
 	buf := bytes.NewBuffer(dst[:0])
 	if prompt == nil && tools == nil {
