@@ -174,9 +174,9 @@ func (c *Client) readStream(body io.Reader, a *assembler) error {
 		if string(bytes.TrimSpace(data)) == "[DONE]" {
 			return nil
 		}
-		clear(choices[:cap(choices)]) // no field of the last chunk may stay
-		ch = chunkJSON{Choices: choices[:0]}
-		if err := json.Unmarshal(data, &ch); err != nil {
+		clear(choices[:cap(choices)])                                    // no field of the last chunk may stay
+		ch = chunkJSON{ID: ch.ID, Model: ch.Model, Choices: choices[:0]} // id and model kept: the same in every chunk, not copied again
+		if err := decodeChunk(data, &ch); err != nil {
 			return fmt.Errorf("decode stream chunk: %w", err)
 		}
 		if len(ch.Error) > 0 && string(ch.Error) != "null" {

@@ -15,15 +15,20 @@ const maxOpenTag = len("<reasoning>")
 // it. Whitespace right after a block is dropped. An unclosed block hides
 // the rest of the stream. Text outside blocks passes through untouched.
 type thinkFilter struct {
-	pending string // held input: a partial opening tag, or the tail of a block
-	closing string // the closing tag awaited ("</think>"); "" outside a block
-	skipWS  bool   // drop whitespace right after a block
-	recent  string // last bytes emitted (at most maxOpenTag)
-	tail    string // emitted partial opening tag a block interrupted ("<thi")
+	pending string           // held input: a partial opening tag, or the tail of a block
+	closing string           // the closing tag awaited ("</think>"); "" outside a block
+	skipWS  bool             // drop whitespace right after a block
+	tail    string           // emitted partial opening tag a block interrupted ("<thi")
+	recent  [maxOpenTag]byte // the last nrecent bytes emitted
+	nrecent int
 }
 
 // Write takes the next piece of text and returns what is now visible.
 func (f *thinkFilter) Write(piece string) string {
+	if f.pending == "" && f.closing == "" && !f.skipWS && f.tail == "" && strings.IndexByte(piece, '<') < 0 {
+		f.remember(piece) // plain text, nothing held: passes as it is
+		return piece
+	}
 	s := f.pending + piece
 	f.pending = ""
 	var out strings.Builder
@@ -97,7 +102,7 @@ func (f *thinkFilter) afterBlock(s string) (rest string, stop bool) {
 
 func (f *thinkFilter) open(tag string) {
 	f.closing = "</" + tag + ">"
-	f.tail = partialOpenSuffix(f.recent)
+	f.tail = partialOpenSuffix(string(f.recent[:f.nrecent]))
 }
 
 func (f *thinkFilter) emit(out *strings.Builder, s string) {
@@ -106,12 +111,18 @@ func (f *thinkFilter) emit(out *strings.Builder, s string) {
 	}
 	out.WriteString(s)
 	f.tail = ""
+	f.remember(s)
+}
+
+// remember keeps the last maxOpenTag bytes of what was emitted.
+func (f *thinkFilter) remember(s string) {
 	if len(s) >= maxOpenTag {
-		f.recent = s[len(s)-maxOpenTag:]
+		f.nrecent = copy(f.recent[:], s[len(s)-maxOpenTag:])
 		return
 	}
-	r := f.recent + s
-	f.recent = r[max(0, len(r)-maxOpenTag):]
+	keep := min(f.nrecent, maxOpenTag-len(s))
+	copy(f.recent[:], f.recent[f.nrecent-keep:f.nrecent])
+	f.nrecent = keep + copy(f.recent[keep:], s)
 }
 
 // Flush ends the stream: a held partial tag outside a block was text.
