@@ -76,10 +76,10 @@ start_floor() {
 	FLOOR_ADDR=$(wait_line "$out" 's|^floorproxy listening on http://||p')
 }
 
-# start_daemon NAME: beamclaw on FAKE_URL (rate limit off, port 0); sets
-# D_ADDR, D_PID.
+# start_daemon NAME [BASE]: beamclaw on FAKE_URL (rate limit off, port 0),
+# its home under BASE (default the work directory); sets D_ADDR, D_PID.
 start_daemon() {
-	local home=$WORK/$1
+	local home=${2:-$WORK}/$1
 	mkdir -p "$home"
 	cat >"$home/config.yaml" <<-EOF
 		core:
@@ -120,6 +120,18 @@ for t in bc floor; do
 	load "$t-c64" "$addr" "$pid" -mode plain -n 6400 -c 64 -users 640 -warmup 640
 done
 
+# The same c=1 turns with the database on tmpfs, where fdatasync costs
+# nothing: what the disk adds to a persisted turn, and what is left.
+if [[ -d /dev/shm && -w /dev/shm ]]; then
+	log "fast upstream, c=1, the database on tmpfs (no disk sync)"
+	SHM=$(mktemp -d /dev/shm/beamclaw-bench.XXXXXX)
+	start_daemon tmpfs "$SHM"
+	load bc-c1-tmpfs "$D_ADDR" "$D_PID" -mode plain -n 2000 -c 1 -users 200 -warmup 200
+	kill "$D_PID"
+	wait "$D_PID" 2>/dev/null || true
+	rm -rf "$SHM"
+fi
+
 log "sessions: RSS with 1,000 then 10,000 distinct users"
 start_daemon sessions
 V[idle_rss]=$(awk '/^VmRSS:/ {printf "%.1f MiB", $2/1024}' "/proc/$D_PID/status")
@@ -156,6 +168,9 @@ row metric beamclaw floor "budget (issue 13)"
 row --- --- --- ---
 row "added latency p50 / p99, c=1" "$(j bc-c1 '.added.latency.p50_ns' | ms) / $(j bc-c1 '.added.latency.p99_ns' | ms)" \
 	"$(j floor-c1 '.added.latency.p50_ns' | ms) / $(j floor-c1 '.added.latency.p99_ns' | ms)" "≤ 0.6 ms p50"
+if [[ -f $WORK/bc-c1-tmpfs.json ]]; then
+	row "the same, database on tmpfs (no fdatasync): p50; CPU per turn" "$(j bc-c1-tmpfs '.added.latency.p50_ns' | ms); $(j bc-c1-tmpfs .cpu_per_turn_us | us)" — "(what the disk adds)"
+fi
 row "daemon CPU per turn, c=1 / c=64" "$(j bc-c1 .cpu_per_turn_us | us) / $(j bc-c64 .cpu_per_turn_us | us)" \
 	"$(j floor-c1 .cpu_per_turn_us | us) / $(j floor-c64 .cpu_per_turn_us | us)" "≤ 500 / 250 µs"
 for c in 1 16 64; do
