@@ -7,7 +7,11 @@ import (
 
 // ChatRequest is one call to an LLM provider.
 type ChatRequest struct {
-	Model     string
+	Model string
+	// System is the system prompt (the agent's, or a hidden turn's
+	// instruction), sent before Messages; "" for none. A system message
+	// inside Messages is part of the conversation (a client's own).
+	System    string
 	Messages  []Message
 	Tools     []ToolDef
 	MaxTokens int

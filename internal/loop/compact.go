@@ -163,8 +163,7 @@ const flushNothing = "NOTHING"
 // be compacted and hands the notes to Options.MemoryFlush. Nothing of it
 // reaches the route or the history.
 func (rs *runState) flushMemory(ctx context.Context, old []beamclaw.Message) error {
-	req := beamclaw.ChatRequest{Model: rs.model, Messages: []beamclaw.Message{
-		{Role: beamclaw.RoleSystem, Content: flushInstruction},
+	req := beamclaw.ChatRequest{Model: rs.model, System: flushInstruction, Messages: []beamclaw.Message{
 		{Role: beamclaw.RoleUser, Content: transcript(old)},
 	}}
 	resp, err := rs.provider.Chat(ctx, req, func(string) {})
@@ -203,8 +202,7 @@ func (rs *runState) summarise(ctx context.Context, old []beamclaw.Message) (stri
 	if rs.e.opts.CompactionModel != "" {
 		model = rs.e.opts.CompactionModel
 	}
-	req := beamclaw.ChatRequest{Model: model, Messages: []beamclaw.Message{
-		{Role: beamclaw.RoleSystem, Content: summaryInstruction},
+	req := beamclaw.ChatRequest{Model: model, System: summaryInstruction, Messages: []beamclaw.Message{
 		{Role: beamclaw.RoleUser, Content: transcript(old)},
 	}}
 	resp, err := p.Chat(ctx, req, func(string) {})

@@ -67,14 +67,13 @@ func (rs *runState) iterate(ctx context.Context) error {
 
 // chat makes one provider call, streaming text to the route.
 func (rs *runState) chat(ctx context.Context) (beamclaw.ChatResponse, error) {
-	msgs := rs.history
+	req := beamclaw.ChatRequest{Model: rs.model, System: rs.system, Messages: rs.history, Tools: rs.defs,
+		MaxTokens: rs.e.opts.MaxTokens, Sampling: rs.r.Sampling}
+	count := len(rs.history)
 	if rs.system != "" {
-		msgs = make([]beamclaw.Message, 0, len(rs.history)+1)
-		msgs = append(msgs, beamclaw.Message{Role: beamclaw.RoleSystem, Content: rs.system})
-		msgs = append(msgs, rs.history...)
+		count++
 	}
-	req := beamclaw.ChatRequest{Model: rs.model, Messages: msgs, Tools: rs.defs, MaxTokens: rs.e.opts.MaxTokens, Sampling: rs.r.Sampling}
-	rs.emit(ctx, beamclaw.EventLLMRequest, slog.Int("message_count", len(msgs)), slog.String("model", rs.model))
+	rs.emit(ctx, beamclaw.EventLLMRequest, slog.Int("message_count", count), slog.String("model", rs.model))
 	st := rs.e.opts.Scrub.NewStream(func(s string) {
 		rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvChunk, Text: s})
 	})

@@ -44,9 +44,9 @@ func (p *scripted) Chat(ctx context.Context, req beamclaw.ChatRequest, onText fu
 	}
 	var s step
 	switch {
-	case len(req.Messages) > 0 && strings.HasPrefix(req.Messages[0].Content, "You compact conversations"):
+	case strings.HasPrefix(req.System, "You compact conversations"):
 		s = p.summary
-	case len(req.Messages) > 0 && strings.HasPrefix(req.Messages[0].Content, "The conversation below is about to be compacted"):
+	case strings.HasPrefix(req.System, "The conversation below is about to be compacted"):
 		s = p.flush
 	case len(p.steps) > 0:
 		s, p.steps = p.steps[0], p.steps[1:]

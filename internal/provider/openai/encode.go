@@ -101,7 +101,7 @@ func encodeChat(req beamclaw.ChatRequest, model string, maxCompletion bool) chat
 func encodeChatHead(req beamclaw.ChatRequest, model string, maxCompletion bool) chatRequest {
 	out := chatRequest{
 		Model:         model,
-		Messages:      make([]wireMessage, 0, len(req.Messages)),
+		Messages:      make([]wireMessage, 0, len(req.Messages)+1),
 		Stream:        true,
 		StreamOptions: &streamOptions{IncludeUsage: true},
 	}
@@ -118,6 +118,9 @@ func encodeChatHead(req beamclaw.ChatRequest, model string, maxCompletion bool) 
 		if len(req.Tools) > 0 {
 			out.ParallelToolCalls = s.ParallelToolCalls // providers refuse it without tools
 		}
+	}
+	if req.System != "" {
+		out.Messages = append(out.Messages, wireMessage{Role: string(beamclaw.RoleSystem), Content: req.System})
 	}
 	for _, m := range req.Messages {
 		out.Messages = append(out.Messages, encodeMessage(m))

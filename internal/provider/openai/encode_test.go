@@ -157,3 +157,23 @@ func TestEncodeBodyWithCachedTools(t *testing.T) {
 		t.Errorf("a changed tool came from the cache:\n%s", got)
 	}
 }
+
+// ChatRequest.System goes first, exactly as a leading system message
+// would, through both the cached and the plain encoding.
+func TestEncodeSystemGoesFirst(t *testing.T) {
+	c := &Client{t: &transport{name: "t"}}
+	for _, prompt := range []string{"be brief", strings.Repeat("a long agent prompt ", 100)} {
+		with := goldenConversation()
+		with.System = prompt
+		as := goldenConversation()
+		as.Messages = append([]beamclaw.Message{{Role: beamclaw.RoleSystem, Content: prompt}}, as.Messages...)
+		got, err := c.encodeBody(nil, with, "gpt-4o")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := c.encodeBody(nil, as, "gpt-4o")
+		if !bytes.Equal(got, want) {
+			t.Errorf("System:\n%s\nleading message:\n%s", got, want)
+		}
+	}
+}
