@@ -9,8 +9,6 @@ import (
 	"net/netip"
 	"sync"
 	"time"
-
-	"github.com/go-chi/chi/v5/middleware"
 )
 
 // bodyDeadline bounds the time a client may take to send its request body
@@ -33,7 +31,7 @@ func (s *Server) bodyDeadline(next http.Handler) http.Handler {
 			timedOut: func() {
 				s.log.LogAttrs(r.Context(), slog.LevelWarn, "request body not received in time; connection closed",
 					slog.String("client", clientIP(r, s.opts.TrustedProxies)), slog.Duration("read_timeout", s.opts.ReadTimeout),
-					slog.String("req_id", middleware.GetReqID(r.Context())))
+					slog.String("req_id", reqID(r.Context())))
 			}}
 		next.ServeHTTP(w, r)
 	})

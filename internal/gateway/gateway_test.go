@@ -310,3 +310,34 @@ func BenchmarkLimiterAllow(b *testing.B) {
 		i++
 	}
 }
+
+// Every answer carries its request id (the one in the daemon's log line):
+// a plain X-Request-Id from the client is kept, anything else is replaced
+// by one of ours, and ours never repeat.
+func TestRequestIDs(t *testing.T) {
+	_, url := newTestServer(t, Options{})
+	get := func(sent string) string {
+		t.Helper()
+		req, _ := http.NewRequest("GET", url+"/health", nil)
+		if sent != "" {
+			req.Header.Set("X-Request-Id", sent)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		return resp.Header.Get("X-Request-Id")
+	}
+	if got := get("client-trace:42.a_b"); got != "client-trace:42.a_b" {
+		t.Errorf("a plain client id came back as %q", got)
+	}
+	seen := map[string]bool{}
+	for _, bad := range []string{"", "has space", "quote\"d", strings.Repeat("x", 65), "é"} {
+		got := get(bad)
+		if got == "" || got == bad || seen[got] {
+			t.Errorf("sent %q, got %q", bad, got)
+		}
+		seen[got] = true
+	}
+}

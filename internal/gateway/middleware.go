@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/go-chi/chi/v5/middleware"
 )
 
 // statusRecorder remembers the status written, for logs and metrics.
@@ -56,7 +55,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			s.opts.Metrics.ObserveHTTP(route, r.Method, rec.status, d)
 		}
 		s.log.LogAttrs(r.Context(), slog.LevelInfo, "http",
-			slog.String("req_id", middleware.GetReqID(r.Context())),
+			slog.String("req_id", reqID(r.Context())),
 			slog.String("method", r.Method), slog.String("route", route),
 			slog.Int("status", rec.status), slog.Duration("duration", d))
 	})
@@ -71,7 +70,7 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 					panic(v)
 				}
 				s.log.Error("handler panicked", "panic", fmt.Sprint(v),
-					"req_id", middleware.GetReqID(r.Context()))
+					"req_id", reqID(r.Context()))
 				writeErrorStatus(w, http.StatusInternalServerError, "internal error", "")
 			}
 		}()

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
@@ -92,6 +91,7 @@ type Server struct {
 	opts    Options
 	log     *slog.Logger
 	limiter *Limiter
+	ids     *requestIDs
 }
 
 // New returns a Server; it opens nothing.
@@ -106,7 +106,7 @@ func New(opts Options) *Server {
 		opts.ReadHeaderTimeout = 5 * time.Second
 	}
 	opts.Clock = clock.Or(opts.Clock)
-	s := &Server{opts: opts, log: opts.Logger.With("component", "gateway")}
+	s := &Server{opts: opts, log: opts.Logger.With("component", "gateway"), ids: newRequestIDs()}
 	if opts.RateLimit.Requests > 0 {
 		s.limiter = NewLimiter(opts.RateLimit.Requests, opts.RateLimit.Window,
 			opts.RateLimit.MaxClients, opts.Clock)
@@ -118,7 +118,7 @@ func New(opts Options) *Server {
 // including the rate limit and the bearer token.
 func (s *Server) PublicHandler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, s.bodyDeadline, s.observe, s.recoverer, s.cors, s.rateLimit, s.requireToken, s.limitBody)
+	r.Use(s.ids.middleware, s.bodyDeadline, s.observe, s.recoverer, s.cors, s.rateLimit, s.requireToken, s.limitBody)
 	s.routes(r, s.opts.Routes)
 	return r
 }
@@ -128,7 +128,7 @@ func (s *Server) PublicHandler() http.Handler {
 // limit.
 func (s *Server) ControlHandler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, s.observe, s.recoverer, s.limitBody)
+	r.Use(s.ids.middleware, s.observe, s.recoverer, s.limitBody)
 	r.Get("/control/status", func(w http.ResponseWriter, r *http.Request) {
 		if s.opts.Status == nil {
 			writeErrorStatus(w, http.StatusNotFound, "no status", "not_found")
