@@ -136,11 +136,9 @@ func (d *daemon) toolRegistry(ag *agent.Runtime) (*tool.Registry, error) {
 	to.Logger = d.log
 	reg := tool.New(to)
 	bo := d.plan.Builtin
-	isolate, err := procguard.Isolate()
-	if err != nil {
+	bo.Process.Isolate = procguard.Isolate(func(err error) {
 		d.log.Warn("tool processes are not isolated from the daemon", "err", err)
-	}
-	bo.Process.Isolate = isolate
+	})
 	bo.Memory = builtin.MemoryOptions{Workspace: ag.Files(), Search: ag, Notes: ag}
 	bo.Skills = builtin.SkillOptions{Reader: ag}
 	for _, t := range builtin.Defaults(bo) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 )
 
@@ -20,20 +21,32 @@ func Harden() error {
 
 // Isolate returns what tool processes need on top of Harden: for a
 // daemon running as root, a user namespace per process (root mapped to
-// root); nothing otherwise. It checks once that the kernel allows user
-// namespaces; when it does not, the error says what a root daemon's tools
-// can still read.
-func Isolate() (func(*syscall.SysProcAttr), error) {
+// root); nil otherwise. Whether the kernel allows user namespaces is
+// checked once, when the first tool process starts (the check starts a
+// process of its own, ~5 ms that the daemon's start does not pay); when it
+// does not, unavailable gets an error saying what a root daemon's tools
+// can still read, once, and processes start without a namespace.
+func Isolate(unavailable func(error)) func(*syscall.SysProcAttr) {
 	if os.Geteuid() != 0 {
-		return nil, nil
+		return nil
 	}
-	probe := exec.Command("/bin/true")
-	probe.SysProcAttr = &syscall.SysProcAttr{}
-	userns(probe.SysProcAttr)
-	if err := probe.Run(); err != nil {
-		return nil, fmt.Errorf("user namespaces unavailable (%w): tools started by a root daemon can read its environment; run beamclaw as an unprivileged user", err)
+	allowed := sync.OnceValue(func() bool {
+		probe := exec.Command("/bin/true")
+		probe.SysProcAttr = &syscall.SysProcAttr{}
+		userns(probe.SysProcAttr)
+		if err := probe.Run(); err != nil {
+			if unavailable != nil {
+				unavailable(fmt.Errorf("user namespaces unavailable (%w): tools started by a root daemon can read its environment; run beamclaw as an unprivileged user", err))
+			}
+			return false
+		}
+		return true
+	})
+	return func(a *syscall.SysProcAttr) {
+		if allowed() {
+			userns(a)
+		}
 	}
-	return userns, nil
 }
 
 func userns(a *syscall.SysProcAttr) {

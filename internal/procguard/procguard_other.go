@@ -8,4 +8,4 @@ import "syscall"
 func Harden() error { return nil }
 
 // Isolate is nothing outside Linux.
-func Isolate() (func(*syscall.SysProcAttr), error) { return nil, nil }
+func Isolate(func(error)) func(*syscall.SysProcAttr) { return nil }
