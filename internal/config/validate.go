@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
@@ -25,7 +26,7 @@ var (
 	AutonomyChannels = channelNames()
 )
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // Validate checks ranges, enumerations and cross references and reports
 // every problem at once (errors.Join of *Error). It needs no environment:
@@ -145,7 +146,7 @@ func (p *problems) between(key string, v, lo, hi int) {
 }
 
 func (p *problems) name(key, v string) {
-	if !nameRE.MatchString(v) {
+	if !nameRE().MatchString(v) {
 		p.add(key, "%q is not a valid name (1-64 of A-Z a-z 0-9 _ -)", v)
 	}
 }

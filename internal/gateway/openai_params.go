@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
@@ -79,7 +80,7 @@ func (r *responseFormat) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-var schemaName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+var schemaName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`) })
 
 var reasoningEfforts = map[string]bool{"none": true, "minimal": true, "low": true, "medium": true, "high": true, "xhigh": true}
 
@@ -129,7 +130,7 @@ func (f *samplingFields) sampling(stream bool, opts *streamOptions) (*beamclaw.S
 		case "json_object":
 			s.ResponseFormat = r.raw
 		case "json_schema":
-			if r.JSONSchema == nil || !schemaName.MatchString(r.JSONSchema.Name) {
+			if r.JSONSchema == nil || !schemaName().MatchString(r.JSONSchema.Name) {
 				return nil, badRequest("Invalid 'response_format.json_schema': a 'name' of 1 to 64 letters, digits, '_' or '-' is required.", "response_format.json_schema")
 			}
 			if len(r.JSONSchema.Schema) > 0 && bytes.TrimSpace(r.JSONSchema.Schema)[0] != '{' {

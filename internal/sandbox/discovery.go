@@ -9,10 +9,11 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // toolFileName keeps tool directories safe path components.
-var toolFileName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
+var toolFileName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`) })
 
 // writeTools makes the box's /tools match tools (already filtered by the
 // policy): index.txt with one "name<TAB>first line of description" per
@@ -25,7 +26,7 @@ func (b *box) writeTools(tools []ToolInfo) error {
 	var keep []ToolInfo
 	var parts []string
 	for _, t := range tools {
-		if !toolFileName.MatchString(t.Name) || strings.Contains(t.Name, "..") {
+		if !toolFileName().MatchString(t.Name) || strings.Contains(t.Name, "..") {
 			continue
 		}
 		keep = append(keep, t)

@@ -20,7 +20,7 @@ import (
 func TestInstallIDIsMadeOnceAndKept(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "home", "install-id")
 	id, err := InstallID(file)
-	if err != nil || !installIDRE.MatchString(id) {
+	if err != nil || !installIDRE().MatchString(id) {
 		t.Fatalf("InstallID = %q, %v", id, err)
 	}
 	again, err := InstallID(file)

@@ -47,7 +47,7 @@ func readInstallID(file string) (string, error) {
 		return "", fmt.Errorf("install id: %w", err)
 	}
 	id := strings.TrimSpace(string(b))
-	if !installIDRE.MatchString(id) {
+	if !installIDRE().MatchString(id) {
 		return "", fmt.Errorf("install id: %s holds %q, not 1-64 letters, digits, '.', '_' or '-': remove the file and a new id is made", file, id)
 	}
 	return id, nil

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/docker/go-units"
@@ -160,7 +161,7 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-var installIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var installIDRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
 
 // limits are the parsed resource limits.
 type limits struct {
@@ -173,7 +174,7 @@ func (o Options) validate() (limits, error) {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	var l limits
-	if !installIDRE.MatchString(o.InstallID) {
+	if !installIDRE().MatchString(o.InstallID) {
 		bad("install id %q must be 1-64 letters, digits, '.', '_' or '-'", o.InstallID)
 	}
 	switch o.Scope {

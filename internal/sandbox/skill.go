@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -17,9 +16,6 @@ import (
 
 // SkillType is the front-matter type of a saved sandbox script.
 const SkillType = "sandbox_script"
-
-// skillNameRE is internal/skill's rule for names.
-var skillNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
 // ScriptSkill is a script saved as a skill: <dir>/<name>/SKILL.md with
 // "type: sandbox_script" in its front matter and the code in a fenced
@@ -39,7 +35,7 @@ type ScriptSkill struct {
 func SaveScriptSkill(dir string, s ScriptSkill) (string, error) {
 	const op = "sandbox.SaveScriptSkill"
 	switch {
-	case !skillNameRE.MatchString(s.Name):
+	case !beamclaw.IsName(s.Name):
 		return "", beamclaw.E(op, beamclaw.KindInvalid, "skill name must be 1-64 lower-case letters, digits, '-' or '_'", nil)
 	case s.Language != LangPython && s.Language != LangSh:
 		return "", beamclaw.E(op, beamclaw.KindInvalid, `language must be "python" or "sh"`, nil)
@@ -101,7 +97,7 @@ func LoadScriptSkill(path string) (ScriptSkill, error) {
 // FindScriptSkill looks name up in dirs, in order.
 func FindScriptSkill(dirs []string, name string) (ScriptSkill, error) {
 	const op = "sandbox.FindScriptSkill"
-	if !skillNameRE.MatchString(name) {
+	if !beamclaw.IsName(name) {
 		return ScriptSkill{}, beamclaw.E(op, beamclaw.KindInvalid, "skill name must be 1-64 lower-case letters, digits, '-' or '_'", nil)
 	}
 	for _, d := range dirs {

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // LooksLikeSecret reports whether s is, or contains, a credential: any
@@ -26,18 +27,18 @@ func LooksLikeSecret(s string) bool {
 }
 
 var (
-	hexRE    = regexp.MustCompile(`^[0-9a-fA-F]{32,}$`)
-	base64RE = regexp.MustCompile(`^[A-Za-z0-9+/_\-]{32,}={0,2}$`)
+	hexRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-fA-F]{32,}$`) })
+	base64RE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9+/_\-]{32,}={0,2}$`) })
 )
 
 // randomLooking is a long hex string, or a long base64 one with mixed
 // case and digits and few word separators (so that model names such as
 // "Qwen2-72B-Instruct-AWQ-GPTQ-Int4" are not taken for one).
 func randomLooking(s string) bool {
-	if hexRE.MatchString(s) {
+	if hexRE().MatchString(s) {
 		return true
 	}
-	return base64RE.MatchString(s) && !strings.HasPrefix(s, "/") &&
+	return base64RE().MatchString(s) && !strings.HasPrefix(s, "/") &&
 		strings.Count(s, "-")+strings.Count(s, "_") <= 3 &&
 		strings.ContainsAny(s, "0123456789") &&
 		strings.IndexFunc(s, isUpperRune) >= 0 && strings.IndexFunc(s, isLowerRune) >= 0

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
@@ -77,7 +78,7 @@ var installers = map[string]struct {
 
 // packageRE is what a package name may look like: no leading '-' (no
 // option injection), no spaces or shell characters.
-var packageRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9@._/+:=~-]{0,199}$`)
+var packageRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9@._/+:=~-]{0,199}$`) })
 
 func goVersioned(p string) string {
 	if strings.Contains(p, "@") {
@@ -105,7 +106,7 @@ func PlanInstall(s Skill, env Env) Plan {
 			skip("not for " + env.GOOS)
 		case !known:
 			skip("unsupported install kind")
-		case !packageRE.MatchString(spec.Package):
+		case !packageRE().MatchString(spec.Package):
 			skip("unsafe or missing package name")
 		case !env.has(inst.bin):
 			skip(inst.bin + " not found on PATH")

@@ -3,7 +3,6 @@ package skill
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"strings"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
@@ -82,8 +81,6 @@ type InstallSpec struct {
 	OS      []string // where this spec applies; empty means any
 }
 
-var skillNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
-
 // frontMatter is the YAML header of a SKILL.md. Unknown keys are allowed:
 // other agents add their own.
 type frontMatter struct {
@@ -117,7 +114,7 @@ func Parse(data []byte) (Skill, error) {
 		Body:        body,
 		Content:     string(data),
 	}
-	if !skillNameRE.MatchString(s.Name) {
+	if !beamclaw.IsName(s.Name) {
 		return Skill{}, beamclaw.E(op, beamclaw.KindInvalid,
 			"name must be 1-64 lower-case letters, digits, '-' or '_'", nil)
 	}

@@ -5,9 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
 
 func TestParse(t *testing.T) {
@@ -135,7 +136,7 @@ func FuzzParseSkill(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !skillNameRE.MatchString(s.Name) || s.Description == "" {
+		if !beamclaw.IsName(s.Name) || s.Description == "" {
 			t.Fatalf("Parse accepted name %q description %q", s.Name, s.Description)
 		}
 		if s.Metadata != nil && !json.Valid(s.Metadata) {

@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"regexp"
 	"slices"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
@@ -34,15 +33,13 @@ var promptOrder = [...]string{
 // Files returns the workspace files in system-prompt order.
 func Files() []string { return slices.Clone(promptOrder[:]) }
 
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
-
 // ValidName reports whether name can name an agent: 1 to 64 characters
 // of lower-case letters, digits, '-' and '_', starting with a letter or a
 // digit. Anything else (path separators, dots, upper case) is KindInvalid.
 func ValidName(name string) error {
-	if !nameRE.MatchString(name) {
+	if !beamclaw.IsName(name) {
 		return beamclaw.E("workspace.ValidName", beamclaw.KindInvalid,
-			"agent names use 1-64 lower-case letters, digits, '-' or '_', starting with a letter or digit", nil)
+			"agent names use "+beamclaw.NameRule, nil)
 	}
 	return nil
 }

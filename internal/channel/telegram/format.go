@@ -3,6 +3,7 @@ package telegram
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // FormatHTML converts the Markdown an agent writes into the HTML subset
@@ -33,7 +34,7 @@ func FormatHTML(md string) string {
 	return out.String()
 }
 
-var langRe = regexp.MustCompile(`^[A-Za-z0-9_+#.-]{1,32}$`)
+var langRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_+#.-]{1,32}$`) })
 
 // fenceOpen reports whether line opens a fenced code block, and its language.
 func fenceOpen(line string) (lang string, ok bool) {
@@ -42,7 +43,7 @@ func fenceOpen(line string) (lang string, ok bool) {
 		return "", false
 	}
 	lang = strings.TrimSpace(strings.TrimLeft(t, "`"))
-	if !langRe.MatchString(lang) {
+	if !langRe().MatchString(lang) {
 		lang = ""
 	}
 	return lang, true
