@@ -11,7 +11,7 @@ import (
 // chatRequest is the body of POST /chat/completions.
 type chatRequest struct {
 	Model               string         `json:"model"`
-	Messages            []wireMessage  `json:"messages"`
+	Messages            []wireMessage  `json:"messages,omitempty"` // never empty in a real request
 	Tools               []wireTool     `json:"tools,omitempty"`
 	Stream              bool           `json:"stream"`
 	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
@@ -92,16 +92,16 @@ var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
 // max_completion_tokens field over max_tokens.
 func encodeChat(req beamclaw.ChatRequest, model string, maxCompletion bool) chatRequest {
 	out := encodeChatHead(req, model, maxCompletion)
+	out.Messages = wireMessages(req)
 	out.Tools = wireTools(req.Tools)
 	return out
 }
 
-// encodeChatHead is encodeChat without the tools array (the client takes
-// it from its cache).
+// encodeChatHead is encodeChat without the messages and the tools (the
+// client encodes those through its caches).
 func encodeChatHead(req beamclaw.ChatRequest, model string, maxCompletion bool) chatRequest {
 	out := chatRequest{
 		Model:         model,
-		Messages:      make([]wireMessage, 0, len(req.Messages)+1),
 		Stream:        true,
 		StreamOptions: &streamOptions{IncludeUsage: true},
 	}
@@ -119,11 +119,17 @@ func encodeChatHead(req beamclaw.ChatRequest, model string, maxCompletion bool) 
 			out.ParallelToolCalls = s.ParallelToolCalls // providers refuse it without tools
 		}
 	}
+	return out
+}
+
+// wireMessages is the wire form of the system prompt and the messages.
+func wireMessages(req beamclaw.ChatRequest) []wireMessage {
+	out := make([]wireMessage, 0, len(req.Messages)+1)
 	if req.System != "" {
-		out.Messages = append(out.Messages, wireMessage{Role: string(beamclaw.RoleSystem), Content: req.System})
+		out = append(out, wireMessage{Role: string(beamclaw.RoleSystem), Content: req.System})
 	}
 	for _, m := range req.Messages {
-		out.Messages = append(out.Messages, encodeMessage(m))
+		out = append(out, encodeMessage(m))
 	}
 	return out
 }

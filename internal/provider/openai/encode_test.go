@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -174,6 +175,62 @@ func TestEncodeSystemGoesFirst(t *testing.T) {
 		want, _ := c.encodeBody(nil, as, "gpt-4o")
 		if !bytes.Equal(got, want) {
 			t.Errorf("System:\n%s\nleading message:\n%s", got, want)
+		}
+	}
+}
+
+// A cached message is used only for an equal message: an entry that
+// shares a message's hash (forced here) is not sent in its place.
+func TestMessageCacheNeverTrustsTheHashAlone(t *testing.T) {
+	var mc msgCache
+	first, err := mc.appendSimple(nil, beamclaw.RoleUser, "the first message", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := mc.appendSimple(nil, beamclaw.RoleUser, "the first message", ""); !bytes.Equal(again, first) {
+		t.Fatalf("cached %s, first %s", again, first)
+	}
+	for key, e := range mc.m { // make every entry claim to be another message
+		e.enc = []byte(`{"role":"user","content":"someone else's"}`)
+		mc.m[key] = e
+	}
+	got, _ := mc.appendSimple(nil, beamclaw.RoleUser, "the first message", "")
+	if !bytes.Equal(got, []byte(`{"role":"user","content":"someone else's"}`)) {
+		t.Fatalf("the equal message did not come from the cache: %s", got)
+	}
+	for key, e := range mc.m {
+		e.content = "not this one"
+		mc.m[key] = e
+	}
+	got, _ = mc.appendSimple(nil, beamclaw.RoleUser, "the first message", "")
+	if !bytes.Equal(got, first) {
+		t.Errorf("a colliding entry was sent: %s", got)
+	}
+	for _, tc := range []struct {
+		role     beamclaw.Role
+		content  string
+		callID   string
+		wantJSON string
+	}{
+		{beamclaw.RoleTool, "the first message", "call_1", `{"role":"tool","content":"the first message","tool_call_id":"call_1"}`},
+		{beamclaw.RoleAssistant, "the first message", "", `{"role":"assistant","content":"the first message"}`},
+	} {
+		if got, _ := mc.appendSimple(nil, tc.role, tc.content, tc.callID); string(got) != tc.wantJSON {
+			t.Errorf("%s: %s, want %s", tc.role, got, tc.wantJSON)
+		}
+	}
+}
+
+// The cache stays within its bound however many messages pass.
+func TestMessageCacheIsBounded(t *testing.T) {
+	var mc msgCache
+	text := strings.Repeat("x", 64<<10)
+	for i := range 200 {
+		if _, err := mc.appendSimple(nil, beamclaw.RoleUser, fmt.Sprintf("%d %s", i, text), ""); err != nil {
+			t.Fatal(err)
+		}
+		if mc.size > maxMessageCache {
+			t.Fatalf("after %d messages the cache holds %d bytes", i+1, mc.size)
 		}
 	}
 }

@@ -63,7 +63,8 @@ type transport struct {
 	retryAfterCap         time.Duration
 	readers               readerPool // stream read buffers
 	bodies                bodyPool   // request bodies
-	enc                   encCache   // encoded tool arrays and system prompts
+	enc                   encCache   // encoded tool arrays
+	msgs                  msgCache   // encoded messages
 }
 
 // maxIdlePerHost is how many idle connections to one provider are kept.
