@@ -70,6 +70,21 @@ func BenchmarkEncodeBody(b *testing.B) {
 		req.Tools = append(req.Tools, beamclaw.ToolDef{Name: fmt.Sprintf("tool_%d", i), Description: "does a thing", Parameters: json.RawMessage(schema)})
 	}
 	c := &Client{t: &transport{name: "bench"}}
+	long := req
+	for i := range 200 { // a long conversation: 200 more messages of ~200 bytes
+		long.Messages = append(long.Messages, beamclaw.Message{Role: beamclaw.RoleAssistant,
+			Content: fmt.Sprintf("answer %d: %s", i, strings.Repeat("some words of a reply with \"quotes\" <b>, ", 5))})
+	}
+	b.Run("long", func(b *testing.B) {
+		b.ReportAllocs()
+		var buf []byte
+		for b.Loop() {
+			var err error
+			if buf, err = c.encodeBody(buf, long, "m"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("cached", func(b *testing.B) {
 		b.ReportAllocs()
 		var buf []byte // reused, as the client's pool does
