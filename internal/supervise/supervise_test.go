@@ -1,8 +1,12 @@
 package supervise
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -157,3 +161,45 @@ func TestNoRestartRemovesService(t *testing.T) {
 }
 
 var _ suture.Service = (*Guarded)(nil)
+
+// syncBuffer is a bytes.Buffer safe for a logger and a reader at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// A supervisor's events name it (and its service) in the log.
+func TestEventsNameTheSupervisor(t *testing.T) {
+	var buf syncBuffer
+	r := &runs{seen: make(chan int32, 16)}
+	r.next = func(n int32, ctx context.Context) error {
+		if n == 1 {
+			return errors.New("broken")
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	sup := New("sess-42", Options{Logger: slog.New(slog.NewTextHandler(&buf, nil)), Backoff: time.Millisecond})
+	sup.Add(Guard(r, GuardOptions{}))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := sup.ServeBackground(ctx)
+	waitFor(t, r.seen, 2)
+	cancel()
+	<-done
+	out := buf.String()
+	if !strings.Contains(out, `msg="service failed"`) || !strings.Contains(out, "supervisor=sess-42") || !strings.Contains(out, "service=runs") {
+		t.Errorf("log:\n%s", out)
+	}
+}

@@ -1,6 +1,7 @@
 package supervise
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"time"
@@ -35,9 +36,11 @@ func New(name string, opts Options) *suture.Supervisor {
 	if opts.Backoff <= 0 {
 		opts.Backoff = time.Second
 	}
-	log = log.With("supervisor", name)
+	// The supervisor's name is added when an event is logged, not with
+	// log.With here: a session's supervisor is made for every turn, and
+	// its events are rare.
 	return suture.New(name, suture.Spec{
-		EventHook:                EventHook(log),
+		EventHook:                eventHook(log, slog.String("supervisor", name)),
 		Timeout:                  opts.Timeout,
 		FailureBackoff:           opts.Backoff,
 		FailureThreshold:         20,
@@ -46,7 +49,13 @@ func New(name string, opts Options) *suture.Supervisor {
 }
 
 // EventHook returns a suture event hook that logs to log.
-func EventHook(log *slog.Logger) suture.EventHook {
+func EventHook(log *slog.Logger) suture.EventHook { return eventHook(log) }
+
+// eventHook logs suture's events to log, each line with attrs.
+func eventHook(log *slog.Logger, attrs ...slog.Attr) suture.EventHook {
+	if len(attrs) > 0 {
+		log = slog.New(lazyAttrs{Handler: log.Handler(), attrs: attrs})
+	}
 	return func(ev suture.Event) {
 		switch e := ev.(type) {
 		case suture.EventServicePanic:
@@ -69,4 +78,25 @@ func EventHook(log *slog.Logger) suture.EventHook {
 			log.Error("service did not stop in time", "service", e.ServiceName)
 		}
 	}
+}
+
+// lazyAttrs adds attrs to each record it handles, instead of formatting
+// them into a new handler up front as slog.Logger.With does.
+type lazyAttrs struct {
+	slog.Handler
+	attrs []slog.Attr
+}
+
+func (h lazyAttrs) Handle(ctx context.Context, r slog.Record) error {
+	r = r.Clone()
+	r.AddAttrs(h.attrs...)
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h lazyAttrs) WithAttrs(as []slog.Attr) slog.Handler {
+	return lazyAttrs{Handler: h.Handler.WithAttrs(as), attrs: h.attrs}
+}
+
+func (h lazyAttrs) WithGroup(name string) slog.Handler {
+	return lazyAttrs{Handler: h.Handler.WithGroup(name), attrs: h.attrs}
 }
