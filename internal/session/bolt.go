@@ -137,43 +137,53 @@ func (b *boltBackend) apply(id string, c change) error {
 		}
 	}
 	err = b.db.Update(func(tx *bolt.Tx) error {
-		hist := tx.Bucket(bucketHistory)
-		if c.reset {
-			if err := deletePrefix(hist, id); err != nil {
-				return err
+		if c.reset || len(vals) > 0 {
+			hist := tx.Bucket(bucketHistory)
+			if c.reset {
+				if err := deletePrefix(hist, id); err != nil {
+					return err
+				}
+			}
+			for i, v := range vals {
+				if err := hist.Put(key(id, c.from+uint64(i)), v); err != nil {
+					return err
+				}
 			}
 		}
-		for i, v := range vals {
-			if err := hist.Put(key(id, c.from+uint64(i)), v); err != nil {
-				return err
+		// A bucket is opened only when the change touches it (opening one
+		// costs a bbolt Bucket and its root node in every commit).
+		if len(c.unpend) > 0 || pend != nil {
+			pb := tx.Bucket(bucketPending)
+			for _, seq := range c.unpend {
+				if err := pb.Delete(key(id, seq)); err != nil {
+					return err
+				}
+			}
+			if pend != nil {
+				if err := pb.Put(key(id, c.pendSeq), pend); err != nil {
+					return err
+				}
 			}
 		}
-		pb := tx.Bucket(bucketPending)
-		for _, seq := range c.unpend {
-			if err := pb.Delete(key(id, seq)); err != nil {
-				return err
+		if len(c.forget) > 0 || seen != nil {
+			sb := tx.Bucket(bucketSeen)
+			for _, mid := range c.forget {
+				if err := sb.Delete(seenKey(id, mid)); err != nil {
+					return err
+				}
+			}
+			if seen != nil {
+				if err := sb.Put(seenKey(id, c.seen.ID), seen); err != nil {
+					return err
+				}
 			}
 		}
-		if pend != nil {
-			if err := pb.Put(key(id, c.pendSeq), pend); err != nil {
-				return err
-			}
-		}
-		sb := tx.Bucket(bucketSeen)
-		for _, mid := range c.forget {
-			if err := sb.Delete(seenKey(id, mid)); err != nil {
-				return err
-			}
-		}
-		if seen != nil {
-			if err := sb.Put(seenKey(id, c.seen.ID), seen); err != nil {
-				return err
-			}
-		}
-		tb := tx.Bucket(bucketThreads)
-		for k, thread := range c.index {
-			if err := tb.Put([]byte(k), []byte(thread)); err != nil {
-				return err
+		if len(c.index) > 0 {
+			tb := tx.Bucket(bucketThreads)
+			for k, thread := range c.index {
+				if err := tb.Put([]byte(k), []byte(thread)); err != nil {
+					return err
+				}
 			}
 		}
 		return tx.Bucket(bucketSessions).Put([]byte(id), rec)
