@@ -116,11 +116,12 @@ func (a *app) printLog(ctx context.Context, path string, f logFilter, n int, fol
 	r := bufio.NewReaderSize(file, 64<<10)
 	var tail []string
 	var partial string
+	collect := n > 0 // the file as it is now: keep its last n lines
 	emit := func(line string) {
 		if !f.keep(line) {
 			return
 		}
-		if n > 0 && !follow {
+		if collect {
 			tail = append(tail, line)
 			if len(tail) > n {
 				tail = tail[1:]
@@ -143,23 +144,23 @@ func (a *app) printLog(ctx context.Context, path string, f logFilter, n int, fol
 			partial = ""
 		}
 	}
-	if follow && n > 0 { // the last n lines first, then follow
-		if err := a.printLog(ctx, path, f, n, false); err != nil {
-			return err
-		}
-		if _, err := file.Seek(0, io.SeekEnd); err != nil {
-			return err
-		}
-	} else if err := readAll(); err != nil {
+	// Read what is there (its last n lines kept), then follow from where
+	// that read stopped on the same file: a line written meanwhile is
+	// neither skipped nor printed twice.
+	if err := readAll(); err != nil {
 		return err
 	}
+	collect = false
 	for _, line := range tail {
 		fmt.Fprintln(a.stdout, line)
 	}
 	if !follow {
 		return nil
 	}
-	tick := time.NewTicker(200 * time.Millisecond)
+	// Polled often enough that the daemon rarely rotates more than
+	// max_files times between two looks (a file removed before it was
+	// opened here is lost to the follower).
+	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		select {
@@ -216,11 +217,16 @@ func (a *app) printLog(ctx context.Context, path string, f logFilter, n int, fol
 func rotatedAfter(path string, cur, next os.FileInfo) []*os.File {
 	var newer []*os.File
 	var infos []os.FileInfo
-	for i := 1; i < 100; i++ {
+	missing := 0
+	for i := 1; i < 100 && missing < 3; i++ {
 		f, err := os.Open(fmt.Sprintf("%s.%d", path, i))
 		if err != nil {
-			break
+			// A rotation renames FILE.n to FILE.n+1 before FILE to FILE.1:
+			// an index can be missing for a moment, with older files after it.
+			missing++
+			continue
 		}
+		missing = 0
 		fi, err := f.Stat()
 		if err != nil || os.SameFile(fi, cur) {
 			_ = f.Close()
