@@ -212,16 +212,11 @@ func (r *Registry) Allowed(agentID, name string) bool {
 // by several places appears once, resolved as Lookup resolves it.
 func (r *Registry) Specs(agentID string) []beamclaw.ToolSpec {
 	st := r.state.Load()
-	seen := make(map[string]bool, len(st.static))
 	out := make([]beamclaw.ToolSpec, 0, len(st.static))
 	add := func(t beamclaw.Tool) {
-		spec := t.Spec()
-		name := spec.Def.Name
-		if seen[name] || !r.Allowed(agentID, name) {
-			return
+		if spec := t.Spec(); r.Allowed(agentID, spec.Def.Name) {
+			out = append(out, spec)
 		}
-		seen[name] = true
-		out = append(out, spec)
 	}
 	for _, t := range st.static {
 		add(t)
@@ -235,8 +230,10 @@ func (r *Registry) Specs(agentID string) []beamclaw.ToolSpec {
 			add(t)
 		}
 	}
-	slices.SortFunc(out, func(a, b beamclaw.ToolSpec) int { return strings.Compare(a.Def.Name, b.Def.Name) })
-	return out
+	// Sorted stably, the first of equal names is the one Lookup finds
+	// (registered tools, then sources in order); the others go.
+	slices.SortStableFunc(out, func(a, b beamclaw.ToolSpec) int { return strings.Compare(a.Def.Name, b.Def.Name) })
+	return slices.CompactFunc(out, func(a, b beamclaw.ToolSpec) bool { return a.Def.Name == b.Def.Name })
 }
 
 // validName accepts the names providers accept: 1-64 of [A-Za-z0-9_.-].

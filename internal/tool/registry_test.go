@@ -91,3 +91,34 @@ func TestRegistryConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A name offered twice is listed once, with the spec Lookup resolves to:
+// the registered tool's, then the first source's.
+func TestSpecsListTheToolLookupFinds(t *testing.T) {
+	r := tool.New(tool.Options{})
+	mine := echo("shared")
+	mine.spec.Def.Description = "registered"
+	if err := r.Register(mine); err != nil {
+		t.Fatal(err)
+	}
+	first, second := echo("shared"), echo("shared")
+	first.spec.Def.Description, second.spec.Def.Description = "first source", "second source"
+	other1, other2 := echo("both"), echo("both")
+	other1.spec.Def.Description, other2.spec.Def.Description = "from a", "from b"
+	r.AddSource("a", &listSource{tools: []beamclaw.Tool{first, other1}})
+	r.AddSource("b", &listSource{tools: []beamclaw.Tool{second, other2}})
+	got := map[string]string{}
+	for _, s := range r.Specs("") {
+		if _, dup := got[s.Def.Name]; dup {
+			t.Errorf("%s listed twice", s.Def.Name)
+		}
+		got[s.Def.Name] = s.Def.Description
+		found, _ := r.Lookup(s.Def.Name)
+		if found.Spec().Def.Description != s.Def.Description {
+			t.Errorf("%s: listed %q, Lookup finds %q", s.Def.Name, s.Def.Description, found.Spec().Def.Description)
+		}
+	}
+	if !cmp.Equal(got, map[string]string{"shared": "registered", "both": "from a"}) {
+		t.Errorf("Specs = %v", got)
+	}
+}
