@@ -50,6 +50,15 @@ func FuzzDecodeChunk(f *testing.F) {
 		scanned := (&chunkScanner{data: data}).chunk(&fast)
 		var want chunkJSON
 		werr := json.Unmarshal(data, &want)
+		// As readStream calls it: into a reused, zeroed choices array (the
+		// scanner may have written into it before falling back).
+		reused := chunkJSON{Choices: make([]choiceJSON, 0, 2)}
+		wantReused := chunkJSON{Choices: make([]choiceJSON, 0, 2)}
+		rerr := decodeChunk(data, &reused)
+		wrerr := json.Unmarshal(data, &wantReused)
+		if (rerr == nil) != (wrerr == nil) || !reflect.DeepEqual(reused, wantReused) {
+			t.Fatalf("reused array: %q decoded as %#v (%v), want %#v (%v)", data, reused, rerr, wantReused, wrerr)
+		}
 		if !scanned {
 			var got chunkJSON
 			if gerr := decodeChunk(data, &got); (gerr == nil) != (werr == nil) || !reflect.DeepEqual(got, want) {
