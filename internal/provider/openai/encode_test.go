@@ -182,27 +182,28 @@ func TestEncodeSystemGoesFirst(t *testing.T) {
 // A cached message is used only for an equal message: an entry that
 // shares a message's hash (forced here) is not sent in its place.
 func TestMessageCacheNeverTrustsTheHashAlone(t *testing.T) {
-	var mc msgCache
-	first, err := mc.appendSimple(nil, beamclaw.RoleUser, "the first message", "")
+	var ec encCaches
+	msg := wireText{role: string(beamclaw.RoleUser), content: "the first message"}
+	first, err := ec.appendText(nil, msg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again, _ := mc.appendSimple(nil, beamclaw.RoleUser, "the first message", ""); !bytes.Equal(again, first) {
+	if again, _ := ec.appendText(nil, msg); !bytes.Equal(again, first) {
 		t.Fatalf("cached %s, first %s", again, first)
 	}
-	for key, e := range mc.m { // make every entry claim to be another message
+	for key, e := range ec.msgs.m { // make every entry claim to be another message
 		e.enc = []byte(`{"role":"user","content":"someone else's"}`)
-		mc.m[key] = e
+		ec.msgs.m[key] = e
 	}
-	got, _ := mc.appendSimple(nil, beamclaw.RoleUser, "the first message", "")
+	got, _ := ec.appendText(nil, msg)
 	if !bytes.Equal(got, []byte(`{"role":"user","content":"someone else's"}`)) {
 		t.Fatalf("the equal message did not come from the cache: %s", got)
 	}
-	for key, e := range mc.m {
-		e.content = "not this one"
-		mc.m[key] = e
+	for key, e := range ec.msgs.m {
+		e.src.content = "not this one"
+		ec.msgs.m[key] = e
 	}
-	got, _ = mc.appendSimple(nil, beamclaw.RoleUser, "the first message", "")
+	got, _ = ec.appendText(nil, msg)
 	if !bytes.Equal(got, first) {
 		t.Errorf("a colliding entry was sent: %s", got)
 	}
@@ -215,22 +216,41 @@ func TestMessageCacheNeverTrustsTheHashAlone(t *testing.T) {
 		{beamclaw.RoleTool, "the first message", "call_1", `{"role":"tool","content":"the first message","tool_call_id":"call_1"}`},
 		{beamclaw.RoleAssistant, "the first message", "", `{"role":"assistant","content":"the first message"}`},
 	} {
-		if got, _ := mc.appendSimple(nil, tc.role, tc.content, tc.callID); string(got) != tc.wantJSON {
+		if got, _ := ec.appendText(nil, wireText{role: string(tc.role), content: tc.content, callID: tc.callID}); string(got) != tc.wantJSON {
 			t.Errorf("%s: %s, want %s", tc.role, got, tc.wantJSON)
 		}
 	}
 }
 
+// A cached tool array is used only for the same tools, however their
+// hashes fall.
+func TestToolsCacheNeverTrustsTheHashAlone(t *testing.T) {
+	var ec encCaches
+	defs := []beamclaw.ToolDef{{Name: "read_file", Description: "reads", Parameters: json.RawMessage(`{"type":"object"}`)}}
+	first, err := ec.toolsJSON(defs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, e := range ec.tools.m { // the entry now claims another tool set
+		e.src = []beamclaw.ToolDef{{Name: "other"}}
+		e.enc = []byte(`[{"type":"function","function":{"name":"other"}}]`)
+		ec.tools.m[key] = e
+	}
+	if got, _ := ec.toolsJSON(defs); !bytes.Equal(got, first) {
+		t.Errorf("a colliding entry was sent: %s", got)
+	}
+}
+
 // The cache stays within its bound however many messages pass.
 func TestMessageCacheIsBounded(t *testing.T) {
-	var mc msgCache
+	var ec encCaches
 	text := strings.Repeat("x", 64<<10)
 	for i := range 200 {
-		if _, err := mc.appendSimple(nil, beamclaw.RoleUser, fmt.Sprintf("%d %s", i, text), ""); err != nil {
+		if _, err := ec.appendText(nil, wireText{role: string(beamclaw.RoleUser), content: fmt.Sprintf("%d %s", i, text)}); err != nil {
 			t.Fatal(err)
 		}
-		if mc.size > maxMessageCache {
-			t.Fatalf("after %d messages the cache holds %d bytes", i+1, mc.size)
+		if ec.msgs.size > maxMessageCache {
+			t.Fatalf("after %d messages the cache holds %d bytes", i+1, ec.msgs.size)
 		}
 	}
 }

@@ -1,93 +1,95 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
-	"hash/maphash"
-	"sync"
+	"slices"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
 
-// maxMessageCache bounds the message cache: the bytes of the encodings and
-// of the texts they were made from (kept alive by it). Full, it starts
-// over.
-const maxMessageCache = 4 << 20
+// Bounds of the two caches of a provider: its agents' tool arrays (~12 KB
+// of schemas each) and conversation messages, in bytes of encodings and
+// of the text they hold alive.
+const (
+	maxToolsCache   = 1 << 20
+	maxMessageCache = 4 << 20
+)
 
-// msgCache keeps the JSON of conversation messages. A conversation is
-// sent whole on every model call, so without it each turn escapes the
-// whole history (and the system prompt) again; with it, a turn encodes
-// only its new messages. Entries are keyed by a hash of the message and
-// hold the message itself: a hit is used only when the message is equal,
-// never on a hash collision alone.
-type msgCache struct {
-	mu   sync.Mutex
-	seed maphash.Seed
-	m    map[uint64]msgEntry
-	size int
+// encCaches are a provider's encoding caches. A conversation is sent whole
+// on every model call, so without them each turn escapes the whole
+// history, the system prompt and the tool schemas again; with them, a
+// turn encodes only its new messages.
+type encCaches struct {
+	tools encCache[[]beamclaw.ToolDef]
+	msgs  encCache[wireText]
 }
 
-type msgEntry struct {
+// wireText is a message whose wire form is text: its role, content and
+// (tool results) call id.
+type wireText struct {
 	role, content, callID string
-	enc                   []byte
 }
 
-// appendMessage appends m's JSON: plain messages (text content, no tool
-// calls, no attachments) through the cache, the others encoded as they
-// are.
-func (mc *msgCache) appendMessage(out []byte, m beamclaw.Message) ([]byte, error) {
-	plain := len(m.ToolCalls) == 0 && (m.Role != beamclaw.RoleUser || len(m.Attachments) == 0)
-	if !plain {
+// toolsJSON returns the JSON array of the wire form of defs.
+func (ec *encCaches) toolsJSON(defs []beamclaw.ToolDef) ([]byte, error) {
+	h := ec.tools.hasher()
+	for _, d := range defs {
+		h.WriteString(d.Name)
+		h.WriteByte(0)
+		h.WriteString(d.Description)
+		h.WriteByte(0)
+		h.Write(d.Parameters)
+		h.WriteByte(0)
+	}
+	key := h.Sum64()
+	if b, ok := ec.tools.get(key, func(src []beamclaw.ToolDef) bool { return sameDefs(src, defs) }); ok {
+		return b, nil
+	}
+	b, err := json.Marshal(wireTools(defs))
+	if err != nil {
+		return nil, err
+	}
+	ec.tools.put(key, slices.Clone(defs), b, 2*len(b), maxToolsCache)
+	return b, nil
+}
+
+func sameDefs(a, b []beamclaw.ToolDef) bool {
+	return slices.EqualFunc(a, b, func(x, y beamclaw.ToolDef) bool {
+		return x.Name == y.Name && x.Description == y.Description && bytes.Equal(x.Parameters, y.Parameters)
+	})
+}
+
+// appendMessage appends m's JSON: text messages (no tool calls, no
+// attachments) through the cache, the others encoded as they are.
+func (ec *encCaches) appendMessage(out []byte, m beamclaw.Message) ([]byte, error) {
+	if len(m.ToolCalls) > 0 || m.Role == beamclaw.RoleUser && len(m.Attachments) > 0 {
 		b, err := json.Marshal(encodeMessage(m))
 		return append(out, b...), err
 	}
-	callID := ""
+	t := wireText{role: string(m.Role), content: m.Content}
 	if m.Role == beamclaw.RoleTool {
-		callID = m.ToolCallID // encodeMessage sends it for tool results only
+		t.callID = m.ToolCallID // encodeMessage sends it for tool results only
 	}
-	return mc.appendSimple(out, m.Role, m.Content, callID)
+	return ec.appendText(out, t)
 }
 
-// appendSimple appends the JSON of a message of role, text content and
-// (tool results) call id.
-func (mc *msgCache) appendSimple(out []byte, role beamclaw.Role, content, callID string) ([]byte, error) {
-	mc.mu.Lock()
-	if mc.m == nil {
-		mc.seed, mc.m = maphash.MakeSeed(), make(map[uint64]msgEntry)
-	}
-	seed := mc.seed
-	mc.mu.Unlock()
-	var h maphash.Hash
-	h.SetSeed(seed)
-	h.WriteString(string(role))
+// appendText appends the JSON of a text message.
+func (ec *encCaches) appendText(out []byte, t wireText) ([]byte, error) {
+	h := ec.msgs.hasher()
+	h.WriteString(t.role)
 	h.WriteByte(0)
-	h.WriteString(callID)
+	h.WriteString(t.callID)
 	h.WriteByte(0)
-	h.WriteString(content)
+	h.WriteString(t.content)
 	key := h.Sum64()
-
-	mc.mu.Lock()
-	e, ok := mc.m[key]
-	mc.mu.Unlock()
-	if ok && e.role == string(role) && e.callID == callID && e.content == content {
-		return append(out, e.enc...), nil
+	if b, ok := ec.msgs.get(key, func(src wireText) bool { return src == t }); ok {
+		return append(out, b...), nil
 	}
-	enc, err := json.Marshal(wireMessage{Role: string(role), Content: content, ToolCallID: callID})
+	b, err := json.Marshal(wireMessage{Role: t.role, Content: t.content, ToolCallID: t.callID})
 	if err != nil {
 		return out, err
 	}
-	cost := len(enc) + len(content)
-	mc.mu.Lock()
-	if mc.size+cost > maxMessageCache {
-		clear(mc.m)
-		mc.size = 0
-	}
-	if cost <= maxMessageCache {
-		if old, had := mc.m[key]; had {
-			mc.size -= len(old.enc) + len(old.content)
-		}
-		mc.m[key] = msgEntry{role: string(role), content: content, callID: callID, enc: enc}
-		mc.size += cost
-	}
-	mc.mu.Unlock()
-	return append(out, enc...), nil
+	ec.msgs.put(key, t, b, len(b)+len(t.content), maxMessageCache)
+	return append(out, b...), nil
 }

@@ -63,8 +63,7 @@ type transport struct {
 	retryAfterCap         time.Duration
 	readers               readerPool // stream read buffers
 	bodies                bodyPool   // request bodies
-	enc                   encCache   // encoded tool arrays
-	msgs                  msgCache   // encoded messages
+	enc                   encCaches  // encoded tool arrays and messages
 }
 
 // maxIdlePerHost is how many idle connections to one provider are kept.
