@@ -6,7 +6,6 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -162,27 +161,9 @@ func TestNoRestartRemovesService(t *testing.T) {
 
 var _ suture.Service = (*Guarded)(nil)
 
-// syncBuffer is a bytes.Buffer safe for a logger and a reader at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // A supervisor's events name it (and its service) in the log.
 func TestEventsNameTheSupervisor(t *testing.T) {
-	var buf syncBuffer
+	var buf bytes.Buffer // written by the supervisor's goroutine, read after it ended
 	r := &runs{seen: make(chan int32, 16)}
 	r.next = func(n int32, ctx context.Context) error {
 		if n == 1 {
