@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -238,5 +239,45 @@ func TestOpenAIModelsRetrieveCORSAnd429(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "30" {
 		t.Errorf("streamed: status %d Retry-After %q, want 429 and 30", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+}
+
+// Every answer carries X-Request-Id, the id of its line in the daemon's
+// log: the client's own when it is a plain token, else one the daemon made
+// (docs/openai-api.md).
+func TestOpenAIAnswersCarryTheirRequestID(t *testing.T) {
+	r := newChatRig(t, rigOptions{})
+	r.start()
+	send := func(id string) string {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, "http://"+r.addr+"/v1/chat/completions",
+			strings.NewReader(`{"model":"default","messages":[{"role":"user","content":"hi"}]}`))
+		req.Header.Set("Content-Type", "application/json")
+		if id != "" {
+			req.Header.Set("X-Request-Id", id)
+		}
+		resp, err := r.hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+		return resp.Header.Get("X-Request-Id")
+	}
+	if got := send("client-trace.7"); got != "client-trace.7" {
+		t.Errorf("a plain client id came back as %q", got)
+	}
+	made, replaced := send(""), send("has space")
+	if made == "" || replaced == "" || replaced == "has space" || made == replaced {
+		t.Errorf("ids made by the daemon: %q and %q", made, replaced)
+	}
+	logs := r.h.must("logs").stdout
+	for _, id := range []string{"client-trace.7", made, replaced} {
+		if !strings.Contains(logs, "req_id="+id+" ") {
+			t.Errorf("no log line with req_id=%s:\n%s", id, logs)
+		}
 	}
 }
