@@ -60,10 +60,12 @@ type Runtime struct {
 	catalogs map[string]catalogAt      // skill catalogs, per agent
 }
 
-// catalogAt is a skill catalog and when it was discovered.
+// catalogAt is a skill catalog, its rendered prompt section and when it
+// was discovered.
 type catalogAt struct {
-	cat skill.Catalog
-	at  time.Time
+	cat     skill.Catalog
+	section string // skill.PromptSection(cat.Skills), rendered once
+	at      time.Time
 }
 
 // skillsFresh is how long a discovered skill catalog is reused: a turn
@@ -118,11 +120,11 @@ func (a *Runtime) List() []string {
 // Prompt is the loop's PromptFunc: workspace files, eligible skills, and
 // (with auto_context) the memory that best matches the run's input.
 func (a *Runtime) Prompt(ctx context.Context, agentID, input string) (string, error) {
-	cat, err := a.catalog(agentID)
+	c, err := a.discovered(agentID)
 	if err != nil {
 		return "", err
 	}
-	extras := workspace.PromptExtras{Skills: skill.PromptSection(cat.Skills)}
+	extras := workspace.PromptExtras{Skills: c.section}
 	if a.autoCtx > 0 && input != "" {
 		hits, err := a.Search(ctx, agentID, input, a.autoCtx)
 		if err != nil {
@@ -144,12 +146,19 @@ func (a *Runtime) SkillDirs(agentID string) []string {
 
 // catalog returns the agent's skills: bundled, global and its own.
 func (a *Runtime) catalog(agentID string) (skill.Catalog, error) {
+	c, err := a.discovered(agentID)
+	return c.cat, err
+}
+
+// discovered returns the agent's skill catalog, discovered at most
+// skillsFresh ago.
+func (a *Runtime) discovered(agentID string) (catalogAt, error) {
 	now := time.Now()
 	a.mu.Lock()
 	c, ok := a.catalogs[agentID]
 	a.mu.Unlock()
 	if ok && now.Sub(c.at) < skillsFresh {
-		return c.cat, nil
+		return c, nil
 	}
 	cat, err := a.skills.Discover(skill.Options{
 		Bundled:      skills.FS,
@@ -158,12 +167,13 @@ func (a *Runtime) catalog(agentID string) (skill.Catalog, error) {
 		AllowFlagged: a.allowFlagged,
 	})
 	if err != nil {
-		return skill.Catalog{}, fmt.Errorf("skills: %w", err)
+		return catalogAt{}, fmt.Errorf("skills: %w", err)
 	}
+	c = catalogAt{cat: cat, section: skill.PromptSection(cat.Skills), at: now}
 	a.mu.Lock()
-	a.catalogs[agentID] = catalogAt{cat: cat, at: now}
+	a.catalogs[agentID] = c
 	a.mu.Unlock()
-	return cat, nil
+	return c, nil
 }
 
 // Skills are the skills the agent's prompt offers it (skill.InPrompt), for

@@ -35,14 +35,14 @@ func (s *sessionService) Serve(ctx context.Context) error {
 	}
 	l.mu.Unlock()
 	if parked || !current {
-		return supervise.NoRestart(errParked)
+		return parkedDone
 	}
 	l.m.forget(ctx, l)
 	if ctx.Err() == nil && !errors.Is(err, suture.ErrDoNotRestart) {
 		l.m.log.LogAttrs(ctx, slog.LevelWarn, "session stopped", slog.String("session_id", l.id),
 			slog.Any("err", err))
 	}
-	return supervise.NoRestart(errClosed)
+	return closedDone
 }
 
 func (s *sessionService) String() string { return s.l.id }
@@ -50,6 +50,10 @@ func (s *sessionService) String() string { return s.l.id }
 var (
 	errClosed = errors.New("session closed")
 	errParked = errors.New("session parked: nothing to do")
+	// The marked forms, made once: every activation ends with two of them.
+	parkedEnd  = supervise.Fatal(errParked)     // the loop's: ends its supervisor
+	parkedDone = supervise.NoRestart(errParked) // the activation's: not restarted
+	closedDone = supervise.NoRestart(errClosed)
 )
 
 // loopService serves the lane's runs one at a time until none is left.
@@ -67,7 +71,7 @@ func (s *loopService) Serve(ctx context.Context) error {
 			return err
 		}
 		if r == nil {
-			return supervise.Fatal(errParked) // ends this activation's supervisor
+			return parkedEnd // ends this activation's supervisor
 		}
 		if s.l.endCanceled(r) { // canceled while queued
 			continue
