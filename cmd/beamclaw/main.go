@@ -13,6 +13,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/cli"
 	"github.com/beamclaw/beamclaw-go/internal/daemon"
+	"github.com/beamclaw/beamclaw-go/internal/initgc"
 )
 
 // Set with -ldflags "-X main.version=... -X main.commit=...".
@@ -22,6 +23,7 @@ var (
 )
 
 func main() {
+	initgc.Resume() // the collector was off while packages initialised
 	b := build()
 	open := func(configFile string) cli.Backend {
 		run := func(ctx context.Context, logOut io.Writer, ready func(beamclaw.Ready)) error {
