@@ -15,6 +15,11 @@ type ChatRequest struct {
 	Messages  []Message
 	Tools     []ToolDef
 	MaxTokens int
+	// Conversation names the conversation Messages belong to (the
+	// session), "" for a one-off call. A provider may keep what its last
+	// call for the conversation did (the encoding of the messages) and
+	// reuse it for the messages that are the same.
+	Conversation string
 	// Sampling holds what a client asked of the model for this turn; nil
 	// leaves every control at the provider's default.
 	Sampling *Sampling

@@ -68,7 +68,7 @@ func (rs *runState) iterate(ctx context.Context) error {
 // chat makes one provider call, streaming text to the route.
 func (rs *runState) chat(ctx context.Context) (beamclaw.ChatResponse, error) {
 	req := beamclaw.ChatRequest{Model: rs.model, System: rs.system, Messages: rs.history, Tools: rs.defs,
-		MaxTokens: rs.e.opts.MaxTokens, Sampling: rs.r.Sampling}
+		MaxTokens: rs.e.opts.MaxTokens, Sampling: rs.r.Sampling, Conversation: rs.r.SessionID}
 	count := len(rs.history)
 	if rs.system != "" {
 		count++

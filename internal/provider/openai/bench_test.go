@@ -85,6 +85,50 @@ func BenchmarkEncodeBody(b *testing.B) {
 			}
 		}
 	})
+	// The same long conversation named (ChatRequest.Conversation), as the
+	// loop sends it: its messages come from the conversation cache.
+	b.Run("long-conversation", func(b *testing.B) {
+		b.ReportAllocs()
+		conv := long
+		conv.Conversation = "bench"
+		var buf []byte
+		for b.Loop() {
+			var err error
+			if buf, err = c.encodeBody(buf, conv, "m"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// An agent's conversation: 50 rounds of a tool call, its result and an
+	// answer (tool calls are not in the per-message cache).
+	tooly := req
+	for i := range 50 {
+		id := fmt.Sprint("call_", i)
+		tooly.Messages = append(tooly.Messages,
+			beamclaw.Message{Role: beamclaw.RoleAssistant, ToolCalls: []beamclaw.ToolCall{{ID: id, Name: "read_file", Args: json.RawMessage(`{"path":"notes/today.md"}`)}}},
+			beamclaw.Message{Role: beamclaw.RoleTool, ToolCallID: id, Name: "read_file", Content: strings.Repeat("a line of the file\n", 10)},
+			beamclaw.Message{Role: beamclaw.RoleAssistant, Content: fmt.Sprint("done ", i)})
+	}
+	for _, named := range []bool{false, true} {
+		name := "tools"
+		if named {
+			name = "tools-conversation"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			r := tooly
+			if named {
+				r.Conversation = "bench-tools"
+			}
+			var buf []byte
+			for b.Loop() {
+				var err error
+				if buf, err = c.encodeBody(buf, r, "m"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 	b.Run("cached", func(b *testing.B) {
 		b.ReportAllocs()
 		var buf []byte // reused, as the client's pool does

@@ -19,10 +19,12 @@ const (
 // encCaches are a provider's encoding caches. A conversation is sent whole
 // on every model call, so without them each turn escapes the whole
 // history, the system prompt and the tool schemas again; with them, a
-// turn encodes only its new messages.
+// turn encodes only its new messages, and a conversation named in the
+// request (convCache) copies its earlier messages' encoding in one piece.
 type encCaches struct {
 	tools encCache[[]beamclaw.ToolDef]
 	msgs  encCache[wireText]
+	convs convCache
 }
 
 // wireText is a message whose wire form is text: its role, content and

@@ -35,13 +35,11 @@ func (c *Client) encodeBody(dst []byte, req beamclaw.ChatRequest, model string) 
 			return nil, err
 		}
 	}
-	for i, m := range req.Messages {
-		if i > 0 || req.System != "" {
-			out = append(out, ',')
-		}
-		if out, err = c.t.enc.appendMessage(out, m); err != nil {
-			return nil, err
-		}
+	if req.System != "" && len(req.Messages) > 0 {
+		out = append(out, ',')
+	}
+	if out, err = c.t.enc.appendMessages(out, req.Conversation, req.Messages); err != nil {
+		return nil, err
 	}
 	out = append(out, ']')
 	if tools != nil {
