@@ -7,9 +7,10 @@
 # load generator (test/load/cmd/bcload) sends the same turns to the fake
 # directly, then through each, and the table prints beamclaw beside the
 # floor: added latency at c=1, daemon CPU per turn, turns/s at c=1/16/64,
+# the same c=1 turns with the database on tmpfs, bytes allocated per turn,
 # time to first token over a slow stream (50 chunks 20 ms apart), RSS with
-# 1,000 and 10,000 sessions, cold start, idle RSS, `beamclaw version`, and
-# package initialisation (GODEBUG=inittrace=1).
+# 1,000 and 10,000 sessions, cold start, idle RSS, `beamclaw version` (beside
+# /bin/true timed alike), and package initialisation (GODEBUG=inittrace=1).
 #
 # Every run is bounded (bcload -n, -limit). One run, no medians: run it twice
 # before believing a difference; docs/performance.md has the method.
@@ -120,6 +121,21 @@ for t in bc floor; do
 	load "$t-c64" "$addr" "$pid" -mode plain -n 6400 -c 64 -users 640 -warmup 640
 done
 
+# Allocation per persisted turn: the daemon's own counters around 2,000
+# more c=1 turns of the c=1 run's 200 users (their sessions exist).
+memstat() {
+	local v
+	v=$(curl -fsS "http://$D_ADDR/metrics" | awk -v k="$1" '$1==k {printf "%.0f", $2}')
+	[[ $v =~ ^[0-9]+$ ]] || { echo "no $1 in the daemon's /metrics" >&2; return 1; }
+	echo "$v"
+}
+a0=$(memstat beamclaw_go_memstats_alloc_bytes_total)
+m0=$(memstat beamclaw_go_memstats_mallocs_total)
+load bc-alloc "$D_ADDR" "$D_PID" -mode plain -n 2000 -c 1 -users 200 -warmup 0 -prefix bc-c1-
+a1=$(memstat beamclaw_go_memstats_alloc_bytes_total)
+m1=$(memstat beamclaw_go_memstats_mallocs_total)
+V[alloc]=$(awk -v a="$((a1 - a0))" -v m="$((m1 - m0))" 'BEGIN {printf "%.1f KiB, %.0f allocations", a/2000/1024, m/2000}')
+
 # The same c=1 turns with the database on tmpfs, where fdatasync costs
 # nothing: what the disk adds to a persisted turn, and what is left.
 if [[ -d /dev/shm && -w /dev/shm ]]; then
@@ -184,6 +200,7 @@ for c in 1 16 64; do
 		"$([[ $c == 64 ]] && echo '≥ 4,500 (≥ ½ the floor)' || echo —)"
 done
 row "time to first token added, p50 (50 chunks, 20 ms apart)" "$(j bc-ttft '.added.ttft.p50_ns' | ms)" "$(j floor-ttft '.added.ttft.p50_ns' | ms)" "≤ +1 ms"
+row "allocated per turn, c=1" "${V[alloc]}" — "≤ 40 KiB"
 row "RSS after 1,000 / 10,000 sessions" "${V[rss_1k]} / ${V[rss_10k]} MiB (${V[live_10k]})" — "10,000 in ≤ 100 MiB"
 row "RSS per session (1,000 → 10,000); goroutines at the end" "${V[per_session]} KiB; ${V[goroutines]}" — "≤ 8 KiB; ≤ 1 per session"
 row "cold start to ready, p50 of 20" "${V[cold]}" — "≤ 10 ms"

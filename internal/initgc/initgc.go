@@ -1,12 +1,14 @@
-// Package initgc keeps the garbage collector off while the binary's
-// packages initialise. Their init functions allocate about 8 MiB (most of
-// it garbage: JSON meta-schemas compiled and dropped, tables built once),
-// which at the default GOGC costs two or three collections and about
-// 4 ms of every command's start, `beamclaw version` included
-// (docs/performance.md). Package initialisation runs in import-path
-// order among the packages whose imports are done, so this one, which
-// imports only the standard library, runs before the heavy third-party
-// ones; main calls Resume first thing.
+// Package initgc keeps the garbage collector off while most of the
+// binary's packages initialise. Their init functions allocate about
+// 4 MiB, most of it garbage (santhosh-tekuri/jsonschema/v6, linked in by
+// mcp-go's client, compiles its meta-schemas; docker's reference package
+// and goldmark build tables): at the default GOGC a collection in the
+// middle of every command's start, `beamclaw version` included
+// (docs/performance.md). Packages initialise in import-path order among
+// those whose imports are done; this one imports only runtime/debug, os
+// and strconv, so it runs as soon as those are ready — before jsonschema
+// and the other heavy inits that sort after it (test/e2e checks the
+// order). main calls Resume first thing.
 package initgc
 
 import (
@@ -17,17 +19,19 @@ import (
 
 func init() { debug.SetGCPercent(-1) }
 
-// Resume gives the collector back the percentage GOGC asks for (100 when
-// unset or unreadable, off for "off"), as the runtime itself reads it.
+// Resume gives the collector back the percentage GOGC asks for.
 func Resume() { debug.SetGCPercent(Percent(os.Getenv("GOGC"))) }
 
-// Percent is the GC percentage a GOGC value means.
+// Percent is the GC percentage a GOGC value means, read as the runtime
+// reads it: "off" is off (-1), a 32-bit decimal integer is itself (a
+// negative one is off too), and anything else (unset, unreadable, out of
+// range) is 100.
 func Percent(gogc string) int {
 	if gogc == "off" {
 		return -1
 	}
-	if n, err := strconv.Atoi(gogc); err == nil {
-		return n
+	if n, err := strconv.ParseInt(gogc, 10, 32); err == nil {
+		return int(n)
 	}
 	return 100
 }

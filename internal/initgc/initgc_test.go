@@ -1,9 +1,10 @@
 package initgc
 
 import (
-	"os"
 	"runtime/debug"
 	"testing"
+
+	"go.uber.org/goleak"
 )
 
 // offAtInit is the percentage in force when the tests start, before any
@@ -12,7 +13,7 @@ var offAtInit int
 
 func TestMain(m *testing.M) {
 	offAtInit = debug.SetGCPercent(100)
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 func TestTheCollectorIsOffWhilePackagesInitialise(t *testing.T) {
@@ -21,12 +22,15 @@ func TestTheCollectorIsOffWhilePackagesInitialise(t *testing.T) {
 	}
 }
 
+// The cases are what the runtime itself makes of GOGC at start (checked
+// against `GOGC=v` and debug.SetGCPercent in a plain binary, Go 1.26).
 func TestResumeGivesBackWhatGOGCAsks(t *testing.T) {
 	defer debug.SetGCPercent(100)
 	for _, c := range []struct {
 		gogc string
 		want int
-	}{{"", 100}, {"50", 50}, {"400", 400}, {"off", -1}, {"nonsense", 100}} {
+	}{{"", 100}, {"50", 50}, {"400", 400}, {"+80", 80}, {"off", -1}, {"nonsense", 100},
+		{"2147483647", 2147483647}, {"3000000000", 100}, {"-1", -1}, {"-5", -1}, {"007", 7}} {
 		t.Setenv("GOGC", c.gogc)
 		debug.SetGCPercent(-1)
 		Resume()

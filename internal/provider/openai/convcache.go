@@ -8,9 +8,18 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
 
-// maxConvCache bounds the conversation cache: encodings plus copies of
-// the messages they were made from, in bytes.
-const maxConvCache = 4 << 20
+// Bounds of the conversation cache, in bytes of encodings plus the copies
+// of the messages they were made from: all conversations, and one (a
+// longer conversation keeps the entry it had, still a valid prefix, so
+// one huge conversation cannot keep emptying the cache for the others).
+const (
+	maxConvCache = 4 << 20
+	maxConvEntry = maxConvCache / 8
+)
+
+// copyCost is what keeping a copy of a message costs besides its bytes:
+// the struct, a slot of the growing array (estimated, in bytes).
+const copyCost = 256
 
 // convCache keeps, per conversation (ChatRequest.Conversation), the
 // messages of its last model call and their encoding. A conversation
@@ -50,7 +59,10 @@ func (c *convCache) extend(conv string, base *convPrefix, added []beamclaw.Messa
 		base = &convPrefix{}
 	}
 	cost := base.cost + 2*len(enc)
-	if cost > maxConvCache {
+	for _, m := range added {
+		cost += copyCost * (1 + len(m.ToolCalls) + len(m.Attachments))
+	}
+	if cost > maxConvEntry {
 		return
 	}
 	c.mu.Lock()

@@ -172,6 +172,22 @@ func TestConversationCacheIsBounded(t *testing.T) {
 			t.Fatalf("after %d conversations the cache holds %d bytes", i+1, ec.convs.size)
 		}
 	}
+	// A conversation past the bound of one entry keeps what it had and
+	// leaves the others alone.
+	before := len(ec.convs.m)
+	var huge []beamclaw.Message
+	for range 2 * maxConvEntry / len(text) {
+		huge = append(huge, beamclaw.Message{Role: beamclaw.RoleUser, Content: text})
+		if _, err := ec.appendMessages(nil, "huge", huge); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p := ec.convs.get("huge"); p == nil || p.cost > maxConvEntry {
+		t.Errorf("the huge conversation's entry: %+v", p)
+	}
+	if n := len(ec.convs.m); n < before {
+		t.Errorf("one growing conversation emptied the cache: %d entries, %d before", n, before)
+	}
 }
 
 // sameMessage must compare every member of a message that reaches the
