@@ -113,8 +113,22 @@ func (db *DB) Close() error {
 }
 
 // Buckets creates the named top-level buckets when they do not exist.
-// A package calls it once for the buckets it owns.
+// A package calls it once for the buckets it owns. When they all exist
+// (every start but the first) nothing is written: a commit, even an
+// empty one, costs two fdatasyncs.
 func (db *DB) Buckets(names ...string) error {
+	missing := false
+	if err := db.bolt.View(func(tx *bolt.Tx) error {
+		for _, name := range names {
+			missing = missing || tx.Bucket([]byte(name)) == nil
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("buckets: %w", err)
+	}
+	if !missing {
+		return nil
+	}
 	return db.bolt.Update(func(tx *bolt.Tx) error {
 		for _, name := range names {
 			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {

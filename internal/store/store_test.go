@@ -161,3 +161,39 @@ func TestLockTimeoutAcrossProcesses(t *testing.T) {
 		t.Errorf("error %q does not name the holder %s", err, want)
 	}
 }
+
+// Buckets that all exist cost no commit (a start of a daemon with data
+// would otherwise pay two fdatasyncs per package); a missing one is made.
+func TestBucketsWritesOnlyWhatIsMissing(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "b.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	txid := func() int {
+		var id int
+		_ = db.bolt.View(func(tx *bolt.Tx) error { id = tx.ID(); return nil })
+		return id
+	}
+	if err := db.Buckets("a", "b"); err != nil {
+		t.Fatal(err)
+	}
+	made := txid()
+	if err := db.Buckets("b", "a"); err != nil {
+		t.Fatal(err)
+	}
+	if got := txid(); got != made {
+		t.Errorf("existing buckets committed a transaction: txid %d → %d", made, got)
+	}
+	if err := db.Buckets("a", "c"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.bolt.View(func(tx *bolt.Tx) error {
+		if tx.Bucket([]byte("c")) == nil {
+			return errors.New("bucket c was not made")
+		}
+		return nil
+	}); err != nil {
+		t.Error(err)
+	}
+}
