@@ -29,9 +29,8 @@ const copyCost = 256
 // used only as far as every message is the same as the one encoded (see
 // sameMessage); past the bound the cache starts over.
 type convCache struct {
-	mu   sync.Mutex
-	m    map[string]*convPrefix
-	size int
+	mu      sync.Mutex
+	entries bounded[string, *convPrefix]
 }
 
 // convPrefix is what a conversation sent last: copies of its messages
@@ -48,7 +47,8 @@ type convPrefix struct {
 func (c *convCache) get(conv string) *convPrefix {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.m[conv]
+	p, _ := c.entries.get(conv)
+	return p
 }
 
 // extend stores conv's messages: base (the entry the call started from,
@@ -67,11 +67,8 @@ func (c *convCache) extend(conv string, base *convPrefix, added []beamclaw.Messa
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = make(map[string]*convPrefix)
-	}
 	msgs, encs := base.msgs, base.enc
-	if old := c.m[conv]; old != base {
+	if old, _ := c.entries.get(conv); old != base {
 		// Another call moved the conversation on meanwhile: base's arrays
 		// may already hold its messages past base's length.
 		msgs, encs = slices.Clip(msgs), slices.Clip(encs)
@@ -79,16 +76,7 @@ func (c *convCache) extend(conv string, base *convPrefix, added []beamclaw.Messa
 	for _, m := range added {
 		msgs = append(msgs, cloneMessage(m))
 	}
-	p := &convPrefix{msgs: msgs, enc: append(encs, enc...), cost: cost}
-	if old, had := c.m[conv]; had {
-		c.size -= old.cost
-	}
-	if c.size+cost > maxConvCache {
-		clear(c.m)
-		c.size = 0
-	}
-	c.m[conv] = p
-	c.size += cost
+	c.entries.put(conv, &convPrefix{msgs: msgs, enc: append(encs, enc...), cost: cost}, cost, maxConvCache)
 }
 
 // appendMessages appends the JSON of msgs, comma separated: the prefix

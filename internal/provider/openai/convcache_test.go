@@ -168,13 +168,13 @@ func TestConversationCacheIsBounded(t *testing.T) {
 		if _, err := ec.appendMessages(nil, fmt.Sprint("conv-", i), msgs); err != nil {
 			t.Fatal(err)
 		}
-		if ec.convs.size > maxConvCache {
-			t.Fatalf("after %d conversations the cache holds %d bytes", i+1, ec.convs.size)
+		if ec.convs.entries.size > maxConvCache {
+			t.Fatalf("after %d conversations the cache holds %d bytes", i+1, ec.convs.entries.size)
 		}
 	}
 	// A conversation past the bound of one entry keeps what it had and
 	// leaves the others alone.
-	before := len(ec.convs.m)
+	before := len(ec.convs.entries.m)
 	var huge []beamclaw.Message
 	for range 2 * maxConvEntry / len(text) {
 		huge = append(huge, beamclaw.Message{Role: beamclaw.RoleUser, Content: text})
@@ -185,7 +185,7 @@ func TestConversationCacheIsBounded(t *testing.T) {
 	if p := ec.convs.get("huge"); p == nil || p.cost > maxConvEntry {
 		t.Errorf("the huge conversation's entry: %+v", p)
 	}
-	if n := len(ec.convs.m); n < before {
+	if n := len(ec.convs.entries.m); n < before {
 		t.Errorf("one growing conversation emptied the cache: %d entries, %d before", n, before)
 	}
 }

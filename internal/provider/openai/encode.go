@@ -1,8 +1,10 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
@@ -87,6 +89,47 @@ type filePart struct {
 
 // emptyParameters is the schema sent for a tool without one.
 var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// encodeBody appends the JSON body of a chat request to dst[:0]: the
+// members encoding/json writes, then the system prompt and the messages
+// (from the conversation and message caches) and the tools array (from
+// the tools cache).
+func (c *Client) encodeBody(dst []byte, req beamclaw.ChatRequest, model string) ([]byte, error) {
+	var tools []byte
+	if len(req.Tools) > 0 {
+		var err error
+		if tools, err = c.t.enc.toolsJSON(req.Tools); err != nil {
+			return nil, err
+		}
+	}
+	size := len(tools) + len(req.System) + 512
+	for _, m := range req.Messages {
+		size += len(m.Content) + len(m.Content)/8 + 64 // escapes and the message's own members
+	}
+	buf := bytes.NewBuffer(slices.Grow(dst[:0], size))
+	if err := json.NewEncoder(buf).Encode(encodeChatHead(req, model, c.maxCompletion)); err != nil {
+		return nil, err
+	}
+	out := buf.Bytes()
+	out = append(out[:len(out)-2], `,"messages":[`...) // the head's closing brace and Encode's newline
+	var err error
+	if req.System != "" {
+		if out, err = c.t.enc.appendText(out, wireText{role: string(beamclaw.RoleSystem), content: req.System}); err != nil {
+			return nil, err
+		}
+		if len(req.Messages) > 0 {
+			out = append(out, ',')
+		}
+	}
+	if out, err = c.t.enc.appendMessages(out, req.Conversation, req.Messages); err != nil {
+		return nil, err
+	}
+	out = append(out, ']')
+	if tools != nil {
+		out = append(append(out, `,"tools":`...), tools...)
+	}
+	return append(out, '}'), nil
+}
 
 // encodeChat builds the wire request. maxCompletion selects OpenAI's newer
 // max_completion_tokens field over max_tokens.

@@ -191,17 +191,17 @@ func TestMessageCacheNeverTrustsTheHashAlone(t *testing.T) {
 	if again, _ := ec.appendText(nil, msg); !bytes.Equal(again, first) {
 		t.Fatalf("cached %s, first %s", again, first)
 	}
-	for key, e := range ec.msgs.m { // make every entry claim to be another message
-		e.enc = []byte(`{"role":"user","content":"someone else's"}`)
-		ec.msgs.m[key] = e
+	for key, e := range ec.msgs.entries.m { // make every entry claim to be another message
+		e.v.enc = []byte(`{"role":"user","content":"someone else's"}`)
+		ec.msgs.entries.m[key] = e
 	}
 	got, _ := ec.appendText(nil, msg)
 	if !bytes.Equal(got, []byte(`{"role":"user","content":"someone else's"}`)) {
 		t.Fatalf("the equal message did not come from the cache: %s", got)
 	}
-	for key, e := range ec.msgs.m {
-		e.src.content = "not this one"
-		ec.msgs.m[key] = e
+	for key, e := range ec.msgs.entries.m {
+		e.v.src.content = "not this one"
+		ec.msgs.entries.m[key] = e
 	}
 	got, _ = ec.appendText(nil, msg)
 	if !bytes.Equal(got, first) {
@@ -231,10 +231,10 @@ func TestToolsCacheNeverTrustsTheHashAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for key, e := range ec.tools.m { // the entry now claims another tool set
-		e.src = []beamclaw.ToolDef{{Name: "other"}}
-		e.enc = []byte(`[{"type":"function","function":{"name":"other"}}]`)
-		ec.tools.m[key] = e
+	for key, e := range ec.tools.entries.m { // the entry now claims another tool set
+		e.v.src = []beamclaw.ToolDef{{Name: "other"}}
+		e.v.enc = []byte(`[{"type":"function","function":{"name":"other"}}]`)
+		ec.tools.entries.m[key] = e
 	}
 	if got, _ := ec.toolsJSON(defs); !bytes.Equal(got, first) {
 		t.Errorf("a colliding entry was sent: %s", got)
@@ -249,8 +249,8 @@ func TestMessageCacheIsBounded(t *testing.T) {
 		if _, err := ec.appendText(nil, wireText{role: string(beamclaw.RoleUser), content: fmt.Sprintf("%d %s", i, text)}); err != nil {
 			t.Fatal(err)
 		}
-		if ec.msgs.size > maxMessageCache {
-			t.Fatalf("after %d messages the cache holds %d bytes", i+1, ec.msgs.size)
+		if ec.msgs.entries.size > maxMessageCache {
+			t.Fatalf("after %d messages the cache holds %d bytes", i+1, ec.msgs.entries.size)
 		}
 	}
 }
