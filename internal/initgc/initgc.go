@@ -20,13 +20,13 @@ import (
 func init() { debug.SetGCPercent(-1) }
 
 // Resume gives the collector back the percentage GOGC asks for.
-func Resume() { debug.SetGCPercent(Percent(os.Getenv("GOGC"))) }
+func Resume() { debug.SetGCPercent(percent(os.Getenv("GOGC"))) }
 
-// Percent is the GC percentage a GOGC value means, read as the runtime
+// percent is the GC percentage a GOGC value means, read as the runtime
 // reads it: "off" is off (-1), a 32-bit decimal integer is itself (a
 // negative one is off too), and anything else (unset, unreadable, out of
 // range) is 100.
-func Percent(gogc string) int {
+func percent(gogc string) int {
 	if gogc == "off" {
 		return -1
 	}

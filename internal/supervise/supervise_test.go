@@ -62,23 +62,32 @@ func TestGuardRestarts(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &runs{seen: make(chan int32, 16)}
-			r.next = func(n int32, ctx context.Context) error {
-				if n == 1 {
-					return tc.fail()
-				}
-				<-ctx.Done()
-				return ctx.Err()
-			}
-			sup := New("test", Options{Backoff: time.Millisecond})
-			sup.Add(Guard(r, GuardOptions{}))
-			ctx, cancel := context.WithCancel(context.Background())
-			done := sup.ServeBackground(ctx)
-			waitFor(t, r.seen, 2)
-			cancel()
-			<-done
+			failOnceThenServe(t, "test", Options{}, tc.fail)
 		})
 	}
+}
+
+// failOnceThenServe runs a guarded service under a supervisor called name:
+// its first run ends with fail(), the second serves until stopped. It
+// returns once the supervisor restarted it and then ended.
+func failOnceThenServe(t *testing.T, name string, opts Options, fail func() error) {
+	t.Helper()
+	r := &runs{seen: make(chan int32, 16)}
+	r.next = func(n int32, ctx context.Context) error {
+		if n == 1 {
+			return fail()
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	opts.Backoff = time.Millisecond
+	sup := New(name, opts)
+	sup.Add(Guard(r, GuardOptions{}))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := sup.ServeBackground(ctx)
+	waitFor(t, r.seen, 2)
+	cancel()
+	<-done
 }
 
 func TestGuardBudgetStopsTree(t *testing.T) {
@@ -164,21 +173,8 @@ var _ suture.Service = (*Guarded)(nil)
 // A supervisor's events name it (and its service) in the log.
 func TestEventsNameTheSupervisor(t *testing.T) {
 	var buf bytes.Buffer // written by the supervisor's goroutine, read after it ended
-	r := &runs{seen: make(chan int32, 16)}
-	r.next = func(n int32, ctx context.Context) error {
-		if n == 1 {
-			return errors.New("broken")
-		}
-		<-ctx.Done()
-		return ctx.Err()
-	}
-	sup := New("sess-42", Options{Logger: slog.New(slog.NewTextHandler(&buf, nil)), Backoff: time.Millisecond})
-	sup.Add(Guard(r, GuardOptions{}))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := sup.ServeBackground(ctx)
-	waitFor(t, r.seen, 2)
-	cancel()
-	<-done
+	failOnceThenServe(t, "sess-42", Options{Logger: slog.New(slog.NewTextHandler(&buf, nil))},
+		func() error { return errors.New("broken") })
 	out := buf.String()
 	if !strings.Contains(out, `msg="service failed"`) || !strings.Contains(out, "supervisor=sess-42") || !strings.Contains(out, "service=runs") {
 		t.Errorf("log:\n%s", out)

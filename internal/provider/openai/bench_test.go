@@ -75,30 +75,10 @@ func BenchmarkEncodeBody(b *testing.B) {
 		long.Messages = append(long.Messages, beamclaw.Message{Role: beamclaw.RoleAssistant,
 			Content: fmt.Sprintf("answer %d: %s", i, strings.Repeat("some words of a reply with \"quotes\" <b>, ", 5))})
 	}
-	b.Run("long", func(b *testing.B) {
-		b.ReportAllocs()
-		var buf []byte
-		for b.Loop() {
-			var err error
-			if buf, err = c.encodeBody(buf, long, "m"); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 	// The same long conversation named (ChatRequest.Conversation), as the
 	// loop sends it: its messages come from the conversation cache.
-	b.Run("long-conversation", func(b *testing.B) {
-		b.ReportAllocs()
-		conv := long
-		conv.Conversation = "bench"
-		var buf []byte
-		for b.Loop() {
-			var err error
-			if buf, err = c.encodeBody(buf, conv, "m"); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	longConv := long
+	longConv.Conversation = "bench"
 	// An agent's conversation: 50 rounds of a tool call, its result and an
 	// answer (tool calls are not in the per-message cache).
 	tooly := req
@@ -109,36 +89,23 @@ func BenchmarkEncodeBody(b *testing.B) {
 			beamclaw.Message{Role: beamclaw.RoleTool, ToolCallID: id, Name: "read_file", Content: strings.Repeat("a line of the file\n", 10)},
 			beamclaw.Message{Role: beamclaw.RoleAssistant, Content: fmt.Sprint("done ", i)})
 	}
-	for _, named := range []bool{false, true} {
-		name := "tools"
-		if named {
-			name = "tools-conversation"
-		}
-		b.Run(name, func(b *testing.B) {
+	toolyConv := tooly
+	toolyConv.Conversation = "bench-tools"
+	for _, bc := range []struct {
+		name string
+		req  beamclaw.ChatRequest
+	}{{"long", long}, {"long-conversation", longConv}, {"tools", tooly}, {"tools-conversation", toolyConv}, {"cached", req}} {
+		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
-			r := tooly
-			if named {
-				r.Conversation = "bench-tools"
-			}
-			var buf []byte
+			var buf []byte // reused, as the client's pool does
 			for b.Loop() {
 				var err error
-				if buf, err = c.encodeBody(buf, r, "m"); err != nil {
+				if buf, err = c.encodeBody(buf, bc.req, "m"); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 	}
-	b.Run("cached", func(b *testing.B) {
-		b.ReportAllocs()
-		var buf []byte // reused, as the client's pool does
-		for b.Loop() {
-			var err error
-			if buf, err = c.encodeBody(buf, req, "m"); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 	b.Run("marshal", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
