@@ -49,10 +49,15 @@ func TestHealthNeverRateLimited(t *testing.T) {
 
 // TestRateLimitChurnKeepsBudget: a client one request short of its
 // budget is not handed a fresh one by thousands of other addresses
-// filling the limiter's table.
+// filling the limiter's table. The window is an hour: the limiter's
+// windows are aligned to the clock, and once one ends the previous
+// window's count is weighed down by the time since, so a 60-second
+// window would give the victim its 61st request back about a second
+// after a minute turns (the sliding window working, not a reset). With
+// an hour that takes a minute past the turn, far longer than the test.
 func TestRateLimitChurnKeepsBudget(t *testing.T) {
 	r := newChatRig(t, rigOptions{gateway: "  trusted_proxies: [127.0.0.1]\n" +
-		"  rate_limit: {enabled: true, requests: 60, window_seconds: 60, max_clients: 1000}\n"})
+		"  rate_limit: {enabled: true, requests: 60, window_seconds: 3600, max_clients: 1000}\n"})
 	r.start()
 	const victim = "198.51.100.7"
 	for i := range 59 {
