@@ -77,6 +77,36 @@ func TestBotAPIMethods(t *testing.T) {
 	}
 }
 
+// TestHoldAnswer: a held send is in its chat before the bot gets its
+// answer; other sends are not held.
+func TestHoldAnswer(t *testing.T) {
+	s := New(t)
+	b := newBot(t, s, s.Token())
+	ctx := context.Background()
+	release := s.HoldAnswer("sendMessage", func(c Call) bool { return c.Params["text"] == "held" })
+	defer release()
+	got := make(chan error, 1)
+	go func() {
+		_, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: 7, Text: "held"})
+		got <- err
+	}()
+	if err := s.Wait(ctx, func([]Call) bool { return len(s.Messages(7)) == 1 }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: 7, Text: "free"}); err != nil {
+		t.Fatalf("a send the hold does not match: %v", err)
+	}
+	select {
+	case err := <-got:
+		t.Fatalf("the held send was answered before release (err %v)", err)
+	default:
+	}
+	release()
+	if err := <-got; err != nil {
+		t.Fatalf("the held send after release: %v", err)
+	}
+}
+
 func TestUpdatesAndFiles(t *testing.T) {
 	s := New(t)
 	b := newBot(t, s, s.Token())

@@ -51,6 +51,7 @@ type Server struct {
 	chats     map[int64]*chat
 	files     map[string]file // by file_id
 	failures  map[string][]failure
+	holds     []hold
 	webhook   webhook
 	nextFile  int
 	nextCBQ   int
@@ -60,6 +61,13 @@ type Server struct {
 type webhook struct {
 	URL    string
 	Secret string
+}
+
+// hold keeps the answer to one call back until released.
+type hold struct {
+	method  string
+	match   func(Call) bool
+	release chan struct{}
 }
 
 type failure struct {
@@ -150,7 +158,40 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, apiErr.code, apiErr.desc, 0)
 		return
 	}
+	if release := s.takeHold(Call{Method: method, Params: params}); release != nil {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+	}
 	writeResult(w, result)
+}
+
+// HoldAnswer makes the next call of method that match accepts take
+// effect at once (a sent message is in its chat, where a user can press
+// its buttons) while its answer waits until release is called: the bot
+// learns what it did only then, as when Telegram's answer is slow.
+// release may be called more than once.
+func (s *Server) HoldAnswer(method string, match func(Call) bool) (release func()) {
+	ch := make(chan struct{})
+	s.mu.Lock()
+	s.holds = append(s.holds, hold{method: method, match: match, release: ch})
+	s.mu.Unlock()
+	var once sync.Once
+	return func() { once.Do(func() { close(ch) }) }
+}
+
+func (s *Server) takeHold(c Call) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, h := range s.holds {
+		if h.method == c.Method && h.match(c) {
+			s.holds = append(s.holds[:i], s.holds[i+1:]...)
+			return h.release
+		}
+	}
+	return nil
 }
 
 func (s *Server) record(c Call) {

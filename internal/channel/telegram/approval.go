@@ -25,6 +25,9 @@ type prompt struct {
 	msgID  int
 	html   string // the prompt's text, without the decision line
 	done   bool   // a decision (or expiry) was shown
+	// outcome is a decision line taken before msgID was known (a press
+	// that raced Telegram's answer to the send), shown once it is.
+	outcome string
 }
 
 // approvals maps approval ids to their prompts and callback keys.
@@ -74,6 +77,16 @@ func (a *approvals) finish(id string) (p *prompt, first bool) {
 	}
 	p.done = true
 	return p, true
+}
+
+// sent records the message id Telegram gave p and returns the decision
+// line to show on it at once, if one was taken while it was unknown.
+func (a *approvals) sent(p *prompt, msgID int) (outcome string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	p.msgID = msgID
+	outcome, p.outcome = p.outcome, ""
+	return outcome
 }
 
 // forget drops id (its run ended).
@@ -144,13 +157,17 @@ func decisionLine(d beamclaw.Decision) string {
 	return "⌛ Expired: nothing was run"
 }
 
-// showOutcome edits a prompt to its final text, without buttons.
+// showOutcome edits a prompt to its final text, without buttons. Before
+// the prompt's message id is known the line is kept for sent.
 func (c *Channel) showOutcome(ctx context.Context, p *prompt, line string) {
 	c.approvals.mu.Lock()
 	chatID, msgID, html := p.chatID, p.msgID, p.html
+	if msgID == 0 {
+		p.outcome = line
+	}
 	c.approvals.mu.Unlock()
 	if msgID == 0 {
-		return // the prompt was never shown
+		return // shown by control once the send is answered, if it is
 	}
 	err := c.api.editMessageText(ctx, &bot.EditMessageTextParams{ChatID: chatID, MessageID: msgID,
 		Text: html + "\n\n<b>" + escapeText(line) + "</b>", ParseMode: models.ParseModeHTML})

@@ -71,6 +71,32 @@ func TestApprovalButtonPress(t *testing.T) {
 	}
 }
 
+// TestApprovalPressedBeforeTheSendIsAnswered: a press that arrives
+// before the bot has Telegram's answer to the prompt it sent (so before
+// it knows the prompt's message id) still shows the decision on the
+// prompt, once the answer comes.
+func TestApprovalPressedBeforeTheSendIsAnswered(t *testing.T) {
+	h := newHarness(t, nil, "", allowAlice).start()
+	answer := h.tg.HoldAnswer("sendMessage", func(c faketelegram.Call) bool {
+		return strings.Contains(c.Params["reply_markup"], "ap|")
+	})
+	defer answer()
+	release := make(chan struct{})
+	defer close(release)
+	h.sess.setScript(approvalScript("approval-11", release))
+	h.tg.SendText(alice.ID, alice, "clean up")
+	p := h.waitMessage(alice.ID, contains("Approval needed"))
+	h.tg.PressButton(alice.ID, alice, p.ID, "ap|y|approval-11")
+	h.waitProcessed(2) // the message and the press
+	if d := cmp.Diff([]decision{{"approval-11", beamclaw.Allow}}, h.sess.Decisions()); d != "" {
+		t.Errorf("decisions (-want +got):\n%s", d)
+	}
+	answer()
+	h.waitMessage(alice.ID, func(m faketelegram.Message) bool {
+		return m.ID == p.ID && strings.Contains(m.Text, "Allowed once") && !strings.Contains(m.ReplyMarkup, "ap|")
+	})
+}
+
 func TestApprovalExpired(t *testing.T) {
 	h := newHarness(t, nil, "", allowAlice).start()
 	h.sess.setDecideErr(beamclaw.E("session.Decide", beamclaw.KindNotFound, "no such approval", nil))

@@ -173,9 +173,9 @@ func (s *streamer) control(ctx context.Context, ev beamclaw.RunEvent) {
 		s.logFail(ctx, "send approval prompt", err)
 		return
 	}
-	s.c.approvals.mu.Lock()
-	p.msgID = m.ID
-	s.c.approvals.mu.Unlock()
+	if line := s.c.approvals.sent(p, m.ID); line != "" {
+		s.c.showOutcome(ctx, p, line)
+	}
 }
 
 func (s *streamer) openPrompts() int {
