@@ -67,6 +67,12 @@ type backend interface {
 	count() int
 	thread(key string) (string, bool, error) // the thread of a threadKey
 	threaded(prefix string) (bool, error)    // any thread index entry under prefix
+	// maintained is what maintenance did (maintain.go): its marks by
+	// session and the date of the last nightly pass.
+	maintained() (marks map[string]maintMark, night string, err error)
+	// setMaintained stores a session's marks or, when night is set, the
+	// date of the last nightly pass. Removing a session removes its marks.
+	setMaintained(id string, mk maintMark, night string) error
 	// writable is false while the last write failed for the store's sake
 	// (disk full): writes are then not deferred, so they fail at once.
 	writable() bool
@@ -174,6 +180,13 @@ func (b *memBackend) setArchived(ids []string, at time.Time) error {
 	}
 	return nil
 }
+
+// maintained: without persistence, the maintainer's memory is all there is.
+func (b *memBackend) maintained() (map[string]maintMark, string, error) {
+	return map[string]maintMark{}, "", nil
+}
+
+func (b *memBackend) setMaintained(string, maintMark, string) error { return nil }
 
 func (b *memBackend) count() int {
 	b.mu.Lock()

@@ -20,9 +20,14 @@ const (
 	nameSessions = "sessions"
 	nameHistory  = "history"
 	namePending  = "session_pending"
-	nameSeen     = "session_msgids"  // id + 0 + channel message id -> seenID
-	nameThreads  = "session_threads" // threadKey -> thread name (thread.go)
+	nameSeen     = "session_msgids"      // id + 0 + channel message id -> seenID
+	nameThreads  = "session_threads"     // threadKey -> thread name (thread.go)
+	nameMaint    = "session_maintenance" // id -> maintMark; nightKey -> date of the last nightly pass (maintain.go)
 )
+
+// nightKey holds the date of the last nightly pass among the session ids
+// of the maintenance bucket (an id never starts with a zero byte).
+const nightKey = "\x00last_night"
 
 var (
 	bucketSessions = []byte(nameSessions)
@@ -30,6 +35,7 @@ var (
 	bucketPending  = []byte(namePending)
 	bucketSeen     = []byte(nameSeen)
 	bucketThreads  = []byte(nameThreads)
+	bucketMaint    = []byte(nameMaint)
 )
 
 // boltBackend stores sessions in bbolt.
@@ -40,7 +46,7 @@ type boltBackend struct {
 
 func newBoltBackend(db *store.DB) (*boltBackend, error) {
 	b := &boltBackend{db: db}
-	if err := db.Buckets(nameSessions, nameHistory, namePending, nameSeen, nameThreads); err != nil {
+	if err := db.Buckets(nameSessions, nameHistory, namePending, nameSeen, nameThreads, nameMaint); err != nil {
 		return nil, fmt.Errorf("session store: %w", err)
 	}
 	err := db.View(func(tx *bolt.Tx) error {
@@ -244,6 +250,9 @@ func (b *boltBackend) remove(ids []string) error {
 			if err := sb.Delete([]byte(id)); err != nil {
 				return err
 			}
+			if err := tx.Bucket(bucketMaint).Delete([]byte(id)); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -317,6 +326,47 @@ func (b *boltBackend) setArchived(ids []string, at time.Time) error {
 }
 
 func (b *boltBackend) count() int { return int(b.num.Load()) }
+
+func (b *boltBackend) maintained() (map[string]maintMark, string, error) {
+	marks := map[string]maintMark{}
+	var night string
+	err := b.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketMaint).ForEach(func(k, v []byte) error {
+			if string(k) == nightKey {
+				night = string(v)
+				return nil
+			}
+			var mk maintMark
+			if err := store.Decode(v, &mk); err != nil {
+				return fmt.Errorf("maintenance of %s: %w", k, err)
+			}
+			marks[string(k)] = mk
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("read session maintenance: %w", err)
+	}
+	return marks, night, nil
+}
+
+func (b *boltBackend) setMaintained(id string, mk maintMark, night string) error {
+	err := b.db.Update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(bucketMaint)
+		if night != "" {
+			return bk.Put([]byte(nightKey), []byte(night))
+		}
+		v, err := store.Encode(mk)
+		if err != nil {
+			return err
+		}
+		return bk.Put([]byte(id), v)
+	})
+	if err != nil {
+		return fmt.Errorf("record session maintenance: %w", err)
+	}
+	return nil
+}
 
 // seenKey is the key of a remembered channel message id: the session id,
 // a zero byte (ids never hold one) and the message id.

@@ -36,13 +36,21 @@ type MaintenanceOptions struct {
 const maxMaintainPerScan = 16
 
 // maintainer remembers what it did, per session, keyed by the session's
-// last activity: a session that becomes active again is due again.
+// last activity (a session that becomes active again is due again). It
+// keeps its marks in the store, so a restart does not flush or compact a
+// session, or run the night's pass, a second time.
 type maintainer struct {
 	mu        sync.Mutex
-	flushed   map[string]time.Time // pre-expiry flushes: session -> Updated it was done for
-	compacted map[string]time.Time // idle compactions: session -> Updated
-	nightly   map[string]int       // messages at the last nightly pass
-	lastNight string               // the date (UTC) of the last nightly pass
+	loaded    bool
+	marks     map[string]maintMark
+	lastNight string // the date (UTC) of the last nightly pass
+}
+
+// maintMark is what maintenance did to one session.
+type maintMark struct {
+	Flushed   time.Time `json:"flushed,omitzero"`   // the Updated its pre-expiry flush was done for
+	Compacted time.Time `json:"compacted,omitzero"` // the Updated its idle compaction was done for
+	Nightly   int       `json:"nightly,omitempty"`  // its messages after the last nightly pass
 }
 
 // maintenance is the bc_session_maintenance service.
@@ -64,10 +72,14 @@ func (m *Manager) maintainOnce(ctx context.Context) error {
 	o := m.opts.Maintenance
 	mt := &m.maint
 	now := m.clock.Now()
+	if err := mt.load(m.store); err != nil {
+		return err
+	}
 	sums, err := m.store.summaries()
 	if err != nil {
 		return err
 	}
+	mt.prune(sums)
 	budget := maxMaintainPerScan
 	nightly := o.QuietHours != [2]int{} && inHours(o.QuietHours, now.UTC().Hour())
 	date := now.UTC().Format(time.DateOnly)
@@ -80,19 +92,20 @@ func (m *Manager) maintainOnce(ctx context.Context) error {
 			continue
 		}
 		idle := now.Sub(s.Updated)
+		mk := mt.get(s.ID)
 		switch {
-		case o.PreExpiry > 0 && m.opts.TTL > 0 && idle >= m.opts.TTL-o.PreExpiry && idle < m.opts.TTL && !mt.done(mt.flushed, s):
+		case o.PreExpiry > 0 && m.opts.TTL > 0 && idle >= m.opts.TTL-o.PreExpiry && idle < m.opts.TTL && s.Updated.After(mk.Flushed):
 			budget--
 			if m.maintainSession(ctx, s, loop.Maintenance{Flush: true}, "") {
-				mt.mark(mt.flushed, s)
+				m.markMaintained(ctx, s.ID, func(mk *maintMark) { mk.Flushed = s.Updated })
 				m.emit(ctx, beamclaw.EventMaintenancePreExpiryFlush, s.ID)
 			}
-		case o.IdleAfter > 0 && idle >= o.IdleAfter && !mt.done(mt.compacted, s):
+		case o.IdleAfter > 0 && idle >= o.IdleAfter && s.Updated.After(mk.Compacted):
 			budget--
-			mt.mark(mt.compacted, s)
+			m.markMaintained(ctx, s.ID, func(mk *maintMark) { mk.Compacted = s.Updated })
 			m.maintainSession(ctx, s, loop.Maintenance{Compact: true, ThresholdPct: o.IdleThresholdPct,
 				TargetPct: o.IdleTargetPct}, "idle")
-		case nightly && s.Messages-mt.seen(s.ID) >= max(o.NightlyMinMessages, 1):
+		case nightly && s.Messages-mk.seen(s) >= max(o.NightlyMinMessages, 1):
 			nightlyIDs = append(nightlyIDs, s.ID)
 		}
 	}
@@ -102,6 +115,9 @@ func (m *Manager) maintainOnce(ctx context.Context) error {
 	mt.mu.Lock()
 	mt.lastNight = date
 	mt.mu.Unlock()
+	if err := m.store.setMaintained("", maintMark{}, date); err != nil {
+		m.log.LogAttrs(ctx, slog.LevelWarn, "session maintenance: the nightly pass is not recorded", slog.Any("err", err))
+	}
 	m.emit(ctx, beamclaw.EventMaintenanceNightlyStart, "", slog.Int("session_count", len(nightlyIDs)))
 	flushed := 0
 	for _, s := range sums {
@@ -112,13 +128,30 @@ func (m *Manager) maintainOnce(ctx context.Context) error {
 		if m.maintainSession(ctx, s, loop.Maintenance{Flush: true, Compact: true,
 			ThresholdPct: o.IdleThresholdPct, TargetPct: o.IdleTargetPct}, "nightly") {
 			flushed++
-			mt.mu.Lock()
-			mt.nightly[s.ID] = s.Messages
-			mt.mu.Unlock()
+			n := s.Messages
+			if info, err := m.Info(s.ID); err == nil {
+				n = info.Messages // after the compaction, which counts from here
+			}
+			m.markMaintained(ctx, s.ID, func(mk *maintMark) { mk.Nightly = n })
 		}
 	}
 	m.emit(ctx, beamclaw.EventMaintenanceNightlyComplete, "", slog.Int("flushed_count", flushed))
 	return nil
+}
+
+// markMaintained changes what maintenance remembers of session id, in
+// memory and in the store. A failed write is logged: the mark holds
+// until a restart, which may then repeat that one run.
+func (m *Manager) markMaintained(ctx context.Context, id string, change func(*maintMark)) {
+	mt := &m.maint
+	mt.mu.Lock()
+	mk := mt.marks[id]
+	change(&mk)
+	mt.marks[id] = mk
+	mt.mu.Unlock()
+	if err := m.store.setMaintained(id, mk, ""); err != nil {
+		m.log.LogAttrs(ctx, slog.LevelWarn, "session maintenance is not recorded", slog.String("session_id", id), slog.Any("err", err))
+	}
 }
 
 // maintainSession runs mt on session s through its lane and waits for it;
@@ -161,23 +194,52 @@ func (l *lane) enqueue(r *run) bool {
 	return true
 }
 
-func (mt *maintainer) done(seen map[string]time.Time, s Summary) bool {
+// load reads the marks a previous run of the daemon stored, once.
+func (mt *maintainer) load(b backend) error {
 	mt.mu.Lock()
 	defer mt.mu.Unlock()
-	at, ok := seen[s.ID]
-	return ok && !s.Updated.After(at)
+	if mt.loaded {
+		return nil
+	}
+	marks, night, err := b.maintained()
+	if err != nil {
+		return err
+	}
+	mt.marks, mt.lastNight, mt.loaded = marks, night, true
+	return nil
 }
 
-func (mt *maintainer) mark(seen map[string]time.Time, s Summary) {
+// prune forgets the marks of sessions that are no longer stored.
+func (mt *maintainer) prune(sums []Summary) {
 	mt.mu.Lock()
 	defer mt.mu.Unlock()
-	seen[s.ID] = s.Updated
+	if len(mt.marks) == 0 {
+		return
+	}
+	stored := make(map[string]struct{}, len(sums))
+	for _, s := range sums {
+		stored[s.ID] = struct{}{}
+	}
+	for id := range mt.marks {
+		if _, ok := stored[id]; !ok {
+			delete(mt.marks, id)
+		}
+	}
 }
 
-func (mt *maintainer) seen(id string) int {
+func (mt *maintainer) get(id string) maintMark {
 	mt.mu.Lock()
 	defer mt.mu.Unlock()
-	return mt.nightly[id]
+	return mt.marks[id]
+}
+
+// seen is how many of s's messages the last nightly pass left; none when
+// s has fewer now (it was reset since).
+func (mk maintMark) seen(s Summary) int {
+	if mk.Nightly > s.Messages {
+		return 0
+	}
+	return mk.Nightly
 }
 
 func contains(ids []string, id string) bool {

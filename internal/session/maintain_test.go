@@ -15,12 +15,14 @@ import (
 // maintEnv is a Manager on a fake clock whose maintenance scans are run by
 // the test (maintainOnce; the service's own scan, a day away, never comes),
 // recording the memory flushes.
-func maintEnv(t *testing.T, mo MaintenanceOptions, at time.Time) (*env, *clock.Fake, func() []string) {
+// path, when set, is the database of an earlier env (a restart).
+func maintEnv(t *testing.T, mo MaintenanceOptions, at time.Time, path string) (*env, *clock.Fake, func() []string) {
 	t.Helper()
 	fc := clock.NewFake(at)
 	var mu sync.Mutex
 	var notes []string
 	e := newEnv(t, envOpts{
+		path:    path,
 		session: func(o *Options) { o.Clock, o.Maintenance, o.TTL = fc, mo, 10*time.Hour },
 		loop: func(o *loop.Options) {
 			o.Clock = fc
@@ -46,7 +48,7 @@ func maintEnv(t *testing.T, mo MaintenanceOptions, at time.Time) (*env, *clock.F
 // active again; one below it is left alone.
 func TestMaintenanceIdleCompaction(t *testing.T) {
 	e, fc, _ := maintEnv(t, MaintenanceOptions{Scan: 24 * time.Hour, IdleAfter: 10 * time.Minute,
-		IdleThresholdPct: 1, IdleTargetPct: 1}, time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
+		IdleThresholdPct: 1, IdleTargetPct: 1}, time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC), "")
 	long := strings.Repeat("a long message about the project plan. ", 200) // ~2,000 tokens
 	for _, q := range []string{long, long, "short"} {
 		rec, _ := e.send(t, "ana", q)
@@ -87,7 +89,7 @@ func TestMaintenanceIdleCompaction(t *testing.T) {
 // nothing happens.
 func TestMaintenanceNightly(t *testing.T) {
 	e, fc, notes := maintEnv(t, MaintenanceOptions{Scan: 24 * time.Hour, QuietHours: [2]int{2, 4},
-		NightlyMinMessages: 4, IdleThresholdPct: 80, IdleTargetPct: 50}, time.Date(2026, 11, 20, 22, 0, 0, 0, time.UTC))
+		NightlyMinMessages: 4, IdleThresholdPct: 80, IdleTargetPct: 50}, time.Date(2026, 11, 20, 22, 0, 0, 0, time.UTC), "")
 	for _, q := range []string{"one", "two"} {
 		rec, _ := e.send(t, "ana", q)
 		rec.wait(t)
@@ -119,5 +121,101 @@ func TestMaintenanceNightly(t *testing.T) {
 	}
 	if len(notes()) != 1 {
 		t.Error("a second nightly pass the same night")
+	}
+}
+
+// What maintenance did survives a restart: a session flushed before its
+// expiry is not flushed again, and the night's pass does not run twice;
+// a deleted session's marks go with it.
+func TestMaintenanceRemembersAcrossRestart(t *testing.T) {
+	mo := MaintenanceOptions{Scan: 24 * time.Hour, PreExpiry: time.Hour, QuietHours: [2]int{2, 4},
+		NightlyMinMessages: 4, IdleThresholdPct: 80, IdleTargetPct: 50}
+	e, fc, notes := maintEnv(t, mo, time.Date(2026, 11, 20, 17, 30, 0, 0, time.UTC), "")
+	for _, q := range []string{"one", "two"} {
+		rec, _ := e.send(t, "ana", q)
+		rec.wait(t)
+	}
+	fc.Advance(9*time.Hour + 20*time.Minute) // 02:50
+	for _, q := range []string{"three", "four"} {
+		rec, _ := e.send(t, "bo", q)
+		rec.wait(t)
+	}
+	waitUntil(t, "idle", func() bool { return e.m.activeCount() == 0 })
+	fc.Advance(10 * time.Minute) // 03:00: ana 9.5 h idle (TTL 10 h), bo's night
+	if err := e.m.maintainOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(notes()); n != 2 {
+		t.Fatalf("%d flushes before the restart, want ana's pre-expiry one and bo's nightly one", n)
+	}
+	if n := len(e.ev.named(beamclaw.EventMaintenancePreExpiryFlush)); n != 1 {
+		t.Fatalf("%d pre-expiry flush events", n)
+	}
+	path := e.path
+	e.stop()
+
+	e2, _, notes2 := maintEnv(t, mo, fc.Now().Add(5*time.Minute), path)
+	if err := e2.m.maintainOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := notes2(); len(got) != 0 {
+		t.Errorf("after a restart maintenance flushed again: %q", got)
+	}
+	if n := len(e2.ev.named(beamclaw.EventMaintenanceNightlyStart)); n != 0 {
+		t.Errorf("after a restart the night's pass ran again (%d start events)", n)
+	}
+
+	if err := e2.m.Delete(context.Background(), e2.sid("ana")); err != nil {
+		t.Fatal(err)
+	}
+	marks, night, err := e2.m.store.maintained()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := marks[e2.sid("ana")]; ok || len(marks) != 1 || night != "2026-11-21" {
+		t.Errorf("stored marks after ana's session was deleted: %+v, night %q", marks, night)
+	}
+}
+
+// The nightly pass counts a session's new messages from what its
+// compaction left, so the next night's pass needs only
+// NightlyMinMessages new ones, not as many as the compaction removed too.
+func TestMaintenanceNightlyCountsFromTheCompactedHistory(t *testing.T) {
+	// Two nights: the service's own scan is further away still.
+	e, fc, _ := maintEnv(t, MaintenanceOptions{Scan: 1000 * time.Hour, QuietHours: [2]int{2, 4},
+		NightlyMinMessages: 4, IdleThresholdPct: 1, IdleTargetPct: 1}, time.Date(2026, 11, 20, 22, 0, 0, 0, time.UTC), "")
+	long := strings.Repeat("a long message about the project plan. ", 200) // ~2,000 tokens
+	for _, q := range []string{long, long, long} {
+		rec, _ := e.send(t, "ana", q)
+		rec.wait(t)
+	}
+	waitUntil(t, "idle", func() bool { return e.m.activeCount() == 0 })
+	fc.Advance(5 * time.Hour) // 03:00
+	if err := e.m.maintainOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	flushedAt := func(night int) int {
+		done := e.ev.named(beamclaw.EventMaintenanceNightlyComplete)
+		if len(done) <= night {
+			return -1
+		}
+		return int(attrInt(done[night], "flushed_count"))
+	}
+	h, _ := e.m.History(e.sid("ana"))
+	if flushedAt(0) != 1 || len(h) >= 6 {
+		t.Fatalf("the first night: %d sessions maintained, %d messages left of 6", flushedAt(0), len(h))
+	}
+	fc.Advance(12 * time.Hour) // 15:00
+	for _, q := range []string{"short one", "short two"} {
+		rec, _ := e.send(t, "ana", q)
+		rec.wait(t)
+	}
+	waitUntil(t, "idle", func() bool { return e.m.activeCount() == 0 })
+	fc.Advance(12 * time.Hour) // 03:00 the next night: four new messages
+	if err := e.m.maintainOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := flushedAt(1); n != 1 {
+		t.Errorf("the second night maintained %d sessions, want ana's: four new messages were not enough", n)
 	}
 }

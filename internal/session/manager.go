@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/thejerf/suture/v4"
 
@@ -55,7 +54,7 @@ func New(opts Options) (*Manager, error) {
 		return nil, err
 	}
 	m := &Manager{opts: o, clock: o.Clock, log: o.Logger, live: make(map[string]*lane),
-		maint: maintainer{flushed: map[string]time.Time{}, compacted: map[string]time.Time{}, nightly: map[string]int{}}}
+		maint: maintainer{marks: map[string]maintMark{}}}
 	if o.Persist {
 		b, err := newBoltBackend(o.DB)
 		if err != nil {

@@ -14,7 +14,7 @@ import (
 // archive a session, its memory is flushed: the model is asked for the
 // durable facts and they land in the agent's daily log, the event is
 // logged, and the session itself is not touched (still active, history
-// kept). It happens once.
+// kept). It happens once, a restart of the daemon included.
 func TestMaintenancePreExpiryFlush(t *testing.T) {
 	r := newChatRig(t, rigOptions{core: "  session_ttl_seconds: 61\n" +
 		"  maintenance:\n    enabled: true\n    scan_interval_ms: 200\n    pre_expiry_minutes: 1\n"})
@@ -47,5 +47,11 @@ func TestMaintenancePreExpiryFlush(t *testing.T) {
 	out := r.h.must("sessions", "list", "--json").stdout
 	if !strings.Contains(out, `"messages": 2`) || strings.Contains(out, `"archived"`) {
 		t.Errorf("the session after its pre-expiry flush:\n%s", out)
+	}
+	r.h.must("stop")
+	r.start()
+	time.Sleep(time.Second) // five scans of the restarted daemon
+	if n := len(r.llm.Requests()); n != 2 {
+		t.Errorf("%d model requests after a restart, want 2: the flush was repeated", n)
 	}
 }
