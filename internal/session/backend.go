@@ -70,8 +70,10 @@ type backend interface {
 	// maintained is what maintenance did (maintain.go): its marks by
 	// session and the date of the last nightly pass.
 	maintained() (marks map[string]maintMark, night string, err error)
-	// setMaintained stores a session's marks or, when night is set, the
-	// date of the last nightly pass. Removing a session removes its marks.
+	// setMaintained stores a session's marks (none for a session no
+	// longer stored) or, when night is set, the date of the last nightly
+	// pass. Removing a session removes its marks; an unreadable mark
+	// reads as none.
 	setMaintained(id string, mk maintMark, night string) error
 	// writable is false while the last write failed for the store's sake
 	// (disk full): writes are then not deferred, so they fail at once.

@@ -337,10 +337,9 @@ func (b *boltBackend) maintained() (map[string]maintMark, string, error) {
 				return nil
 			}
 			var mk maintMark
-			if err := store.Decode(v, &mk); err != nil {
-				return fmt.Errorf("maintenance of %s: %w", k, err)
+			if store.Decode(v, &mk) == nil { // an unreadable mark is as good as none: that session is due again
+				marks[string(k)] = mk
 			}
-			marks[string(k)] = mk
 			return nil
 		})
 	})
@@ -355,6 +354,9 @@ func (b *boltBackend) setMaintained(id string, mk maintMark, night string) error
 		bk := tx.Bucket(bucketMaint)
 		if night != "" {
 			return bk.Put([]byte(nightKey), []byte(night))
+		}
+		if tx.Bucket(bucketSessions).Get([]byte(id)) == nil {
+			return nil // deleted meanwhile: nothing to remember
 		}
 		v, err := store.Encode(mk)
 		if err != nil {

@@ -42,8 +42,10 @@ type run struct {
 	// ackOnAnswer: the channel acknowledges r only with its answer, so its
 	// user message is stored with the run's first write (Inbound.AckOnAnswer).
 	ackOnAnswer bool
-	// maintain makes r session maintenance (no message of its own).
-	maintain *loop.Maintenance
+	// maintain makes r session maintenance (no message of its own);
+	// compactedTo is the history's length its compaction left (0: none).
+	maintain    *loop.Maintenance
+	compactedTo int
 	// held: r's message waits in memory only (an ackOnAnswer run queued
 	// behind another); promote defers it to the run's first write, with
 	// heldSeen, the message id it is remembered under.

@@ -96,7 +96,7 @@ func (m *Manager) maintainOnce(ctx context.Context) error {
 		switch {
 		case o.PreExpiry > 0 && m.opts.TTL > 0 && idle >= m.opts.TTL-o.PreExpiry && idle < m.opts.TTL && s.Updated.After(mk.Flushed):
 			budget--
-			if m.maintainSession(ctx, s, loop.Maintenance{Flush: true}, "") {
+			if ok, _ := m.maintainSession(ctx, s, loop.Maintenance{Flush: true}, ""); ok {
 				m.markMaintained(ctx, s.ID, func(mk *maintMark) { mk.Flushed = s.Updated })
 				m.emit(ctx, beamclaw.EventMaintenancePreExpiryFlush, s.ID)
 			}
@@ -112,12 +112,6 @@ func (m *Manager) maintainOnce(ctx context.Context) error {
 	if !nightly {
 		return nil
 	}
-	mt.mu.Lock()
-	mt.lastNight = date
-	mt.mu.Unlock()
-	if err := m.store.setMaintained("", maintMark{}, date); err != nil {
-		m.log.LogAttrs(ctx, slog.LevelWarn, "session maintenance: the nightly pass is not recorded", slog.Any("err", err))
-	}
 	m.emit(ctx, beamclaw.EventMaintenanceNightlyStart, "", slog.Int("session_count", len(nightlyIDs)))
 	flushed := 0
 	for _, s := range sums {
@@ -125,15 +119,26 @@ func (m *Manager) maintainOnce(ctx context.Context) error {
 			continue
 		}
 		budget--
-		if m.maintainSession(ctx, s, loop.Maintenance{Flush: true, Compact: true,
-			ThresholdPct: o.IdleThresholdPct, TargetPct: o.IdleTargetPct}, "nightly") {
+		ok, left := m.maintainSession(ctx, s, loop.Maintenance{Flush: true, Compact: true,
+			ThresholdPct: o.IdleThresholdPct, TargetPct: o.IdleTargetPct}, "nightly")
+		if ok {
 			flushed++
-			n := s.Messages
-			if info, err := m.Info(s.ID); err == nil {
-				n = info.Messages // after the compaction, which counts from here
+			if left == 0 {
+				left = s.Messages // not compacted
 			}
-			m.markMaintained(ctx, s.ID, func(mk *maintMark) { mk.Nightly = n })
+			m.markMaintained(ctx, s.ID, func(mk *maintMark) { mk.Nightly = left })
 		}
+	}
+	if ctx.Err() != nil {
+		return ctx.Err() // stopped mid-pass: the sessions not done yet get it after a restart
+	}
+	// The night is recorded once its pass is done (the sessions done
+	// before a stop are marked one by one).
+	mt.mu.Lock()
+	mt.lastNight = date
+	mt.mu.Unlock()
+	if err := m.store.setMaintained("", maintMark{}, date); err != nil {
+		m.log.LogAttrs(ctx, slog.LevelWarn, "session maintenance: the nightly pass is not recorded", slog.Any("err", err))
 	}
 	m.emit(ctx, beamclaw.EventMaintenanceNightlyComplete, "", slog.Int("flushed_count", flushed))
 	return nil
@@ -156,10 +161,11 @@ func (m *Manager) markMaintained(ctx context.Context, id string, change func(*ma
 
 // maintainSession runs mt on session s through its lane and waits for it;
 // reason names a compaction for the maintenance_compact_complete event.
-func (m *Manager) maintainSession(ctx context.Context, s Summary, mt loop.Maintenance, reason string) bool {
+// left is the history's length the run's compaction left (0: none).
+func (m *Manager) maintainSession(ctx context.Context, s Summary, mt loop.Maintenance, reason string) (ok bool, left int) {
 	l, err := m.acquire(ctx, s.ID, nil)
 	if err != nil {
-		return false
+		return false, 0
 	}
 	wait := NewWaitRoute()
 	r := &run{id: m.newID("run"), channel: beamclaw.ChannelScheduler, route: newOnceRoute(wait), noAsk: true, maintain: &mt,
@@ -167,16 +173,18 @@ func (m *Manager) maintainSession(ctx context.Context, s Summary, mt loop.Mainte
 	queued := l.enqueue(r)
 	m.release(l)
 	if !queued {
-		return false
+		return false, 0
 	}
 	ev, err := wait.Wait(ctx)
 	if err != nil || ev.Type != beamclaw.EvFinal {
-		return false
+		return false, 0
 	}
 	if reason != "" && ev.Text == "compacted" {
 		m.emit(ctx, beamclaw.EventMaintenanceCompactComplete, s.ID, slog.String("reason", reason))
 	}
-	return true
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return true, r.compactedTo
 }
 
 // enqueue queues a maintenance run behind the session's other runs; false
@@ -207,6 +215,16 @@ func (mt *maintainer) load(b backend) error {
 	}
 	mt.marks, mt.lastNight, mt.loaded = marks, night, true
 	return nil
+}
+
+// forget drops the marks of deleted sessions (the store drops its own
+// with them).
+func (mt *maintainer) forget(ids []string) {
+	mt.mu.Lock()
+	defer mt.mu.Unlock()
+	for _, id := range ids {
+		delete(mt.marks, id)
+	}
 }
 
 // prune forgets the marks of sessions that are no longer stored.

@@ -82,6 +82,25 @@ func TestMaintenanceIdleCompaction(t *testing.T) {
 	if len(sums) != 1 || !sums[0].Updated.Before(fc.Now().Add(-10*time.Minute)) {
 		t.Errorf("compaction moved the session's last activity: %+v", sums)
 	}
+	// Nor after a restart: the compaction is remembered for the activity
+	// it was done for (a second one would find the history below the
+	// threshold and do nothing visible, so the mark itself is checked).
+	path, mo := e.path, e.m.opts.Maintenance
+	e.stop()
+	e2, _, _ := maintEnv(t, mo, fc.Now(), path)
+	marks, _, err := e2.m.store.maintained()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mk := marks[e2.sid("ana")]; !mk.Compacted.Equal(sums[0].Updated) {
+		t.Errorf("the stored mark of ana's compaction: %+v, want it for %v", mk, sums[0].Updated)
+	}
+	if err := e2.m.maintainOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e2.ev.named(beamclaw.EventMaintenanceCompactComplete)); n != 0 {
+		t.Errorf("compacted again after a restart: %d events", n)
+	}
 }
 
 // Inside the quiet hours, sessions with enough new messages are flushed
@@ -168,6 +187,8 @@ func TestMaintenanceRemembersAcrossRestart(t *testing.T) {
 	if err := e2.m.Delete(context.Background(), e2.sid("ana")); err != nil {
 		t.Fatal(err)
 	}
+	// A maintenance run that ended as the session was deleted.
+	e2.m.markMaintained(context.Background(), e2.sid("ana"), func(mk *maintMark) { mk.Nightly = 9 })
 	marks, night, err := e2.m.store.maintained()
 	if err != nil {
 		t.Fatal(err)

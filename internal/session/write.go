@@ -90,6 +90,9 @@ func (rl *runLane) Replace(_ context.Context, history []beamclaw.Message) error 
 	l.rec = rec
 	l.history = slices.Clip(history)
 	rl.r.start = max(0, len(history)-tail)
+	if rl.r.maintain != nil {
+		rl.r.compactedTo = len(history)
+	}
 	l.mu.Unlock()
 	return nil
 }

@@ -37,21 +37,30 @@ func TestMaintenancePreExpiryFlush(t *testing.T) {
 		!strings.Contains(reqs[1].Messages[1].Content, "my cat is called Miso") {
 		t.Fatalf("model requests: %+v", reqs)
 	}
-	pollUntil(t, 10*time.Second, "the event logged", func() bool {
-		return strings.Contains(r.h.logs(), "maintenance_pre_expiry_flush")
-	})
-	time.Sleep(time.Second) // five more scans: the flush is not repeated
-	if n := len(r.llm.Requests()); n != 2 {
-		t.Errorf("%d model requests after the flush, want 2", n)
-	}
+	flushes := func() int { return strings.Count(r.h.logs(), "maintenance_pre_expiry_flush") }
+	pollUntil(t, 10*time.Second, "the event logged", func() bool { return flushes() == 1 })
 	out := r.h.must("sessions", "list", "--json").stdout
 	if !strings.Contains(out, `"messages": 2`) || strings.Contains(out, `"archived"`) {
 		t.Errorf("the session after its pre-expiry flush:\n%s", out)
 	}
+	// Restarted, the daemon must not flush ana's session again. Every scan
+	// looks at every session, so once bo's flush is logged and then cy's
+	// (cy chats after bo's flush: a later scan), a whole scan has looked at
+	// ana's session.
 	r.h.must("stop")
 	r.start()
-	time.Sleep(time.Second) // five scans of the restarted daemon
-	if n := len(r.llm.Requests()); n != 2 {
-		t.Errorf("%d model requests after a restart, want 2: the flush was repeated", n)
+	for i, user := range []string{"bo", "cy"} {
+		r.chat(user, "hello from "+user)
+		pollUntil(t, 30*time.Second, user+"'s flush", func() bool { return flushes() == 2+i })
+	}
+	anaFlushes := 0
+	for _, req := range r.llm.Requests() {
+		if strings.HasPrefix(req.Messages[0].Content, "The conversation below is about to be compacted") &&
+			strings.Contains(req.Messages[1].Content, "my cat is called Miso") {
+			anaFlushes++
+		}
+	}
+	if n := len(r.llm.Requests()); n != 6 || anaFlushes != 1 {
+		t.Errorf("%d model requests, %d flushes of ana's session; want 6 (a chat and a flush each for ana, bo, cy) and 1", n, anaFlushes)
 	}
 }
