@@ -25,9 +25,6 @@ type prompt struct {
 	msgID  int
 	html   string // the prompt's text, without the decision line
 	done   bool   // a decision (or expiry) was shown
-	// outcome is a decision line taken before msgID was known (a press
-	// that raced Telegram's answer to the send), shown once it is.
-	outcome string
 }
 
 // approvals maps approval ids to their prompts and callback keys.
@@ -79,14 +76,13 @@ func (a *approvals) finish(id string) (p *prompt, first bool) {
 	return p, true
 }
 
-// sent records the message id Telegram gave p and returns the decision
-// line to show on it at once, if one was taken while it was unknown.
-func (a *approvals) sent(p *prompt, msgID int) (outcome string) {
+// sent records the message id of p: from Telegram's answer to the send,
+// or from a press on its buttons (which can come first, or alone when
+// that answer is lost).
+func (a *approvals) sent(p *prompt, msgID int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	p.msgID = msgID
-	outcome, p.outcome = p.outcome, ""
-	return outcome
 }
 
 // forget drops id (its run ended).
@@ -157,17 +153,13 @@ func decisionLine(d beamclaw.Decision) string {
 	return "⌛ Expired: nothing was run"
 }
 
-// showOutcome edits a prompt to its final text, without buttons. Before
-// the prompt's message id is known the line is kept for sent.
+// showOutcome edits a prompt to its final text, without buttons.
 func (c *Channel) showOutcome(ctx context.Context, p *prompt, line string) {
 	c.approvals.mu.Lock()
 	chatID, msgID, html := p.chatID, p.msgID, p.html
-	if msgID == 0 {
-		p.outcome = line
-	}
 	c.approvals.mu.Unlock()
 	if msgID == 0 {
-		return // shown by control once the send is answered, if it is
+		return // the prompt was never shown
 	}
 	err := c.api.editMessageText(ctx, &bot.EditMessageTextParams{ChatID: chatID, MessageID: msgID,
 		Text: html + "\n\n<b>" + escapeText(line) + "</b>", ParseMode: models.ParseModeHTML})
@@ -192,9 +184,13 @@ func (c *Channel) onCallback(ctx context.Context, cq *models.CallbackQuery) {
 		return
 	}
 	id, p := c.approvals.lookup(key)
-	if p == nil && cq.Message.Message != nil {
-		m := cq.Message.Message
-		p = &prompt{chatID: m.Chat.ID, msgID: m.ID, html: escapeText(m.Text)}
+	if m := cq.Message.Message; m != nil {
+		switch {
+		case p == nil:
+			p = &prompt{chatID: m.Chat.ID, msgID: m.ID, html: escapeText(m.Text)}
+		case m.Chat.ID == p.chatID:
+			c.approvals.sent(p, m.ID) // the press names the prompt's message
+		}
 	}
 	origin := ""
 	if p != nil {

@@ -173,9 +173,7 @@ func (s *streamer) control(ctx context.Context, ev beamclaw.RunEvent) {
 		s.logFail(ctx, "send approval prompt", err)
 		return
 	}
-	if line := s.c.approvals.sent(p, m.ID); line != "" {
-		s.c.showOutcome(ctx, p, line)
-	}
+	s.c.approvals.sent(p, m.ID)
 }
 
 func (s *streamer) openPrompts() int {
