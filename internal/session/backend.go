@@ -71,10 +71,10 @@ type backend interface {
 	// session and the date of the last nightly pass.
 	maintained() (marks map[string]maintMark, night string, err error)
 	// setMaintained stores a session's marks (none for a session no
-	// longer stored) or, when night is set, the date of the last nightly
-	// pass. Removing a session removes its marks; an unreadable mark
-	// reads as none.
-	setMaintained(id string, mk maintMark, night string) error
+	// longer stored). Removing a session removes its marks; an unreadable
+	// mark reads as none.
+	setMaintained(id string, mk maintMark) error
+	setLastNight(date string) error // the date of the last nightly pass
 	// writable is false while the last write failed for the store's sake
 	// (disk full): writes are then not deferred, so they fail at once.
 	writable() bool
@@ -188,7 +188,9 @@ func (b *memBackend) maintained() (map[string]maintMark, string, error) {
 	return map[string]maintMark{}, "", nil
 }
 
-func (b *memBackend) setMaintained(string, maintMark, string) error { return nil }
+func (b *memBackend) setMaintained(string, maintMark) error { return nil }
+
+func (b *memBackend) setLastNight(string) error { return nil }
 
 func (b *memBackend) count() int {
 	b.mu.Lock()

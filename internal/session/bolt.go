@@ -349,12 +349,17 @@ func (b *boltBackend) maintained() (map[string]maintMark, string, error) {
 	return marks, night, nil
 }
 
-func (b *boltBackend) setMaintained(id string, mk maintMark, night string) error {
+func (b *boltBackend) setLastNight(date string) error {
+	err := b.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMaint).Put([]byte(nightKey), []byte(date)) })
+	if err != nil {
+		return fmt.Errorf("record the nightly pass: %w", err)
+	}
+	return nil
+}
+
+func (b *boltBackend) setMaintained(id string, mk maintMark) error {
 	err := b.db.Update(func(tx *bolt.Tx) error {
 		bk := tx.Bucket(bucketMaint)
-		if night != "" {
-			return bk.Put([]byte(nightKey), []byte(night))
-		}
 		if tx.Bucket(bucketSessions).Get([]byte(id)) == nil {
 			return nil // deleted meanwhile: nothing to remember
 		}

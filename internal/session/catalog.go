@@ -180,7 +180,6 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	m.maint.forget([]string{id})
 	m.emit(ctx, beamclaw.EventSessionEnd, id, slog.String("reason", "deleted"))
 	return nil
 }

@@ -78,7 +78,6 @@ func (m *Manager) Expire(ctx context.Context) (archived, deleted int, err error)
 	err = m.store.setArchived(archive, now)
 	if err == nil && len(purge) > 0 {
 		err = m.store.remove(purge)
-		m.maint.forget(purge)
 	}
 	m.mu.Unlock()
 	if err != nil {

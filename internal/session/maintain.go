@@ -97,12 +97,14 @@ func (m *Manager) maintainOnce(ctx context.Context) error {
 		case o.PreExpiry > 0 && m.opts.TTL > 0 && idle >= m.opts.TTL-o.PreExpiry && idle < m.opts.TTL && s.Updated.After(mk.Flushed):
 			budget--
 			if ok, _ := m.maintainSession(ctx, s, loop.Maintenance{Flush: true}, ""); ok {
-				m.markMaintained(ctx, s.ID, func(mk *maintMark) { mk.Flushed = s.Updated })
+				mk.Flushed = s.Updated
+				m.markMaintained(ctx, s.ID, mk)
 				m.emit(ctx, beamclaw.EventMaintenancePreExpiryFlush, s.ID)
 			}
 		case o.IdleAfter > 0 && idle >= o.IdleAfter && s.Updated.After(mk.Compacted):
 			budget--
-			m.markMaintained(ctx, s.ID, func(mk *maintMark) { mk.Compacted = s.Updated })
+			mk.Compacted = s.Updated
+			m.markMaintained(ctx, s.ID, mk)
 			m.maintainSession(ctx, s, loop.Maintenance{Compact: true, ThresholdPct: o.IdleThresholdPct,
 				TargetPct: o.IdleTargetPct}, "idle")
 		case nightly && s.Messages-mk.seen(s) >= max(o.NightlyMinMessages, 1):
@@ -115,6 +117,9 @@ func (m *Manager) maintainOnce(ctx context.Context) error {
 	m.emit(ctx, beamclaw.EventMaintenanceNightlyStart, "", slog.Int("session_count", len(nightlyIDs)))
 	flushed := 0
 	for _, s := range sums {
+		if ctx.Err() != nil {
+			break // stopping: queue no more runs
+		}
 		if budget == 0 || !contains(nightlyIDs, s.ID) {
 			continue
 		}
@@ -126,7 +131,9 @@ func (m *Manager) maintainOnce(ctx context.Context) error {
 			if left == 0 {
 				left = s.Messages // not compacted
 			}
-			m.markMaintained(ctx, s.ID, func(mk *maintMark) { mk.Nightly = left })
+			mk := mt.get(s.ID)
+			mk.Nightly = left
+			m.markMaintained(ctx, s.ID, mk)
 		}
 	}
 	if ctx.Err() != nil {
@@ -137,24 +144,23 @@ func (m *Manager) maintainOnce(ctx context.Context) error {
 	mt.mu.Lock()
 	mt.lastNight = date
 	mt.mu.Unlock()
-	if err := m.store.setMaintained("", maintMark{}, date); err != nil {
+	if err := m.store.setLastNight(date); err != nil {
 		m.log.LogAttrs(ctx, slog.LevelWarn, "session maintenance: the nightly pass is not recorded", slog.Any("err", err))
 	}
 	m.emit(ctx, beamclaw.EventMaintenanceNightlyComplete, "", slog.Int("flushed_count", flushed))
 	return nil
 }
 
-// markMaintained changes what maintenance remembers of session id, in
-// memory and in the store. A failed write is logged: the mark holds
-// until a restart, which may then repeat that one run.
-func (m *Manager) markMaintained(ctx context.Context, id string, change func(*maintMark)) {
+// markMaintained sets what maintenance remembers of session id, in memory
+// and in the store (the scan is the only writer). A failed write is
+// logged: the mark holds until a restart, which may then repeat that one
+// run.
+func (m *Manager) markMaintained(ctx context.Context, id string, mk maintMark) {
 	mt := &m.maint
 	mt.mu.Lock()
-	mk := mt.marks[id]
-	change(&mk)
 	mt.marks[id] = mk
 	mt.mu.Unlock()
-	if err := m.store.setMaintained(id, mk, ""); err != nil {
+	if err := m.store.setMaintained(id, mk); err != nil {
 		m.log.LogAttrs(ctx, slog.LevelWarn, "session maintenance is not recorded", slog.String("session_id", id), slog.Any("err", err))
 	}
 }
@@ -217,17 +223,8 @@ func (mt *maintainer) load(b backend) error {
 	return nil
 }
 
-// forget drops the marks of deleted sessions (the store drops its own
-// with them).
-func (mt *maintainer) forget(ids []string) {
-	mt.mu.Lock()
-	defer mt.mu.Unlock()
-	for _, id := range ids {
-		delete(mt.marks, id)
-	}
-}
-
-// prune forgets the marks of sessions that are no longer stored.
+// prune forgets the marks of sessions that are no longer stored (the
+// store dropped its own with them).
 func (mt *maintainer) prune(sums []Summary) {
 	mt.mu.Lock()
 	defer mt.mu.Unlock()

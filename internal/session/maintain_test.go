@@ -188,7 +188,7 @@ func TestMaintenanceRemembersAcrossRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A maintenance run that ended as the session was deleted.
-	e2.m.markMaintained(context.Background(), e2.sid("ana"), func(mk *maintMark) { mk.Nightly = 9 })
+	e2.m.markMaintained(context.Background(), e2.sid("ana"), maintMark{Nightly: 9})
 	marks, night, err := e2.m.store.maintained()
 	if err != nil {
 		t.Fatal(err)
@@ -238,5 +238,44 @@ func TestMaintenanceNightlyCountsFromTheCompactedHistory(t *testing.T) {
 	}
 	if n := flushedAt(1); n != 1 {
 		t.Errorf("the second night maintained %d sessions, want ana's: four new messages were not enough", n)
+	}
+}
+
+// A nightly pass cut short by a stop does not count as the night's: the
+// next scan of the night gives the sessions it had not reached their turn.
+func TestMaintenanceNightlyCutShortRunsAgain(t *testing.T) {
+	e, fc, _ := maintEnv(t, MaintenanceOptions{Scan: 24 * time.Hour, QuietHours: [2]int{2, 4},
+		NightlyMinMessages: 2, IdleThresholdPct: 80, IdleTargetPct: 50}, time.Date(2026, 11, 20, 22, 0, 0, 0, time.UTC), "")
+	for _, u := range []string{"ana", "bo"} {
+		rec, _ := e.send(t, u, "hello")
+		rec.wait(t)
+	}
+	waitUntil(t, "idle", func() bool { return e.m.activeCount() == 0 })
+	fc.Advance(5 * time.Hour) // 03:00
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	var once sync.Once
+	fact := say("- a durable fact")
+	e.p.flush = func(c context.Context, req beamclaw.ChatRequest, onText func(string)) (beamclaw.ChatResponse, error) {
+		once.Do(stop) // the daemon stops during the pass's first flush
+		return fact(c, req, onText)
+	}
+	if err := e.m.maintainOnce(ctx); err == nil {
+		t.Fatal("a pass cut short by a stop returned no error")
+	}
+	if err := e.m.maintainOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	marks, _, err := e.m.store.maintained()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"ana", "bo"} {
+		if marks[e.sid(u)].Nightly == 0 {
+			t.Errorf("%s's session had no nightly pass: %+v", u, marks)
+		}
+	}
+	if n := len(e.ev.named(beamclaw.EventMaintenanceNightlyComplete)); n != 1 {
+		t.Errorf("%d nightly passes completed, want 1 (the one after the cut)", n)
 	}
 }

@@ -29,6 +29,15 @@ func approvalScript(id string, release <-chan struct{}) func(context.Context, be
 	}
 }
 
+// askApproval has alice start a run that asks approval id and returns its
+// prompt once shown; closing release lets the run finish.
+func (h *harness) askApproval(id string, release <-chan struct{}) faketelegram.Message {
+	h.t.Helper()
+	h.sess.setScript(approvalScript(id, release))
+	h.tg.SendText(alice.ID, alice, "clean up")
+	return h.waitMessage(alice.ID, contains("Approval needed"))
+}
+
 func buttons(t *testing.T, m faketelegram.Message) []string {
 	t.Helper()
 	var kb models.InlineKeyboardMarkup
@@ -47,9 +56,7 @@ func buttons(t *testing.T, m faketelegram.Message) []string {
 func TestApprovalButtonPress(t *testing.T) {
 	h := newHarness(t, nil, "", allowAlice).start()
 	release := make(chan struct{})
-	h.sess.setScript(approvalScript("approval-7", release))
-	h.tg.SendText(alice.ID, alice, "clean up")
-	p := h.waitMessage(alice.ID, contains("Approval needed"))
+	p := h.askApproval("approval-7", release)
 	want := []string{"✅ Allow once=ap|y|approval-7", "♾️ Always=ap|a|approval-7", "❌ Deny=ap|n|approval-7"}
 	if d := cmp.Diff(want, buttons(t, p)); d != "" {
 		t.Errorf("keyboard (-want +got):\n%s", d)
@@ -83,9 +90,7 @@ func TestApprovalPressedBeforeTheSendIsAnswered(t *testing.T) {
 	defer answer()
 	release := make(chan struct{})
 	defer close(release)
-	h.sess.setScript(approvalScript("approval-11", release))
-	h.tg.SendText(alice.ID, alice, "clean up")
-	p := h.waitMessage(alice.ID, contains("Approval needed"))
+	p := h.askApproval("approval-11", release)
 	h.tg.PressButton(alice.ID, alice, p.ID, "ap|y|approval-11")
 	h.waitProcessed(2) // the message and the press
 	if d := cmp.Diff([]decision{{"approval-11", beamclaw.Allow}}, h.sess.Decisions()); d != "" {
@@ -101,9 +106,7 @@ func TestApprovalExpired(t *testing.T) {
 	h.sess.setDecideErr(beamclaw.E("session.Decide", beamclaw.KindNotFound, "no such approval", nil))
 	release := make(chan struct{})
 	defer close(release)
-	h.sess.setScript(approvalScript("approval-8", release))
-	h.tg.SendText(alice.ID, alice, "clean up")
-	p := h.waitMessage(alice.ID, contains("Approval needed"))
+	p := h.askApproval("approval-8", release)
 	h.tg.PressButton(alice.ID, alice, p.ID, "ap|y|approval-8")
 	h.waitMessage(alice.ID, contains("Expired"))
 	if _, err := h.tg.WaitCall(waitCtx(t), "answerCallbackQuery", func(c faketelegram.Call) bool {
