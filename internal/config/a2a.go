@@ -56,24 +56,24 @@ func (c *Config) validateA2A(p *problems) {
 	if a.PublicURL != "" {
 		u, err := url.Parse(a.PublicURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-			p.add("a2a.public_url", "%q is not a base URL like https://agents.example.com", a.PublicURL)
+			p.Add("a2a.public_url", "%q is not a base URL like https://agents.example.com", a.PublicURL)
 		}
 	}
-	p.min("a2a.task_retention_hours", a.TaskRetentionHours, 1)
+	p.Min("a2a.task_retention_hours", a.TaskRetentionHours, 1)
 	tokens := map[string]string{}
 	for _, name := range sortedKeys(a.Peers) {
 		key, peer := "a2a.peers."+name, a.Peers[name]
 		p.name(key, name)
 		if name == A2AGatewayCaller {
-			p.add(key, "%q names the gateway token's caller; pick another peer name", name)
+			p.Add(key, "%q names the gateway token's caller; pick another peer name", name)
 		}
-		p.httpURL(key+".url", peer.URL, false)
+		p.HTTPURL(key+".url", peer.URL, false)
 		if peer.URL == "" && peer.Token.IsZero() {
-			p.add(key, "a peer needs a url (to be called), a token (to call us), or both")
+			p.Add(key, "a peer needs a url (to be called), a token (to call us), or both")
 		}
 		if env := peer.Token.Env; env != "" {
 			if other, dup := tokens[env]; dup {
-				p.add(key+".token", "%s is already the token of peer %q: each peer needs its own token", env, other)
+				p.Add(key+".token", "%s is already the token of peer %q: each peer needs its own token", env, other)
 			}
 			tokens[env] = name
 		}

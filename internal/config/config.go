@@ -1,7 +1,5 @@
 package config
 
-import "time"
-
 // Config is the whole configuration file. Every field is plain data; the zero
 // value is not useful, start from Default.
 type Config struct {
@@ -96,23 +94,6 @@ type Maintenance struct {
 	QuietHours                 HourRange `yaml:"quiet_hours"`
 	NightlyMinMessages         int       `yaml:"nightly_min_messages"`
 	PreExpiryMinutes           int       `yaml:"pre_expiry_minutes"`
-}
-
-// HourRange is [start, end) in UTC hours, written [2, 4]. Start 0..23,
-// end 1..24; start > end wraps past midnight.
-type HourRange [2]int
-
-// Contains reports whether the UTC hour h falls inside the range.
-func (r HourRange) Contains(h int) bool {
-	if r[0] <= r[1] {
-		return h >= r[0] && h < r[1]
-	}
-	return h >= r[0] || h < r[1]
-}
-
-// Duration is a Go duration written as a string ("10s", "1m30s").
-type Duration struct {
-	time.Duration
 }
 
 // Skills configures SKILL.md skills.

@@ -5,8 +5,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/beamclaw/beamclaw-go/internal/scrub"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/beamclaw/beamclaw-go/internal/scrub"
+	"github.com/beamclaw/beamclaw-go/internal/setting"
 )
 
 // maxNodes bounds the nodes visited while decoding one document, so alias
@@ -19,7 +21,7 @@ const maxDepth = 64
 // nodeUnmarshaler is implemented by types with their own YAML shape
 // (Secret, EnvValue, Duration).
 type nodeUnmarshaler interface {
-	unmarshalNode(n *yaml.Node) error
+	UnmarshalYAML(n *yaml.Node) error
 }
 
 // defaulter is implemented by map and list element types whose new entries
@@ -43,7 +45,7 @@ func newDecoder() *decoder {
 }
 
 func (d *decoder) fail(n *yaml.Node, key, format string, args ...any) {
-	d.errs = append(d.errs, &Error{Line: n.Line, Key: key, Msg: message(format, args)})
+	d.Append(&Error{Line: n.Line, Key: key, Msg: setting.Message(format, args)})
 }
 
 // resolve follows aliases to the node they name.
@@ -52,10 +54,6 @@ func resolve(n *yaml.Node) *yaml.Node {
 		n = n.Alias
 	}
 	return n
-}
-
-func isNull(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
 }
 
 // decode stores n into v. A null value keeps what v holds (its default),
@@ -76,12 +74,12 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		return
 	}
 	if u, ok := v.Addr().Interface().(nodeUnmarshaler); ok {
-		if err := u.unmarshalNode(n); err != nil {
+		if err := u.UnmarshalYAML(n); err != nil {
 			d.fail(n, path, "%v", err)
 		}
 		return
 	}
-	if isNull(n) {
+	if setting.IsNull(n) {
 		return
 	}
 	switch v.Kind() {
@@ -130,7 +128,7 @@ func yamlFields(t reflect.Type) (map[string]int, []string) {
 
 func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 	if n.Kind != yaml.MappingNode {
-		d.fail(n, path, "expected a mapping, got %s", kindName(n))
+		d.fail(n, path, "expected a mapping, got %s", setting.KindName(n))
 		return
 	}
 	idx, names := yamlFields(v.Type())
@@ -165,7 +163,7 @@ func (d *decoder) eachPair(n *yaml.Node, v reflect.Value, path string, fn func(k
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := resolve(n.Content[i]), n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
-			d.fail(k, path, "mapping keys must be strings, got %s", kindName(k))
+			d.fail(k, path, "mapping keys must be strings, got %s", setting.KindName(k))
 			continue
 		}
 		if k.ShortTag() == "!!merge" {
@@ -188,7 +186,7 @@ func (d *decoder) merge(val *yaml.Node, v reflect.Value, path string) {
 
 func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string) {
 	if n.Kind != yaml.MappingNode {
-		d.fail(n, path, "expected a mapping, got %s", kindName(n))
+		d.fail(n, path, "expected a mapping, got %s", setting.KindName(n))
 		return
 	}
 	if v.IsNil() {
@@ -218,7 +216,7 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string) {
 
 func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string) {
 	if n.Kind != yaml.SequenceNode {
-		d.fail(n, path, "expected a list, got %s", kindName(n))
+		d.fail(n, path, "expected a list, got %s", setting.KindName(n))
 		return
 	}
 	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
@@ -236,7 +234,7 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string) {
 
 func (d *decoder) decodeArray(n *yaml.Node, v reflect.Value, path string) {
 	if n.Kind != yaml.SequenceNode || len(n.Content) != v.Len() {
-		d.fail(n, path, "expected a list of %d items, got %s", v.Len(), kindName(n))
+		d.fail(n, path, "expected a list of %d items, got %s", v.Len(), setting.KindName(n))
 		return
 	}
 	for i, item := range n.Content {
@@ -248,28 +246,28 @@ func (d *decoder) decodeArray(n *yaml.Node, v reflect.Value, path string) {
 // echoes the offending value: a misplaced credential must not reach a log.
 func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) {
 	if n.Kind != yaml.ScalarNode {
-		d.fail(n, path, "expected %s, got %s", typeName(v.Kind()), kindName(n))
+		d.fail(n, path, "expected %s, got %s", typeName(v.Kind()), setting.KindName(n))
 		return
 	}
 	tag := n.ShortTag()
 	switch v.Kind() {
 	case reflect.String:
 		if tag == "!!bool" || tag == "!!binary" {
-			d.fail(n, path, "expected a string, got %s (quote it)", kindName(n))
+			d.fail(n, path, "expected a string, got %s (quote it)", setting.KindName(n))
 			return
 		}
 		v.SetString(n.Value)
 	case reflect.Bool:
 		var b bool
 		if tag != "!!bool" || n.Decode(&b) != nil {
-			d.fail(n, path, "expected true or false, got %s", kindName(n))
+			d.fail(n, path, "expected true or false, got %s", setting.KindName(n))
 			return
 		}
 		v.SetBool(b)
 	case reflect.Int, reflect.Int64, reflect.Int32:
 		var i int64
 		if tag != "!!int" || n.Decode(&i) != nil {
-			d.fail(n, path, "expected an integer, got %s", kindName(n))
+			d.fail(n, path, "expected an integer, got %s", setting.KindName(n))
 			return
 		}
 		if v.OverflowInt(i) {
@@ -280,7 +278,7 @@ func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) {
 	case reflect.Float64, reflect.Float32:
 		var f float64
 		if (tag != "!!float" && tag != "!!int") || n.Decode(&f) != nil {
-			d.fail(n, path, "expected a number, got %s", kindName(n))
+			d.fail(n, path, "expected a number, got %s", setting.KindName(n))
 			return
 		}
 		v.SetFloat(f)
@@ -300,33 +298,4 @@ func typeName(k reflect.Kind) string {
 	default:
 		return "an integer"
 	}
-}
-
-// kindName describes a node for error messages without quoting its value.
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.AliasNode:
-		return "an alias"
-	case yaml.DocumentNode:
-		return "a document"
-	}
-	switch n.ShortTag() {
-	case "!!str":
-		return "a string"
-	case "!!int":
-		return "an integer"
-	case "!!float":
-		return "a number"
-	case "!!bool":
-		return "a boolean"
-	case "!!null":
-		return "null"
-	case "!!timestamp":
-		return "a timestamp"
-	}
-	return "a scalar"
 }

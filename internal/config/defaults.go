@@ -63,7 +63,7 @@ func defaultCore() Core {
 		DefaultAgent:                "default",
 		SessionPersistence:          true,
 		SessionSharing:              "shared",
-		ShutdownTimeout:             Duration{10 * time.Second},
+		ShutdownTimeout:             Duration{Duration: 10 * time.Second},
 		Agents:                      map[string]Agent{},
 		Skills:                      Skills{AllowFlagged: []string{}},
 		Maintenance: Maintenance{

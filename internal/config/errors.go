@@ -5,39 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/beamclaw/beamclaw-go/internal/scrub"
+	"github.com/beamclaw/beamclaw-go/internal/setting"
 )
-
-// Error is one configuration problem, located by file, line and the dotted
-// key path ("gateway.http.addr", "mcp.servers[0].name"). Load and Validate
-// return several of them joined with errors.Join; use errors.As to get one,
-// or Problems to list them all.
-type Error struct {
-	File string // empty when the config did not come from a file
-	Line int    // 0 when unknown
-	Key  string // dotted path; empty for the whole document
-	Msg  string
-}
-
-// Error formats "file:line: key: message".
-func (e *Error) Error() string {
-	var b strings.Builder
-	if e.File != "" {
-		b.WriteString(e.File)
-		if e.Line > 0 {
-			b.WriteString(":" + strconv.Itoa(e.Line))
-		}
-		b.WriteString(": ")
-	}
-	if e.Key != "" {
-		b.WriteString(e.Key + ": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
 
 // Problems flattens an error returned by this package into its individual
 // *Error values (other errors are wrapped into an Error with only Msg).
@@ -59,27 +30,11 @@ func Problems(err error) []*Error {
 	return []*Error{{Msg: err.Error()}}
 }
 
-// problems collects errors for one key path after another.
+// problems collects every problem under its key path; config's own
+// checks (names, providers, addresses) are methods of it.
 type problems struct {
-	errs []error
+	setting.Problems
 }
-
-func (p *problems) add(key, format string, args ...any) {
-	p.errs = append(p.errs, &Error{Key: key, Msg: message(format, args)})
-}
-
-// message formats an error message, replacing any argument that looks like
-// a credential so that no secret is ever echoed.
-func message(format string, args []any) string {
-	for i, a := range args {
-		if s, ok := a.(string); ok && scrub.LooksLikeSecret(s) {
-			args[i] = "<redacted>"
-		}
-	}
-	return fmt.Sprintf(format, args...)
-}
-
-func (p *problems) err() error { return errors.Join(p.errs...) }
 
 // locate fills File and Line of path-only errors from the positions
 // recorded while decoding, walking up the path to the nearest known key.

@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"regexp"
 	"strconv"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -91,7 +90,7 @@ func decodeOver(name string, data []byte, base *Config) (*Config, map[string]int
 	if root != nil {
 		d.decode(root, reflect.ValueOf(base).Elem(), "")
 	}
-	if err := d.err(); err != nil {
+	if err := d.Err(); err != nil {
 		return nil, nil, locate(err, name, d.lines)
 	}
 	return base, d.lines, nil
@@ -122,28 +121,3 @@ func parseDocument(data []byte) (root *yaml.Node, err error) {
 	}
 	return nil, nil
 }
-
-// unmarshalNode reads a Go duration string such as "10s" or "1m30s".
-func (d *Duration) unmarshalNode(n *yaml.Node) error {
-	if isNull(n) {
-		return nil // keep the default, like any other null
-	}
-	if n.Kind != yaml.ScalarNode {
-		return fmt.Errorf("expected a duration such as \"10s\", got %s", kindName(n))
-	}
-	if n.ShortTag() == "!!int" || n.ShortTag() == "!!float" {
-		return errors.New("a bare number has no unit: write a duration such as \"10s\"")
-	}
-	v, err := time.ParseDuration(n.Value)
-	if err != nil {
-		return errors.New("invalid duration: write e.g. \"10s\", \"500ms\" or \"1m\"")
-	}
-	d.Duration = v
-	return nil
-}
-
-// MarshalYAML writes the duration as a string ("10s").
-func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
-
-// UnmarshalYAML reads a duration string.
-func (d *Duration) UnmarshalYAML(n *yaml.Node) error { return d.unmarshalNode(n) }

@@ -4,8 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/beamclaw/beamclaw-go/internal/scrub/scrubtest"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/beamclaw/beamclaw-go/internal/scrub/scrubtest"
 )
 
 // A credential written literally is refused, and the error never contains

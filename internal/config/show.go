@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/beamclaw/beamclaw-go/internal/setting"
 )
 
 // Show renders the effective configuration as YAML for `beamclaw config
@@ -48,7 +50,7 @@ type encoder struct {
 }
 
 func (e *encoder) envRef(name string) *yaml.Node {
-	n := envNode(name)
+	n := setting.EnvNode(name)
 	switch {
 	case e.getenv == nil:
 	case name == "":

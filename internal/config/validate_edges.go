@@ -35,115 +35,115 @@ func IsLoopback(host string) bool {
 func (c *Config) validateGateway(p *problems) {
 	g := &c.Gateway
 	if host, ok := p.addr("gateway.http.addr", g.HTTP.Addr); ok && !IsLoopback(host) && g.Auth.Token.IsZero() {
-		p.add("gateway.http.addr", "refusing to bind %s without gateway.auth.token (set token: {env: VAR} with at least 32 characters, or bind 127.0.0.1)", g.HTTP.Addr)
+		p.Add("gateway.http.addr", "refusing to bind %s without gateway.auth.token (set token: {env: VAR} with at least 32 characters, or bind 127.0.0.1)", g.HTTP.Addr)
 	}
-	p.min("gateway.http.read_header_timeout_seconds", g.HTTP.ReadHeaderTimeoutSeconds, 1)
-	p.min("gateway.http.read_timeout_seconds", g.HTTP.ReadTimeoutSeconds, 1)
-	p.min("gateway.http.max_conns_per_client", g.HTTP.MaxConnsPerClient, 0)
+	p.Min("gateway.http.read_header_timeout_seconds", g.HTTP.ReadHeaderTimeoutSeconds, 1)
+	p.Min("gateway.http.read_timeout_seconds", g.HTTP.ReadTimeoutSeconds, 1)
+	p.Min("gateway.http.max_conns_per_client", g.HTTP.MaxConnsPerClient, 0)
 	for i, o := range g.HTTP.CORSOrigins {
 		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || o != u.Scheme+"://"+u.Host {
-			p.add(fmt.Sprintf("gateway.http.cors_origins[%d]", i), "%q is not an origin: write scheme://host[:port], e.g. https://chat.example.com (no path, no wildcard)", o)
+			p.Add(fmt.Sprintf("gateway.http.cors_origins[%d]", i), "%q is not an origin: write scheme://host[:port], e.g. https://chat.example.com (no path, no wildcard)", o)
 		}
 	}
-	p.min64("gateway.http.max_body_bytes", g.HTTP.MaxBodyBytes, 1)
+	p.Min64("gateway.http.max_body_bytes", g.HTTP.MaxBodyBytes, 1)
 	for i, tp := range g.TrustedProxies {
 		if _, err := netip.ParsePrefix(tp); err != nil {
 			if _, err := netip.ParseAddr(tp); err != nil {
-				p.add(fmt.Sprintf("gateway.trusted_proxies[%d]", i), "%q is not an IP address or CIDR", tp)
+				p.Add(fmt.Sprintf("gateway.trusted_proxies[%d]", i), "%q is not an IP address or CIDR", tp)
 			}
 		}
 	}
 	r := g.RateLimit
-	p.min("gateway.rate_limit.requests", r.Requests, 1)
-	p.min("gateway.rate_limit.window_seconds", r.WindowSeconds, 1)
-	p.min("gateway.rate_limit.max_clients", r.MaxClients, 1)
+	p.Min("gateway.rate_limit.requests", r.Requests, 1)
+	p.Min("gateway.rate_limit.window_seconds", r.WindowSeconds, 1)
+	p.Min("gateway.rate_limit.max_clients", r.MaxClients, 1)
 	for i, o := range g.WS.AllowedOrigins {
 		u, err := url.Parse(o)
 		if err != nil || u.Scheme == "" || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
-			p.add(fmt.Sprintf("gateway.ws.allowed_origins[%d]", i), "%q is not an origin like https://app.example.com", o)
+			p.Add(fmt.Sprintf("gateway.ws.allowed_origins[%d]", i), "%q is not an origin like https://app.example.com", o)
 		}
 	}
-	p.min64("gateway.ws.max_message_bytes", g.WS.MaxMessageBytes, 1)
-	p.min("gateway.ws.send_queue", g.WS.SendQueue, 1)
-	p.min("gateway.ws.ping_interval_seconds", g.WS.PingIntervalSeconds, 1)
+	p.Min64("gateway.ws.max_message_bytes", g.WS.MaxMessageBytes, 1)
+	p.Min("gateway.ws.send_queue", g.WS.SendQueue, 1)
+	p.Min("gateway.ws.ping_interval_seconds", g.WS.PingIntervalSeconds, 1)
 	validateTelegram(p, "gateway.channels.telegram", &g.Channels.Telegram)
 }
 
 func validateTelegram(p *problems, key string, t *Telegram) {
-	p.enum(key+".mode", t.Mode, TelegramModes)
-	p.enum(key+".dm_policy", t.DMPolicy, DMPolicies)
-	p.httpURL(key+".api_url", t.APIURL, true)
+	p.Enum(key+".mode", t.Mode, TelegramModes)
+	p.Enum(key+".dm_policy", t.DMPolicy, DMPolicies)
+	p.HTTPURL(key+".api_url", t.APIURL, true)
 	p.name(key+".agent", t.Agent)
-	p.min(key+".edit_interval_ms", t.EditIntervalMs, 0)
-	p.min64(key+".photo.max_size_bytes", t.Photo.MaxSizeBytes, 1)
-	p.min(key+".voice.max_duration_seconds", t.Voice.MaxDurationSeconds, 1)
-	p.httpURL(key+".voice.stt_base_url", t.Voice.STTBaseURL, t.Voice.Enabled)
-	p.httpURL(key+".webhook_url", t.WebhookURL, false)
+	p.Min(key+".edit_interval_ms", t.EditIntervalMs, 0)
+	p.Min64(key+".photo.max_size_bytes", t.Photo.MaxSizeBytes, 1)
+	p.Min(key+".voice.max_duration_seconds", t.Voice.MaxDurationSeconds, 1)
+	p.HTTPURL(key+".voice.stt_base_url", t.Voice.STTBaseURL, t.Voice.Enabled)
+	p.HTTPURL(key+".webhook_url", t.WebhookURL, false)
 	if !t.Enabled {
 		return
 	}
 	if t.Token.IsZero() {
-		p.add(key+".token", "required when the channel is enabled: write {env: TELEGRAM_BOT_TOKEN}")
+		p.Add(key+".token", "required when the channel is enabled: write {env: TELEGRAM_BOT_TOKEN}")
 	}
 	if t.Mode == "webhook" {
 		if !strings.HasPrefix(t.WebhookURL, "https://") {
-			p.add(key+".webhook_url", "webhook mode needs an https:// URL Telegram can reach")
+			p.Add(key+".webhook_url", "webhook mode needs an https:// URL Telegram can reach")
 		}
 		if t.WebhookSecret.IsZero() {
-			p.add(key+".webhook_secret", "webhook mode needs a secret: write {env: TELEGRAM_WEBHOOK_SECRET}")
+			p.Add(key+".webhook_secret", "webhook mode needs a secret: write {env: TELEGRAM_WEBHOOK_SECRET}")
 		}
 	}
 }
 
 func (c *Config) validateTools(p *problems) {
 	t := &c.Tools
-	p.min("tools.timeout_seconds", t.TimeoutSeconds, 1)
-	p.min("tools.max_output_bytes", t.MaxOutputBytes, 1)
+	p.Min("tools.timeout_seconds", t.TimeoutSeconds, 1)
+	p.Min("tools.max_output_bytes", t.MaxOutputBytes, 1)
 	for i, r := range t.FileRoots {
 		if !filepath.IsAbs(r) {
-			p.add(fmt.Sprintf("tools.file_roots[%d]", i), "%q must be an absolute path", r)
+			p.Add(fmt.Sprintf("tools.file_roots[%d]", i), "%q must be an absolute path", r)
 		}
 	}
-	p.enum("tools.remote_high_risk", t.RemoteHighRisk, []string{"approve", "deny"})
-	p.min("tools.curl.timeout_seconds", t.Curl.TimeoutSeconds, 1)
-	p.min64("tools.curl.max_response_bytes", t.Curl.MaxResponseBytes, 1)
-	p.httpURL("tools.web_search.base_url", t.WebSearch.BaseURL, true)
-	p.between("tools.web_search.max_results", t.WebSearch.MaxResults, 1, 20)
+	p.Enum("tools.remote_high_risk", t.RemoteHighRisk, []string{"approve", "deny"})
+	p.Min("tools.curl.timeout_seconds", t.Curl.TimeoutSeconds, 1)
+	p.Min64("tools.curl.max_response_bytes", t.Curl.MaxResponseBytes, 1)
+	p.HTTPURL("tools.web_search.base_url", t.WebSearch.BaseURL, true)
+	p.Between("tools.web_search.max_results", t.WebSearch.MaxResults, 1, 20)
 }
 
 func (c *Config) validateMemory(p *problems) {
 	m := &c.Memory
-	p.enum("memory.backend", m.Backend, MemoryBackends)
+	p.Enum("memory.backend", m.Backend, MemoryBackends)
 	e := m.Embedding
-	p.httpURL("memory.embedding.base_url", e.BaseURL, e.Enabled)
+	p.HTTPURL("memory.embedding.base_url", e.BaseURL, e.Enabled)
 	if e.Enabled && e.Model == "" {
-		p.add("memory.embedding.model", "must not be empty when embeddings are enabled")
+		p.Add("memory.embedding.model", "must not be empty when embeddings are enabled")
 	}
-	p.min("memory.embedding.dimensions", e.Dimensions, 1)
-	p.min("memory.embedding.cache_ttl_seconds", e.CacheTTLSeconds, 0)
+	p.Min("memory.embedding.dimensions", e.Dimensions, 1)
+	p.Min("memory.embedding.cache_ttl_seconds", e.CacheTTLSeconds, 0)
 	s := m.Search
 	p.unit("memory.search.vector_weight", s.VectorWeight)
 	p.unit("memory.search.bm25_weight", s.BM25Weight)
 	if s.VectorWeight+s.BM25Weight <= 0 {
-		p.add("memory.search.bm25_weight", "vector_weight + bm25_weight must be above 0")
+		p.Add("memory.search.bm25_weight", "vector_weight + bm25_weight must be above 0")
 	}
 	p.unit("memory.search.min_score", s.MinScore)
-	p.min("memory.search.default_limit", s.DefaultLimit, 1)
-	p.min("memory.search.chunk_size", s.ChunkSize, 1)
+	p.Min("memory.search.default_limit", s.DefaultLimit, 1)
+	p.Min("memory.search.chunk_size", s.ChunkSize, 1)
 	if s.ChunkOverlap < 0 || s.ChunkOverlap >= s.ChunkSize {
-		p.add("memory.search.chunk_overlap", "must be 0 or more and below chunk_size (%d), got %d", s.ChunkSize, s.ChunkOverlap)
+		p.Add("memory.search.chunk_overlap", "must be 0 or more and below chunk_size (%d), got %d", s.ChunkSize, s.ChunkOverlap)
 	}
 	for i, f := range s.WorkspaceFiles {
 		if f == "" || filepath.IsAbs(f) || strings.Contains(f, "..") {
-			p.add(fmt.Sprintf("memory.search.workspace_files[%d]", i), "%q must be a path inside the agent workspace", f)
+			p.Add(fmt.Sprintf("memory.search.workspace_files[%d]", i), "%q must be a path inside the agent workspace", f)
 		}
 	}
-	p.min("memory.search.daily_log_lookback", s.DailyLogLookback, 0)
+	p.Min("memory.search.daily_log_lookback", s.DailyLogLookback, 0)
 }
 
 func (p *problems) unit(key string, v float64) {
 	if v < 0 || v > 1 || v != v {
-		p.add(key, "must be between 0 and 1, got %g", v)
+		p.Add(key, "must be between 0 and 1, got %g", v)
 	}
 }
 
@@ -152,17 +152,17 @@ var protocolVersionRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 func (c *Config) validateMCP(p *problems) {
 	m := &c.MCP
 	if !protocolVersionRE.MatchString(m.ProtocolVersion) {
-		p.add("mcp.protocol_version", "%q is not an MCP protocol version like 2025-11-25", m.ProtocolVersion)
+		p.Add("mcp.protocol_version", "%q is not an MCP protocol version like 2025-11-25", m.ProtocolVersion)
 	}
-	p.min("mcp.max_inline_tools", m.MaxInlineTools, 0)
-	p.min("mcp.max_restarts", m.MaxRestarts, 0)
-	p.min("mcp.restart_window_seconds", m.RestartWindowSeconds, 1)
+	p.Min("mcp.max_inline_tools", m.MaxInlineTools, 0)
+	p.Min("mcp.max_restarts", m.MaxRestarts, 0)
+	p.Min("mcp.restart_window_seconds", m.RestartWindowSeconds, 1)
 	seen := map[string]int{}
 	for i, s := range m.Servers {
 		key := fmt.Sprintf("mcp.servers[%d]", i)
 		p.name(key+".name", s.Name)
 		if j, dup := seen[s.Name]; dup {
-			p.add(key+".name", "%q is already the name of mcp.servers[%d]", s.Name, j)
+			p.Add(key+".name", "%q is already the name of mcp.servers[%d]", s.Name, j)
 		} else {
 			seen[s.Name] = i
 		}
@@ -175,67 +175,59 @@ var memLimitRE = regexp.MustCompile(`^[0-9]+[bkmgBKMG]?$`)
 func (c *Config) validateSandbox(p *problems) {
 	s := &c.Sandbox
 	if s.DockerImage == "" {
-		p.add("sandbox.docker_image", "must not be empty")
+		p.Add("sandbox.docker_image", "must not be empty")
 	}
-	p.enum("sandbox.scope", s.Scope, []string{"session", "agent", "shared"})
-	p.min("sandbox.timeout_seconds", s.TimeoutSeconds, 1)
-	p.min("sandbox.reaper_interval_ms", s.ReaperIntervalMs, 1)
+	p.Enum("sandbox.scope", s.Scope, []string{"session", "agent", "shared"})
+	p.Min("sandbox.timeout_seconds", s.TimeoutSeconds, 1)
+	p.Min("sandbox.reaper_interval_ms", s.ReaperIntervalMs, 1)
 	if !memLimitRE.MatchString(s.MemoryLimit) {
-		p.add("sandbox.memory_limit", "%q is not a size like 512m", s.MemoryLimit)
+		p.Add("sandbox.memory_limit", "%q is not a size like 512m", s.MemoryLimit)
 	}
 	if f, err := strconv.ParseFloat(s.CPULimit, 64); err != nil || f <= 0 {
-		p.add("sandbox.cpu_limit", "%q is not a positive number of CPUs", s.CPULimit)
+		p.Add("sandbox.cpu_limit", "%q is not a positive number of CPUs", s.CPULimit)
 	}
-	p.min("sandbox.pids_limit", s.PidsLimit, 1)
-	p.enum("sandbox.network", s.Network, []string{"none", "bridge", "host"})
-	p.enum("sandbox.workspace_mount", s.WorkspaceMount, []string{"none", "ro", "rw"})
-	p.min64("sandbox.max_output_bytes", s.MaxOutputBytes, 1)
+	p.Min("sandbox.pids_limit", s.PidsLimit, 1)
+	p.Enum("sandbox.network", s.Network, []string{"none", "bridge", "host"})
+	p.Enum("sandbox.workspace_mount", s.WorkspaceMount, []string{"none", "ro", "rw"})
+	p.Min64("sandbox.max_output_bytes", s.MaxOutputBytes, 1)
 	if !filepath.IsAbs(s.BridgeSocketDir) {
-		p.add("sandbox.bridge_socket_dir", "%q must be an absolute path", s.BridgeSocketDir)
+		p.Add("sandbox.bridge_socket_dir", "%q must be an absolute path", s.BridgeSocketDir)
 	}
-	p.enum("sandbox.runtime", s.Runtime, []string{"runc", "runsc"})
-	p.envNames("sandbox.env_allowlist", s.EnvAllowlist)
-	p.envNames("sandbox.env_blocklist", s.EnvBlocklist)
+	p.Enum("sandbox.runtime", s.Runtime, []string{"runc", "runsc"})
+	p.EnvNames("sandbox.env_allowlist", s.EnvAllowlist)
+	p.EnvNames("sandbox.env_blocklist", s.EnvBlocklist)
 	for i, pat := range s.PII.Patterns {
 		if _, err := regexp.Compile(pat); err != nil {
-			p.add(fmt.Sprintf("sandbox.pii.patterns[%d]", i), "invalid regular expression: %v", err)
+			p.Add(fmt.Sprintf("sandbox.pii.patterns[%d]", i), "invalid regular expression: %v", err)
 		}
 	}
 	actions := []string{"allow", "deny"}
-	p.enum("sandbox.policy.default_action", s.Policy.DefaultAction, actions)
+	p.Enum("sandbox.policy.default_action", s.Policy.DefaultAction, actions)
 	for i, r := range s.Policy.Rules {
 		key := fmt.Sprintf("sandbox.policy.rules[%d]", i)
-		p.enum(key+".action", r.Action, actions)
+		p.Enum(key+".action", r.Action, actions)
 		if r.Tool == "" {
-			p.add(key+".tool", "must name a tool (\"*\" wildcards allowed)")
-		}
-	}
-}
-
-func (p *problems) envNames(key string, names []string) {
-	for i, n := range names {
-		if !envNameRE.MatchString(n) {
-			p.add(fmt.Sprintf("%s[%d]", key, i), "%q is not a valid environment variable name", n)
+			p.Add(key+".tool", "must name a tool (\"*\" wildcards allowed)")
 		}
 	}
 }
 
 func (c *Config) validateScheduler(p *problems) {
 	s := &c.Scheduler
-	p.min("scheduler.max_jobs_per_agent", s.MaxJobsPerAgent, 1)
-	p.enum("scheduler.default_autonomy", s.DefaultAutonomy, AutonomyLevels)
-	p.min("scheduler.max_errors", s.MaxErrors, 1)
-	p.min("scheduler.heartbeat.default_interval_ms", s.Heartbeat.DefaultIntervalMs, 1000)
-	p.hours("scheduler.heartbeat.active_hours", s.Heartbeat.ActiveHours)
-	p.min("scheduler.heartbeat.max_tokens", s.Heartbeat.MaxTokens, 1)
+	p.Min("scheduler.max_jobs_per_agent", s.MaxJobsPerAgent, 1)
+	p.Enum("scheduler.default_autonomy", s.DefaultAutonomy, AutonomyLevels)
+	p.Min("scheduler.max_errors", s.MaxErrors, 1)
+	p.Min("scheduler.heartbeat.default_interval_ms", s.Heartbeat.DefaultIntervalMs, 1000)
+	p.Hours("scheduler.heartbeat.active_hours", s.Heartbeat.ActiveHours)
+	p.Min("scheduler.heartbeat.max_tokens", s.Heartbeat.MaxTokens, 1)
 	if s.TimeZone != "" {
 		if _, err := time.LoadLocation(s.TimeZone); err != nil || strings.Contains(s.TimeZone, "..") {
-			p.add("scheduler.time_zone", "%q is not an IANA time zone (e.g. Europe/Berlin)", s.TimeZone)
+			p.Add("scheduler.time_zone", "%q is not an IANA time zone (e.g. Europe/Berlin)", s.TimeZone)
 		}
 	}
 	for i, h := range s.WebhookAllowHosts {
 		if h = strings.TrimSpace(h); h == "" || strings.ContainsAny(h, "/ @") {
-			p.add(fmt.Sprintf("scheduler.webhook_allow_hosts[%d]", i), "%q: want a host name or host:port", s.WebhookAllowHosts[i])
+			p.Add(fmt.Sprintf("scheduler.webhook_allow_hosts[%d]", i), "%q: want a host name or host:port", s.WebhookAllowHosts[i])
 		}
 	}
 	p.delivery("scheduler.heartbeat.deliver", s.Heartbeat.Deliver)
@@ -259,7 +251,7 @@ func (p *problems) delivery(key, v string) {
 			return
 		}
 	}
-	p.add(key, "%q: want tui, ws, telegram:<chat>, webhook:<http(s) URL> or silent", v)
+	p.Add(key, "%q: want tui, ws, telegram:<chat>, webhook:<http(s) URL> or silent", v)
 }
 
 // MinTokenLen is the shortest gateway.auth.token accepted.
@@ -281,7 +273,7 @@ func (c *Config) ValidateRuntime(getenv func(string) string) error {
 		}
 	}
 	c.validateA2ARuntime(&p, getenv)
-	return p.err()
+	return p.Err()
 }
 
 func (p *problems) secret(key string, s Secret, getenv func(string) string, minLen int) {
@@ -291,9 +283,9 @@ func (p *problems) secret(key string, s Secret, getenv func(string) string, minL
 	v, ok := s.Resolve(getenv)
 	switch {
 	case !ok:
-		p.add(key, "environment variable %s is not set", s.Env)
+		p.Add(key, "environment variable %s is not set", s.Env)
 	case len(v) < minLen:
-		p.add(key, "the value of %s is too short (at least %d characters)", s.Env, minLen)
+		p.Add(key, "the value of %s is too short (at least %d characters)", s.Env, minLen)
 	}
 }
 

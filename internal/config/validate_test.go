@@ -77,7 +77,7 @@ func TestValidate(t *testing.T) {
 			`core.agents.coder.autonomy_level: "max"`,
 		}},
 		{"durations", func(c *Config) {
-			c.Core.ShutdownTimeout = Duration{-time.Second}
+			c.Core.ShutdownTimeout = Duration{Duration: -time.Second}
 			c.Core.SessionTTLSeconds = 0
 		}, []string{"core.session_ttl_seconds: must be at least 1", "core.shutdown_timeout: must be a positive duration"}},
 		{"hours", func(c *Config) { c.Scheduler.Heartbeat.ActiveHours = HourRange{5, 5} },

@@ -22,12 +22,14 @@ var layers = []struct {
 	pkgs []string // package paths relative to the module; "x/..." matches subpackages
 }{
 	{"vocabulary", []string{"internal/beamclaw", "internal/clock", "pkg/protocol"}},
-	{"leaves", []string{"internal/config", "internal/obs", "internal/supervise", "internal/toolparse", "internal/scrub/...", "internal/procguard", "internal/initgc", "internal/elicit", "docker/sandbox"}},
+	{"leaves", []string{"internal/setting", "internal/obs", "internal/supervise", "internal/toolparse", "internal/scrub/...", "internal/procguard", "internal/initgc", "internal/elicit", "docker/sandbox"}},
 	{"adapters", []string{"internal/store/...", "internal/provider/...", "internal/mcp/...", "internal/sandbox"}},
 	{"core", []string{"internal/memory/...", "internal/skill", "internal/workspace", "internal/pairing", "internal/tool/...",
 		"internal/loop", "internal/session", "internal/scheduler", "internal/agent", "skills"}},
 	{"public client", []string{"pkg/client"}},
 	{"edges", []string{"internal/gateway", "internal/channel/...", "internal/a2a"}},
+	// the file: composes the sections their packages own (ADR-025)
+	{"config", []string{"internal/config"}},
 	{"root", []string{"internal/daemon", "internal/admin", "internal/cli"}},
 	{"main", []string{"cmd/..."}},
 }
@@ -41,7 +43,7 @@ var sameLayerAllowed = map[[2]string]bool{
 	{"internal/session", "internal/tool"}:             true,
 	{"internal/tool/builtin", "internal/tool"}:        true,
 	{"internal/obs", "internal/beamclaw"}:             true,
-	{"internal/config", "internal/scrub"}:             true, // one definition of "looks like a secret"
+	{"internal/setting", "internal/scrub"}:            true, // one definition of "looks like a secret"
 	{"internal/agent", "internal/memory"}:             true, // the agent runtime ties workspace, skills and memory
 	{"internal/agent", "internal/skill"}:              true,
 	{"internal/agent", "internal/workspace"}:          true,
