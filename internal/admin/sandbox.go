@@ -21,25 +21,10 @@ const sandboxCheckTimeout = 10 * time.Second
 // parts: the install id, the bridge's tools, session liveness, the
 // scrubber, the event sink and the logger.
 func SandboxOptions(c *config.Config, getenv func(string) string) sandbox.Options {
-	s := c.Sandbox
-	rules := make([]sandbox.PolicyRule, 0, len(s.Policy.Rules))
-	for _, r := range s.Policy.Rules {
-		rules = append(rules, sandbox.PolicyRule{Action: r.Action, Tool: r.Tool})
-	}
-	return sandbox.Options{
-		Image: s.DockerImage, Scope: s.Scope,
-		Timeout:        time.Duration(s.TimeoutSeconds) * time.Second,
-		ReaperInterval: time.Duration(s.ReaperIntervalMs) * time.Millisecond,
-		MemoryLimit:    s.MemoryLimit, CPULimit: s.CPULimit, PidsLimit: s.PidsLimit,
-		Network: s.Network, WorkspaceMount: s.WorkspaceMount, MaxOutputBytes: s.MaxOutputBytes,
-		BridgeSocketDir: s.BridgeSocketDir, Runtime: s.Runtime,
-		EnvAllowlist: s.EnvAllowlist, EnvBlocklist: s.EnvBlocklist,
-		PII: sandbox.PIIOptions{Enabled: s.PII.Enabled, Patterns: s.PII.Patterns,
-			TokenizeScripts: s.PII.TokenizeScripts, TokenizeResults: s.PII.TokenizeResults},
-		Policy:       sandbox.PolicyOptions{DefaultAction: s.Policy.DefaultAction, Rules: rules},
-		SecretValues: c.SecretValues(getenv),
-		DockerHost:   getenv("DOCKER_HOST"),
-	}
+	o := c.Sandbox.Options()
+	o.SecretValues = c.SecretValues(getenv)
+	o.DockerHost = getenv("DOCKER_HOST")
+	return o
 }
 
 // sandboxManager is a Manager for this home without a daemon: it runs

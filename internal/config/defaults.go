@@ -1,6 +1,10 @@
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/sandbox"
+)
 
 // DefaultAddr is where the gateway listens unless configured otherwise.
 const DefaultAddr = "127.0.0.1:18800"
@@ -15,7 +19,7 @@ func Default() *Config {
 		Memory:    defaultMemory(),
 		MCP:       defaultMCP(),
 		A2A:       defaultA2A(),
-		Sandbox:   defaultSandbox(),
+		Sandbox:   sandbox.DefaultConfig(),
 		Scheduler: defaultScheduler(),
 		Obs: Obs{
 			Log:       Log{Level: "info", Format: "text", MaxSizeMB: 50, MaxFiles: 5},
@@ -162,39 +166,6 @@ func defaultMCP() MCP {
 		MaxRestarts:          5,
 		RestartWindowSeconds: 30,
 		Servers:              []MCPServer{},
-	}
-}
-
-func defaultSandbox() Sandbox {
-	return Sandbox{
-		DockerImage:      "beamclaw-sandbox:latest",
-		Scope:            "session",
-		TimeoutSeconds:   60,
-		ReaperIntervalMs: 60000,
-		MemoryLimit:      "512m",
-		CPULimit:         "1.0",
-		PidsLimit:        256,
-		Network:          "none",
-		WorkspaceMount:   "ro",
-		MaxOutputBytes:   1 << 20,
-		BridgeSocketDir:  "/tmp/beamclaw-bridges",
-		Runtime:          "runc",
-		EnvAllowlist:     []string{"PATH", "HOME", "LANG", "TERM"},
-		EnvBlocklist: []string{
-			"OPENROUTER_API_KEY", "OPENAI_API_KEY", "TELEGRAM_BOT_TOKEN",
-			"AWS_SECRET_ACCESS_KEY", "GROQ_API_KEY", "TELEGRAM_WEBHOOK_SECRET",
-			"BRAVE_API_KEY", "BEAMCLAW_EMBEDDING_API_KEY", "BEAMCLAW_GATEWAY_TOKEN",
-		},
-		PII: PII{Enabled: true, Patterns: []string{}, TokenizeScripts: true, TokenizeResults: true},
-		Policy: SandboxPolicy{
-			DefaultAction: "allow",
-			Rules: []PolicyRule{
-				{Action: "allow", Tool: "read_file"},
-				{Action: "allow", Tool: "curl"},
-				{Action: "deny", Tool: "bash"},
-				{Action: "deny", Tool: "terminal"},
-			},
-		},
 	}
 }
 

@@ -123,52 +123,6 @@ func (s *MCPServer) setDefaults() {
 	s.Enabled = true
 }
 
-// Sandbox configures Docker sandboxed script execution.
-type Sandbox struct {
-	Enabled          bool   `yaml:"enabled"`
-	DockerImage      string `yaml:"docker_image"`
-	Scope            string `yaml:"scope"`
-	TimeoutSeconds   int    `yaml:"timeout_seconds"`
-	ReaperIntervalMs int    `yaml:"reaper_interval_ms"`
-	MemoryLimit      string `yaml:"memory_limit"`
-	CPULimit         string `yaml:"cpu_limit"`
-	PidsLimit        int    `yaml:"pids_limit"`
-	Network          string `yaml:"network"`
-	WorkspaceMount   string `yaml:"workspace_mount"`
-	MaxOutputBytes   int64  `yaml:"max_output_bytes"`
-	BridgeSocketDir  string `yaml:"bridge_socket_dir"`
-	// Runtime is the engine's OCI runtime: runc, or runsc (gVisor), which
-	// must be registered with the engine.
-	Runtime      string        `yaml:"runtime"`
-	EnvAllowlist []string      `yaml:"env_allowlist"`
-	EnvBlocklist []string      `yaml:"env_blocklist"`
-	PII          PII           `yaml:"pii"`
-	Policy       SandboxPolicy `yaml:"policy"`
-}
-
-// PII configures the tokenizer that masks personal data crossing the
-// sandbox boundary.
-type PII struct {
-	Enabled bool `yaml:"enabled"`
-	// Patterns are extra regular expressions (RE2) to tokenize.
-	Patterns        []string `yaml:"patterns"`
-	TokenizeScripts bool     `yaml:"tokenize_scripts"`
-	TokenizeResults bool     `yaml:"tokenize_results"`
-}
-
-// SandboxPolicy decides which tools a sandboxed script may call.
-type SandboxPolicy struct {
-	DefaultAction string       `yaml:"default_action"`
-	Rules         []PolicyRule `yaml:"rules"`
-}
-
-// PolicyRule allows or denies a tool name; "*" wildcards are allowed
-// ("github__*").
-type PolicyRule struct {
-	Action string `yaml:"action"`
-	Tool   string `yaml:"tool"`
-}
-
 // Scheduler configures scheduled jobs and heartbeats.
 type Scheduler struct {
 	Enabled         bool   `yaml:"enabled"`

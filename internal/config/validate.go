@@ -38,7 +38,7 @@ func (c *Config) Validate() error {
 	c.validateMemory(&p)
 	c.validateMCP(&p)
 	c.validateA2A(&p)
-	c.validateSandbox(&p)
+	c.Sandbox.Validate(p.Under("sandbox"))
 	c.validateScheduler(&p)
 	p.Enum("obs.log.level", c.Obs.Log.Level, LogLevels)
 	p.Enum("obs.log.format", c.Obs.Log.Format, LogFormats)

@@ -170,48 +170,6 @@ func (c *Config) validateMCP(p *problems) {
 	}
 }
 
-var memLimitRE = regexp.MustCompile(`^[0-9]+[bkmgBKMG]?$`)
-
-func (c *Config) validateSandbox(p *problems) {
-	s := &c.Sandbox
-	if s.DockerImage == "" {
-		p.Add("sandbox.docker_image", "must not be empty")
-	}
-	p.Enum("sandbox.scope", s.Scope, []string{"session", "agent", "shared"})
-	p.Min("sandbox.timeout_seconds", s.TimeoutSeconds, 1)
-	p.Min("sandbox.reaper_interval_ms", s.ReaperIntervalMs, 1)
-	if !memLimitRE.MatchString(s.MemoryLimit) {
-		p.Add("sandbox.memory_limit", "%q is not a size like 512m", s.MemoryLimit)
-	}
-	if f, err := strconv.ParseFloat(s.CPULimit, 64); err != nil || f <= 0 {
-		p.Add("sandbox.cpu_limit", "%q is not a positive number of CPUs", s.CPULimit)
-	}
-	p.Min("sandbox.pids_limit", s.PidsLimit, 1)
-	p.Enum("sandbox.network", s.Network, []string{"none", "bridge", "host"})
-	p.Enum("sandbox.workspace_mount", s.WorkspaceMount, []string{"none", "ro", "rw"})
-	p.Min64("sandbox.max_output_bytes", s.MaxOutputBytes, 1)
-	if !filepath.IsAbs(s.BridgeSocketDir) {
-		p.Add("sandbox.bridge_socket_dir", "%q must be an absolute path", s.BridgeSocketDir)
-	}
-	p.Enum("sandbox.runtime", s.Runtime, []string{"runc", "runsc"})
-	p.EnvNames("sandbox.env_allowlist", s.EnvAllowlist)
-	p.EnvNames("sandbox.env_blocklist", s.EnvBlocklist)
-	for i, pat := range s.PII.Patterns {
-		if _, err := regexp.Compile(pat); err != nil {
-			p.Add(fmt.Sprintf("sandbox.pii.patterns[%d]", i), "invalid regular expression: %v", err)
-		}
-	}
-	actions := []string{"allow", "deny"}
-	p.Enum("sandbox.policy.default_action", s.Policy.DefaultAction, actions)
-	for i, r := range s.Policy.Rules {
-		key := fmt.Sprintf("sandbox.policy.rules[%d]", i)
-		p.Enum(key+".action", r.Action, actions)
-		if r.Tool == "" {
-			p.Add(key+".tool", "must name a tool (\"*\" wildcards allowed)")
-		}
-	}
-}
-
 func (c *Config) validateScheduler(p *problems) {
 	s := &c.Scheduler
 	p.Min("scheduler.max_jobs_per_agent", s.MaxJobsPerAgent, 1)

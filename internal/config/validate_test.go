@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 )
 
 func TestValidate(t *testing.T) {
@@ -129,14 +131,14 @@ func TestValidate(t *testing.T) {
 			c.Sandbox.MemoryLimit = "lots"
 			c.Sandbox.CPULimit = "-1"
 			c.Sandbox.PII.Patterns = []string{"("}
-			c.Sandbox.Policy.Rules = append(c.Sandbox.Policy.Rules, PolicyRule{Action: "maybe"})
+			c.Sandbox.Policy.Rules = append(c.Sandbox.Policy.Rules, sandbox.PolicyRule{Action: "maybe"})
 			c.Tools.FileRoots = []string{"relative/dir"}
 			c.Tools.WebSearch.MaxResults = 50
 		}, []string{
 			`tools.file_roots[0]: "relative/dir" must be an absolute path`,
 			"tools.web_search.max_results: must be between 1 and 20, got 50",
 			`sandbox.scope: "global"`,
-			`sandbox.memory_limit: "lots" is not a size like 512m`,
+			`sandbox.memory_limit: "lots" is not a size of at least 16m`,
 			`sandbox.cpu_limit: "-1" is not a positive number of CPUs`,
 			"sandbox.pii.patterns[0]: invalid regular expression",
 			`sandbox.policy.rules[4].action: "maybe"`,

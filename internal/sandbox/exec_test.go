@@ -128,8 +128,8 @@ func TestOptionsValidation(t *testing.T) {
 	if beamclaw.KindOf(err) != beamclaw.KindInvalid {
 		t.Fatalf("err %v", err)
 	}
-	for _, want := range []string{"install id", "scope", "network", "workspace_mount", "memory_limit", "cpu_limit",
-		"bridge_socket_dir", "runtime", "pii pattern", "default_action"} {
+	for _, want := range []string{"install_id", "scope", "network", "workspace_mount", "memory_limit", "cpu_limit",
+		"bridge_socket_dir", "runtime", "pii.patterns[0]", "default_action"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}

@@ -1,13 +1,13 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +15,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/clock"
+	"github.com/beamclaw/beamclaw-go/internal/setting"
 )
 
 // Defaults of Options (the config's defaults).
@@ -28,6 +29,17 @@ const (
 	DefaultPidsLimit       = 256
 	DefaultMaxOutputBytes  = 1 << 20
 	DefaultBridgeSocketDir = "/tmp/beamclaw-bridges"
+	DefaultNetwork         = "none"
+	DefaultWorkspaceMount  = "ro"
+)
+
+// The values the enumerated settings take.
+var (
+	Scopes          = []string{ScopeSession, ScopeAgent, ScopeShared}
+	Networks        = []string{"none", "bridge", "host"}
+	WorkspaceMounts = []string{"none", "ro", "rw"}
+	// Runtimes: "" is the engine's default.
+	Runtimes = []string{"runc", "runsc"}
 )
 
 // Scopes: which runs share a container.
@@ -90,24 +102,26 @@ type Options struct {
 	Clock      clock.Clock
 }
 
-// PIIOptions mirror sandbox.pii.
+// PIIOptions are sandbox.pii: the tokenizer that masks personal data
+// crossing the sandbox boundary.
 type PIIOptions struct {
-	Enabled         bool
-	Patterns        []string // extra RE2 expressions to tokenize (kind CUSTOM)
-	TokenizeScripts bool     // tokenize the script before it enters the container
-	TokenizeResults bool     // tokenize tool results going in, and the run's output going to the model
+	Enabled         bool     `yaml:"enabled"`
+	Patterns        []string `yaml:"patterns"`         // extra RE2 expressions to tokenize (kind CUSTOM)
+	TokenizeScripts bool     `yaml:"tokenize_scripts"` // tokenize the script before it enters the container
+	TokenizeResults bool     `yaml:"tokenize_results"` // tokenize tool results going in, and the run's output going to the model
 }
 
-// PolicyOptions mirror sandbox.policy.
+// PolicyOptions are sandbox.policy: which tools a sandboxed script may
+// call.
 type PolicyOptions struct {
-	DefaultAction string // "allow" (default) or "deny"
-	Rules         []PolicyRule
+	DefaultAction string       `yaml:"default_action"` // "allow" (default) or "deny"
+	Rules         []PolicyRule `yaml:"rules"`
 }
 
 // PolicyRule allows or denies a tool name or "<source>" pattern.
 type PolicyRule struct {
-	Action string // "allow" or "deny"
-	Tool   string // a name ("read_file"), a wildcard ("github__*"), or a source ("mcp:*", "mcp:github")
+	Action string `yaml:"action"` // "allow" or "deny"
+	Tool   string `yaml:"tool"`   // a name ("read_file"), a wildcard ("github__*"), or a source ("mcp:*", "mcp:github")
 }
 
 // maxSocketPath keeps <BridgeSocketDir>/<16 hex>/bridge.sock under the
@@ -124,8 +138,8 @@ func (o Options) withDefaults() Options {
 	set(&o.Scope, ScopeSession)
 	set(&o.MemoryLimit, DefaultMemoryLimit)
 	set(&o.CPULimit, DefaultCPULimit)
-	set(&o.Network, "none")
-	set(&o.WorkspaceMount, "ro")
+	set(&o.Network, DefaultNetwork)
+	set(&o.WorkspaceMount, DefaultWorkspaceMount)
 	set(&o.BridgeSocketDir, DefaultBridgeSocketDir)
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
@@ -161,6 +175,16 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// envPatterns checks variable names with '*' wildcards ("AWS_*"): with
+// each '*' read as a letter, a valid variable name.
+func envPatterns(p *setting.Problems, key string, list []string) {
+	for i, pat := range list {
+		if !setting.IsEnvName(strings.ReplaceAll(pat, "*", "X")) {
+			p.Add(fmt.Sprintf("%s[%d]", key, i), "%q is not a variable name ('*' wildcards allowed)", pat)
+		}
+	}
+}
+
 var installIDRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
 
 // limits are the parsed resource limits.
@@ -171,54 +195,57 @@ type limits struct {
 
 // validate reports every problem of o (after withDefaults) at once.
 func (o Options) validate() (limits, error) {
-	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
-	var l limits
+	var p setting.Problems
 	if !installIDRE().MatchString(o.InstallID) {
-		bad("install id %q must be 1-64 letters, digits, '.', '_' or '-'", o.InstallID)
+		p.Add("install_id", "%q must be 1-64 letters, digits, '.', '_' or '-'", o.InstallID)
 	}
-	switch o.Scope {
-	case ScopeSession, ScopeAgent, ScopeShared:
-	default:
-		bad("scope %q is not session, agent or shared", o.Scope)
+	l := o.check(&p)
+	return l, p.Err()
+}
+
+// check records the problems of the settings that come from the config
+// section, under their keys there; Config.Validate is this check.
+func (o Options) check(p *setting.Problems) limits {
+	var l limits
+	if o.Image == "" {
+		p.Add("docker_image", "must not be empty")
 	}
-	switch o.Network {
-	case "none", "bridge", "host":
-	default:
-		bad("network %q is not none, bridge or host", o.Network)
+	p.Enum("scope", o.Scope, Scopes)
+	if o.Timeout < time.Second {
+		p.Add("timeout_seconds", "must be at least 1 second, got %v", o.Timeout)
 	}
-	switch o.WorkspaceMount {
-	case "none", "ro", "rw":
-	default:
-		bad("workspace_mount %q is not none, ro or rw", o.WorkspaceMount)
+	if o.ReaperInterval <= 0 {
+		p.Add("reaper_interval_ms", "must be at least 1, got %v", o.ReaperInterval)
 	}
 	if m, err := units.RAMInBytes(o.MemoryLimit); err != nil || m < 16<<20 {
-		bad("memory_limit %q is not a size of at least 16m", o.MemoryLimit)
+		p.Add("memory_limit", "%q is not a size of at least 16m (like 512m)", o.MemoryLimit)
 	} else {
 		l.memory = m
 	}
 	if c, err := strconv.ParseFloat(o.CPULimit, 64); err != nil || c <= 0 || c > 1024 {
-		bad("cpu_limit %q is not a positive number of CPUs", o.CPULimit)
+		p.Add("cpu_limit", "%q is not a positive number of CPUs", o.CPULimit)
 	} else {
 		l.nanoCPUs = int64(c * 1e9)
 	}
+	p.Min("pids_limit", o.PidsLimit, 1)
+	p.Enum("network", o.Network, Networks)
+	p.Enum("workspace_mount", o.WorkspaceMount, WorkspaceMounts)
+	p.Min64("max_output_bytes", o.MaxOutputBytes, 1)
 	if !filepath.IsAbs(o.BridgeSocketDir) {
-		bad("bridge_socket_dir %q must be an absolute path", o.BridgeSocketDir)
+		p.Add("bridge_socket_dir", "%q must be an absolute path", o.BridgeSocketDir)
 	} else if len(filepath.Join(o.BridgeSocketDir, "0123456789abcdef", "runner.sock")) > maxSocketPath {
-		bad("bridge_socket_dir %q is too long for a Unix socket path", o.BridgeSocketDir)
+		p.Add("bridge_socket_dir", "%q is too long for a Unix socket path", o.BridgeSocketDir)
 	}
-	switch o.Runtime {
-	case "", "runc", "runsc":
-	default:
-		bad("runtime %q is not runc or runsc", o.Runtime)
+	if o.Runtime != "" {
+		p.Enum("runtime", o.Runtime, Runtimes)
 	}
-	if _, err := newPolicy(o.Policy); err != nil {
-		errs = append(errs, err)
-	}
-	if o.PII.Enabled {
-		if _, err := newDetector(o.PII.Patterns); err != nil {
-			errs = append(errs, err)
+	envPatterns(p, "env_allowlist", o.EnvAllowlist)
+	envPatterns(p, "env_blocklist", o.EnvBlocklist)
+	for i, pat := range o.PII.Patterns {
+		if _, err := regexp.Compile(pat); err != nil {
+			p.Add(fmt.Sprintf("pii.patterns[%d]", i), "invalid regular expression: %v", err)
 		}
 	}
-	return l, errors.Join(errs...)
+	buildPolicy(o.Policy, p.Under("policy"))
+	return l
 }

@@ -1,9 +1,10 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/beamclaw/beamclaw-go/internal/setting"
 )
 
 // ExecToolName is the sandbox's own tool; a script may never call it.
@@ -28,35 +29,39 @@ type policyRule struct {
 }
 
 func newPolicy(o PolicyOptions) (Policy, error) {
+	var probs setting.Problems
+	pol := buildPolicy(o, probs.Under("policy"))
+	return pol, probs.Err()
+}
+
+// buildPolicy records the problems of o under p (keys of sandbox.policy)
+// and returns the policy of its valid rules.
+func buildPolicy(o PolicyOptions, probs *setting.Problems) Policy {
 	var p Policy
-	var errs []error
 	switch o.DefaultAction {
 	case "", "allow":
 		p.allow = true
 	case "deny":
 	default:
-		errs = append(errs, fmt.Errorf("policy default_action %q is not allow or deny", o.DefaultAction))
+		probs.Add("default_action", "%q is not allow or deny", o.DefaultAction)
 	}
 	for i, r := range o.Rules {
-		var allow bool
-		switch r.Action {
-		case "allow":
-			allow = true
-		case "deny":
-		default:
-			errs = append(errs, fmt.Errorf("policy rule %d: action %q is not allow or deny", i, r.Action))
-			continue
+		allow, ok := r.Action == "allow", r.Action == "allow" || r.Action == "deny"
+		if !ok {
+			probs.Add(fmt.Sprintf("rules[%d].action", i), "%q is not allow or deny", r.Action)
 		}
 		if strings.TrimSpace(r.Tool) == "" {
-			errs = append(errs, fmt.Errorf("policy rule %d: tool is empty", i))
-			continue
+			probs.Add(fmt.Sprintf("rules[%d].tool", i), "must name a tool (\"*\" wildcards allowed)")
+			ok = false
 		}
-		p.rules = append(p.rules, policyRule{allow: allow, source: strings.Contains(r.Tool, ":"), pat: r.Tool})
+		if ok {
+			p.rules = append(p.rules, policyRule{allow: allow, source: strings.Contains(r.Tool, ":"), pat: r.Tool})
+		}
 	}
 	for _, name := range implicitDeny {
 		p.rules = append(p.rules, policyRule{pat: name})
 	}
-	return p, errors.Join(errs...)
+	return p
 }
 
 // Allows reports whether a script may use t, and when not, why (a

@@ -55,7 +55,7 @@ func TestPolicyErrors(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, want := range []string{`default_action "maybe"`, `rule 0: action "permit"`, "rule 1: tool is empty"} {
+	for _, want := range []string{`policy.default_action: "maybe"`, `policy.rules[0].action: "permit"`, "policy.rules[1].tool: must name a tool"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}

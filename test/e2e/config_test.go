@@ -137,3 +137,41 @@ func TestAgentCreateDeleteTakeEffectAtOnce(t *testing.T) {
 		t.Errorf("chat with the deleted agent: %d %q, want 404 model", status, param)
 	}
 }
+
+// TestCheckAndStartAgree: `config check` and `start` apply the same rules,
+// because each section's owner validates it once for both. Every invalid
+// value is refused by both, naming the same key; every valid one passes
+// both (a wildcard in sandbox.env_allowlist, which the sandbox supports,
+// was once refused by check alone; 8m passed check and failed start).
+func TestCheckAndStartAgree(t *testing.T) {
+	const listen = "gateway:\n  http:\n    addr: \"127.0.0.1:0\"\n"
+	invalid := []struct{ yaml, key string }{
+		{"sandbox:\n  enabled: true\n  memory_limit: 8m\n", "sandbox.memory_limit"},
+		{"sandbox:\n  memory_limit: 8m\n", "sandbox.memory_limit"},
+		{"sandbox:\n  enabled: true\n  cpu_limit: \"0\"\n", "sandbox.cpu_limit"},
+		{"sandbox:\n  enabled: true\n  bridge_socket_dir: relative/dir\n", "sandbox.bridge_socket_dir"},
+		{"sandbox:\n  enabled: true\n  policy:\n    rules: [{action: maybe, tool: x}]\n", "sandbox.policy.rules[0].action"},
+		{"sandbox:\n  enabled: true\n  env_allowlist: [\"1BAD\"]\n", "sandbox.env_allowlist[0]"},
+	}
+	for _, c := range invalid {
+		h := newHome(t, listen+c.yaml)
+		check, start := h.run("config", "check"), h.run("start")
+		for name, r := range map[string]result{"config check": check, "start": start} {
+			if r.code == 0 || !strings.Contains(r.stdout+r.stderr, c.key) {
+				t.Errorf("%s on %q: exit %d, want a refusal naming %s:\n%s%s", name, c.yaml, r.code, c.key, r.stdout, r.stderr)
+			}
+		}
+		if _, running := h.status(); running {
+			t.Errorf("start on %q left a daemon running", c.yaml)
+		}
+	}
+	valid := []string{
+		"sandbox:\n  env_allowlist: [PATH, \"LC_*\"]\n  memory_limit: 16m\n",
+	}
+	for _, y := range valid {
+		h := newHome(t, listen+y)
+		h.must("config", "check")
+		h.must("start")
+		h.must("stop")
+	}
+}

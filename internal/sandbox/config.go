@@ -1,0 +1,90 @@
+package sandbox
+
+import (
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/setting"
+)
+
+// Config is the sandbox section of config.yaml. The package owns it: its
+// defaults (DefaultConfig), its rules (Validate, the same checks New
+// applies) and its translation into Options.
+type Config struct {
+	Enabled          bool   `yaml:"enabled"`
+	DockerImage      string `yaml:"docker_image"`
+	Scope            string `yaml:"scope"`
+	TimeoutSeconds   int    `yaml:"timeout_seconds"`
+	ReaperIntervalMs int    `yaml:"reaper_interval_ms"`
+	MemoryLimit      string `yaml:"memory_limit"`
+	CPULimit         string `yaml:"cpu_limit"`
+	PidsLimit        int    `yaml:"pids_limit"`
+	Network          string `yaml:"network"`
+	WorkspaceMount   string `yaml:"workspace_mount"`
+	MaxOutputBytes   int64  `yaml:"max_output_bytes"`
+	BridgeSocketDir  string `yaml:"bridge_socket_dir"`
+	// Runtime is the engine's OCI runtime: runc, or runsc (gVisor), which
+	// must be registered with the engine.
+	Runtime      string        `yaml:"runtime"`
+	EnvAllowlist []string      `yaml:"env_allowlist"`
+	EnvBlocklist []string      `yaml:"env_blocklist"`
+	PII          PIIOptions    `yaml:"pii"`
+	Policy       PolicyOptions `yaml:"policy"`
+}
+
+// DefaultConfig is the section when the file says nothing: off, and when
+// switched on, the defaults Options takes for zero values.
+func DefaultConfig() Config {
+	return Config{
+		DockerImage:      DefaultImage,
+		Scope:            ScopeSession,
+		TimeoutSeconds:   int(DefaultTimeout / time.Second),
+		ReaperIntervalMs: int(DefaultReaperInterval / time.Millisecond),
+		MemoryLimit:      DefaultMemoryLimit,
+		CPULimit:         DefaultCPULimit,
+		PidsLimit:        DefaultPidsLimit,
+		Network:          DefaultNetwork,
+		WorkspaceMount:   DefaultWorkspaceMount,
+		MaxOutputBytes:   DefaultMaxOutputBytes,
+		BridgeSocketDir:  DefaultBridgeSocketDir,
+		Runtime:          "runc",
+		EnvAllowlist:     []string{"PATH", "HOME", "LANG", "TERM"},
+		EnvBlocklist: []string{
+			"OPENROUTER_API_KEY", "OPENAI_API_KEY", "TELEGRAM_BOT_TOKEN",
+			"AWS_SECRET_ACCESS_KEY", "GROQ_API_KEY", "TELEGRAM_WEBHOOK_SECRET",
+			"BRAVE_API_KEY", "BEAMCLAW_EMBEDDING_API_KEY", "BEAMCLAW_GATEWAY_TOKEN",
+		},
+		PII: PIIOptions{Enabled: true, Patterns: []string{}, TokenizeScripts: true, TokenizeResults: true},
+		Policy: PolicyOptions{
+			DefaultAction: "allow",
+			Rules: []PolicyRule{
+				{Action: "allow", Tool: "read_file"},
+				{Action: "allow", Tool: "curl"},
+				{Action: "deny", Tool: "bash"},
+				{Action: "deny", Tool: "terminal"},
+			},
+		},
+	}
+}
+
+// Validate records every problem of the section under p (keys relative to
+// the section): exactly the checks New makes of the Options it becomes,
+// so `config check` and `start` agree by construction.
+func (c Config) Validate(p *setting.Problems) {
+	c.Options().check(p)
+}
+
+// Options is the section as the Manager's Options. The wiring adds what
+// the file does not hold: the install id, the resolved secret values,
+// DOCKER_HOST, the bridge's tools, session liveness, scrubber, events.
+func (c Config) Options() Options {
+	return Options{
+		Image: c.DockerImage, Scope: c.Scope,
+		Timeout:        time.Duration(c.TimeoutSeconds) * time.Second,
+		ReaperInterval: time.Duration(c.ReaperIntervalMs) * time.Millisecond,
+		MemoryLimit:    c.MemoryLimit, CPULimit: c.CPULimit, PidsLimit: c.PidsLimit,
+		Network: c.Network, WorkspaceMount: c.WorkspaceMount, MaxOutputBytes: c.MaxOutputBytes,
+		BridgeSocketDir: c.BridgeSocketDir, Runtime: c.Runtime,
+		EnvAllowlist: c.EnvAllowlist, EnvBlocklist: c.EnvBlocklist,
+		PII: c.PII, Policy: c.Policy,
+	}
+}
