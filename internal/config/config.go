@@ -1,6 +1,9 @@
 package config
 
-import "github.com/beamclaw/beamclaw-go/internal/sandbox"
+import (
+	"github.com/beamclaw/beamclaw-go/internal/sandbox"
+	"github.com/beamclaw/beamclaw-go/internal/session"
+)
 
 // Config is the whole configuration file. Every field is plain data; the zero
 // value is not useful, start from Default.
@@ -18,30 +21,19 @@ type Config struct {
 
 // Core configures sessions, the agentic loop and LLM providers.
 type Core struct {
-	DefaultProvider        string              `yaml:"default_provider"`
-	FallbackProviders      []string            `yaml:"fallback_providers"`
-	Providers              map[string]Provider `yaml:"providers"`
-	AgenticLoop            AgenticLoop         `yaml:"agentic_loop"`
-	AutonomyLevel          string              `yaml:"autonomy_level"`
-	ChannelAutonomy        map[string]string   `yaml:"channel_autonomy"`
-	ApprovalTimeoutSeconds int                 `yaml:"approval_timeout_seconds"`
-	// ApprovalCrossChannel lets the same user answer an approval from
-	// another channel than the one it was asked on (never the HTTP API).
-	ApprovalCrossChannel        bool `yaml:"approval_cross_channel"`
-	SessionTTLSeconds           int  `yaml:"session_ttl_seconds"`
-	SessionRetentionDays        int  `yaml:"session_retention_days"`
-	SessionIdleHibernateSeconds int  `yaml:"session_idle_hibernate_seconds"`
-	// MaxLiveSessions caps the sessions kept in memory; past it the least
-	// recently used idle one hibernates at once (0 = no cap).
-	MaxLiveSessions          int              `yaml:"max_live_sessions"`
-	SessionCleanupIntervalMs int              `yaml:"session_cleanup_interval_ms"`
-	DefaultAgent             string           `yaml:"default_agent"`
-	SessionPersistence       bool             `yaml:"session_persistence"`
-	SessionSharing           string           `yaml:"session_sharing"`
-	ShutdownTimeout          Duration         `yaml:"shutdown_timeout"`
-	Agents                   map[string]Agent `yaml:"agents"`
-	Maintenance              Maintenance      `yaml:"maintenance"`
-	Skills                   Skills           `yaml:"skills"`
+	DefaultProvider   string              `yaml:"default_provider"`
+	FallbackProviders []string            `yaml:"fallback_providers"`
+	Providers         map[string]Provider `yaml:"providers"`
+	AgenticLoop       AgenticLoop         `yaml:"agentic_loop"`
+	AutonomyLevel     string              `yaml:"autonomy_level"`
+	ChannelAutonomy   map[string]string   `yaml:"channel_autonomy"`
+	// Session keys (approvals, lifetimes, sharing, maintenance) are the
+	// session package's section, inlined: core.session_ttl_seconds...
+	Sessions        `yaml:",inline"`
+	DefaultAgent    string           `yaml:"default_agent"`
+	ShutdownTimeout Duration         `yaml:"shutdown_timeout"`
+	Agents          map[string]Agent `yaml:"agents"`
+	Skills          Skills           `yaml:"skills"`
 }
 
 // Provider is one OpenAI-compatible LLM endpoint (OpenRouter, OpenAI,
@@ -85,22 +77,12 @@ type Agent struct {
 	AutonomyLevel string `yaml:"autonomy_level"`
 }
 
-// Maintenance is the opt-in proactive session upkeep (idle compaction,
-// nightly compaction, flush before expiry).
-type Maintenance struct {
-	Enabled                    bool      `yaml:"enabled"`
-	ScanIntervalMs             int       `yaml:"scan_interval_ms"`
-	IdleCompactionMinutes      int       `yaml:"idle_compaction_minutes"`
-	IdleCompactionThresholdPct int       `yaml:"idle_compaction_threshold_pct"`
-	IdleCompactionTargetPct    int       `yaml:"idle_compaction_target_pct"`
-	QuietHours                 HourRange `yaml:"quiet_hours"`
-	NightlyMinMessages         int       `yaml:"nightly_min_messages"`
-	PreExpiryMinutes           int       `yaml:"pre_expiry_minutes"`
-}
-
 // Skills configures SKILL.md skills.
 type Skills struct {
 	// AllowFlagged names skills the security scan flagged that may still
 	// be offered to agents (after you read them).
 	AllowFlagged []string `yaml:"allow_flagged"`
 }
+
+// Sessions is the session package's section, inlined in core.
+type Sessions = session.Config

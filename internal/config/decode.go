@@ -3,7 +3,6 @@ package config
 import (
 	"reflect"
 	"strconv"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -112,16 +111,13 @@ func keyName(k *yaml.Node) string {
 	return k.Value
 }
 
-func yamlFields(t reflect.Type) (map[string]int, []string) {
-	idx := make(map[string]int, t.NumField())
-	names := make([]string, 0, t.NumField())
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
-		if name == "" || name == "-" {
-			continue
-		}
-		idx[name] = i
-		names = append(names, name)
+func yamlFields(t reflect.Type) (map[string][]int, []string) {
+	fields := Fields(t)
+	idx := make(map[string][]int, len(fields))
+	names := make([]string, 0, len(fields))
+	for _, f := range fields {
+		idx[f.Name] = f.Index
+		names = append(names, f.Name)
 	}
 	return idx, names
 }
@@ -147,7 +143,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 			return
 		}
 		d.lines[p] = k.Line
-		d.decode(val, v.Field(i), p)
+		d.decode(val, v.FieldByIndex(i), p)
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
+	"github.com/beamclaw/beamclaw-go/internal/session"
 )
 
 // DefaultAddr is where the gateway listens unless configured otherwise.
@@ -59,26 +60,11 @@ func defaultCore() Core {
 			"ws":       "supervised",
 			"a2a":      "supervised",
 		},
-		ApprovalTimeoutSeconds:      300,
-		SessionTTLSeconds:           3600,
-		SessionIdleHibernateSeconds: 300,
-		MaxLiveSessions:             10000,
-		SessionCleanupIntervalMs:    300000,
-		DefaultAgent:                "default",
-		SessionPersistence:          true,
-		SessionSharing:              "shared",
-		ShutdownTimeout:             Duration{Duration: 10 * time.Second},
-		Agents:                      map[string]Agent{},
-		Skills:                      Skills{AllowFlagged: []string{}},
-		Maintenance: Maintenance{
-			ScanIntervalMs:             300000,
-			IdleCompactionMinutes:      15,
-			IdleCompactionThresholdPct: 20,
-			IdleCompactionTargetPct:    10,
-			QuietHours:                 HourRange{2, 4},
-			NightlyMinMessages:         10,
-			PreExpiryMinutes:           10,
-		},
+		Sessions:        session.DefaultConfig(),
+		DefaultAgent:    "default",
+		ShutdownTimeout: Duration{Duration: 10 * time.Second},
+		Agents:          map[string]Agent{},
+		Skills:          Skills{AllowFlagged: []string{}},
 	}
 }
 

@@ -84,9 +84,8 @@ func (e *encoder) node(v reflect.Value) *yaml.Node {
 	switch v.Kind() {
 	case reflect.Struct:
 		n := &yaml.Node{Kind: yaml.MappingNode}
-		for i := range v.NumField() {
-			name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
-			n.Content = append(n.Content, scalar("!!str", name), e.node(v.Field(i)))
+		for _, f := range Fields(v.Type()) {
+			n.Content = append(n.Content, scalar("!!str", f.Name), e.node(v.FieldByIndex(f.Index)))
 		}
 		return n
 	case reflect.Map:
@@ -140,9 +139,8 @@ func walk(v reflect.Value, path string, fn func(path string, v reflect.Value)) {
 	}
 	switch v.Kind() {
 	case reflect.Struct:
-		for i := range v.NumField() {
-			name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
-			walk(v.Field(i), join(path, name), fn)
+		for _, f := range Fields(v.Type()) {
+			walk(v.FieldByIndex(f.Index), join(path, f.Name), fn)
 		}
 	case reflect.Map:
 		if v.Len() == 0 {

@@ -13,14 +13,13 @@ import (
 
 // Enumerations accepted by Validate.
 var (
-	AutonomyLevels  = []string{"read_only", "supervised", "full"}
-	SessionSharings = []string{"shared", "per_channel"}
-	TelegramModes   = []string{"long_poll", "webhook"}
-	DMPolicies      = []string{"pairing", "allowlist", "open"}
-	MCPTransports   = []string{"stdio", "http"}
-	MemoryBackends  = []string{"memory", "bbolt"}
-	LogFormats      = []string{"text", "json"}
-	LogLevels       = []string{"debug", "info", "warn", "error"}
+	AutonomyLevels = []string{"read_only", "supervised", "full"}
+	TelegramModes  = []string{"long_poll", "webhook"}
+	DMPolicies     = []string{"pairing", "allowlist", "open"}
+	MCPTransports  = []string{"stdio", "http"}
+	MemoryBackends = []string{"memory", "bbolt"}
+	LogFormats     = []string{"text", "json"}
+	LogLevels      = []string{"debug", "info", "warn", "error"}
 	// Channels that may appear in core.channel_autonomy.
 	AutonomyChannels = channelNames()
 )
@@ -80,14 +79,8 @@ func (c *Config) validateCore(p *problems) {
 		}
 		p.Enum(key, k.ChannelAutonomy[ch], AutonomyLevels)
 	}
-	p.Min("core.approval_timeout_seconds", k.ApprovalTimeoutSeconds, 1)
-	p.Min("core.max_live_sessions", k.MaxLiveSessions, 0)
-	p.Min("core.session_ttl_seconds", k.SessionTTLSeconds, 1)
-	p.Min("core.session_retention_days", k.SessionRetentionDays, 0)
-	p.Min("core.session_idle_hibernate_seconds", k.SessionIdleHibernateSeconds, 1)
-	p.Min("core.session_cleanup_interval_ms", k.SessionCleanupIntervalMs, 1)
+	k.Sessions.Validate(p.Under("core"))
 	p.name("core.default_agent", k.DefaultAgent)
-	p.Enum("core.session_sharing", k.SessionSharing, SessionSharings)
 	if k.ShutdownTimeout.Duration <= 0 {
 		p.Add("core.shutdown_timeout", "must be a positive duration")
 	}
@@ -99,13 +92,6 @@ func (c *Config) validateCore(p *problems) {
 			p.Enum(key+".autonomy_level", a.AutonomyLevel, AutonomyLevels)
 		}
 	}
-	m := k.Maintenance
-	p.Min("core.maintenance.scan_interval_ms", m.ScanIntervalMs, 1)
-	p.Min("core.maintenance.idle_compaction_minutes", m.IdleCompactionMinutes, 1)
-	p.Pcts("core.maintenance.idle_compaction", m.IdleCompactionThresholdPct, m.IdleCompactionTargetPct)
-	p.Hours("core.maintenance.quiet_hours", m.QuietHours)
-	p.Min("core.maintenance.nightly_min_messages", m.NightlyMinMessages, 0)
-	p.Min("core.maintenance.pre_expiry_minutes", m.PreExpiryMinutes, 0)
 }
 
 func validateProvider(p *problems, key, name string, pr Provider) {

@@ -273,12 +273,8 @@ func configLeaves(v reflect.Value, path []step) []leaf {
 	switch t.Kind() {
 	case reflect.Struct:
 		var out []leaf
-		for i := range t.NumField() {
-			name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
-			if name == "" || name == "-" {
-				continue
-			}
-			out = append(out, configLeaves(v.Field(i), appendStep(path, step{field: name}))...)
+		for _, f := range config.Fields(t) {
+			out = append(out, configLeaves(v.FieldByIndex(f.Index), appendStep(path, step{field: f.Name}))...)
 		}
 		return out
 	case reflect.Map:
@@ -368,10 +364,9 @@ func set(v reflect.Value, path []step, fn func(reflect.Value)) {
 		set(e, rest, fn)
 		v.SetMapIndex(k, e)
 	case s.field != "":
-		t := v.Type()
-		for i := range t.NumField() {
-			if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name == s.field {
-				set(v.Field(i), rest, fn)
+		for _, f := range config.Fields(v.Type()) {
+			if f.Name == s.field {
+				set(v.FieldByIndex(f.Index), rest, fn)
 				return
 			}
 		}

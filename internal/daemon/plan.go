@@ -139,7 +139,7 @@ func buildPlan(l config.Loaded, getenv func(string) string) (*plan, error) {
 	p.Sandbox = planSandbox(c, getenv)
 	p.Loop, p.RemoteHighRisk = planLoop(c), c.Tools.RemoteHighRisk
 	p.MemoryFlush = c.Core.AgenticLoop.MemoryFlush
-	p.Sessions = planSessions(c)
+	p.Sessions = c.Core.Sessions.Options()
 	p.Autonomy = planAutonomy(c)
 	p.Sessions.Ceilings = make(map[beamclaw.Channel]beamclaw.Autonomy, len(c.Core.ChannelAutonomy))
 	for ch, lvl := range c.Core.ChannelAutonomy {
@@ -272,38 +272,6 @@ func planLoop(c *config.Config) loop.Options {
 		MaxRepeatedToolCalls:   al.MaxRepeatedToolCalls,
 		CompactionThresholdPct: al.CompactionThresholdPct,
 		CompactionTargetPct:    al.CompactionTargetPct,
-	}
-}
-
-func planSessions(c *config.Config) session.Options {
-	cc := c.Core
-	return session.Options{
-		Persist:               cc.SessionPersistence,
-		PerChannel:            cc.SessionSharing == "per_channel",
-		IdleHibernate:         time.Duration(cc.SessionIdleHibernateSeconds) * time.Second,
-		MaxLive:               cc.MaxLiveSessions,
-		TTL:                   time.Duration(cc.SessionTTLSeconds) * time.Second,
-		Retention:             time.Duration(cc.SessionRetentionDays) * 24 * time.Hour,
-		CleanupInterval:       time.Duration(cc.SessionCleanupIntervalMs) * time.Millisecond,
-		ApprovalTimeout:       time.Duration(cc.ApprovalTimeoutSeconds) * time.Second,
-		CrossChannelApprovals: cc.ApprovalCrossChannel,
-		Maintenance:           planMaintenance(cc.Maintenance),
-	}
-}
-
-// planMaintenance is core.maintenance; the zero value (no Scan) when off.
-func planMaintenance(m config.Maintenance) session.MaintenanceOptions {
-	if !m.Enabled {
-		return session.MaintenanceOptions{}
-	}
-	return session.MaintenanceOptions{
-		Scan:               time.Duration(m.ScanIntervalMs) * time.Millisecond,
-		IdleAfter:          time.Duration(m.IdleCompactionMinutes) * time.Minute,
-		IdleThresholdPct:   m.IdleCompactionThresholdPct,
-		IdleTargetPct:      m.IdleCompactionTargetPct,
-		QuietHours:         m.QuietHours,
-		NightlyMinMessages: m.NightlyMinMessages,
-		PreExpiry:          time.Duration(m.PreExpiryMinutes) * time.Minute,
 	}
 }
 

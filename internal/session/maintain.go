@@ -8,6 +8,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/loop"
+	"github.com/beamclaw/beamclaw-go/internal/setting"
 )
 
 // MaintenanceOptions configure session maintenance (spec:
@@ -26,7 +27,7 @@ type MaintenanceOptions struct {
 	Scan                            time.Duration // 0: off
 	IdleAfter                       time.Duration // 0: no idle compaction
 	IdleThresholdPct, IdleTargetPct int
-	QuietHours                      [2]int // [start, end) UTC hours; {0, 0}: no nightly pass
+	QuietHours                      setting.HourRange // [start, end) UTC hours; {0, 0}: no nightly pass
 	NightlyMinMessages              int
 	PreExpiry                       time.Duration // 0: no pre-expiry flush
 }
@@ -81,7 +82,7 @@ func (m *Manager) maintainOnce(ctx context.Context) error {
 	}
 	mt.prune(sums)
 	budget := maxMaintainPerScan
-	nightly := o.QuietHours != [2]int{} && inHours(o.QuietHours, now.UTC().Hour())
+	nightly := o.QuietHours != setting.HourRange{} && o.QuietHours.Contains(now.UTC().Hour())
 	date := now.UTC().Format(time.DateOnly)
 	mt.mu.Lock()
 	nightly = nightly && mt.lastNight != date
@@ -268,13 +269,6 @@ func contains(ids []string, id string) bool {
 
 // inHours reports whether hour h is in [start, end) (wrapping past midnight
 // when start > end).
-func inHours(r [2]int, h int) bool {
-	if r[0] <= r[1] {
-		return h >= r[0] && h < r[1]
-	}
-	return h >= r[0] || h < r[1]
-}
-
 // WaitRoute is a Route that keeps a run's terminal event, for a caller
 // that waits for the answer (scheduled turns, maintenance).
 type WaitRoute struct {

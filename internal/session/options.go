@@ -13,13 +13,13 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/supervise"
 )
 
-// Defaults of Options (spec: core.*).
+// Defaults of Options, and of the config (DefaultConfig).
 const (
-	DefaultIdleHibernate   = 10 * time.Minute // core.session_idle_hibernate_seconds
-	DefaultTTL             = time.Hour        // core.session_ttl_seconds
-	DefaultCleanupInterval = 5 * time.Minute  // core.session_cleanup_interval_ms
-	DefaultApprovalTimeout = 5 * time.Minute  // core.approval_timeout_seconds
-	DefaultMaxLive         = 10000            // core.max_live_sessions
+	DefaultIdleHibernate   = 5 * time.Minute // core.session_idle_hibernate_seconds
+	DefaultTTL             = time.Hour       // core.session_ttl_seconds
+	DefaultCleanupInterval = 5 * time.Minute // core.session_cleanup_interval_ms
+	DefaultApprovalTimeout = 5 * time.Minute // core.approval_timeout_seconds
+	DefaultMaxLive         = 10000           // core.max_live_sessions
 )
 
 // Emitter receives observability events; Emit must not block (obs.Bus).
