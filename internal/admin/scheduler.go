@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/config"
@@ -22,21 +21,7 @@ import (
 // live parts: the store, turns, delivery clients, HEARTBEAT.md reading,
 // the scrubber, the event sink and the logger.
 func SchedulerOptions(c *config.Config) scheduler.Options {
-	s := c.Scheduler
-	hb := s.Heartbeat
-	return scheduler.Options{
-		MaxJobsPerAgent: s.MaxJobsPerAgent,
-		MaxErrors:       s.MaxErrors,
-		DefaultAutonomy: beamclaw.Autonomy(s.DefaultAutonomy),
-		TimeZone:        s.TimeZone,
-		Webhook:         scheduler.WebhookOptions{AllowHosts: s.WebhookAllowHosts},
-		Heartbeat: scheduler.HeartbeatOptions{
-			Interval:    time.Duration(hb.DefaultIntervalMs) * time.Millisecond,
-			SuppressOK:  hb.SuppressOK,
-			ActiveHours: hb.ActiveHours,
-			MaxTokens:   hb.MaxTokens,
-		},
-	}
+	return c.Scheduler.Options()
 }
 
 // Scheduler is what the control routes need of the running daemon's

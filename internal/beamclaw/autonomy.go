@@ -13,6 +13,10 @@ const (
 	Full       Autonomy = "full"
 )
 
+// AutonomyLevels are the levels' names, least trusted first (for config
+// enumerations and messages).
+func AutonomyLevels() []string { return []string{string(ReadOnly), string(Supervised), string(Full)} }
+
 // ParseAutonomy turns a config or wire string into an Autonomy.
 func ParseAutonomy(s string) (Autonomy, error) {
 	switch a := Autonomy(s); a {

@@ -2,21 +2,22 @@ package config
 
 import (
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
+	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 	"github.com/beamclaw/beamclaw-go/internal/session"
 )
 
 // Config is the whole configuration file. Every field is plain data; the zero
 // value is not useful, start from Default.
 type Config struct {
-	Core      Core           `yaml:"core"`
-	Gateway   Gateway        `yaml:"gateway"`
-	Tools     Tools          `yaml:"tools"`
-	Memory    Memory         `yaml:"memory"`
-	MCP       MCP            `yaml:"mcp"`
-	A2A       A2A            `yaml:"a2a"`
-	Sandbox   sandbox.Config `yaml:"sandbox"`
-	Scheduler Scheduler      `yaml:"scheduler"`
-	Obs       Obs            `yaml:"obs"`
+	Core      Core             `yaml:"core"`
+	Gateway   Gateway          `yaml:"gateway"`
+	Tools     Tools            `yaml:"tools"`
+	Memory    Memory           `yaml:"memory"`
+	MCP       MCP              `yaml:"mcp"`
+	A2A       A2A              `yaml:"a2a"`
+	Sandbox   sandbox.Config   `yaml:"sandbox"`
+	Scheduler scheduler.Config `yaml:"scheduler"`
+	Obs       Obs              `yaml:"obs"`
 }
 
 // Core configures sessions, the agentic loop and LLM providers.

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
+	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 	"github.com/beamclaw/beamclaw-go/internal/session"
 )
 
@@ -21,7 +22,7 @@ func Default() *Config {
 		MCP:       defaultMCP(),
 		A2A:       defaultA2A(),
 		Sandbox:   sandbox.DefaultConfig(),
-		Scheduler: defaultScheduler(),
+		Scheduler: scheduler.DefaultConfig(),
 		Obs: Obs{
 			Log:       Log{Level: "info", Format: "text", MaxSizeMB: 50, MaxFiles: 5},
 			Metrics:   Metrics{Enabled: true},
@@ -152,21 +153,5 @@ func defaultMCP() MCP {
 		MaxRestarts:          5,
 		RestartWindowSeconds: 30,
 		Servers:              []MCPServer{},
-	}
-}
-
-func defaultScheduler() Scheduler {
-	return Scheduler{
-		MaxJobsPerAgent:   50,
-		DefaultAutonomy:   "supervised",
-		MaxErrors:         3,
-		WebhookAllowHosts: []string{},
-		Heartbeat: Heartbeat{
-			DefaultIntervalMs: 1800000,
-			SuppressOK:        true,
-			ActiveHours:       HourRange{8, 22},
-			MaxTokens:         2000,
-			Deliver:           "tui",
-		},
 	}
 }

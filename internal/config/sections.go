@@ -123,35 +123,6 @@ func (s *MCPServer) setDefaults() {
 	s.Enabled = true
 }
 
-// Scheduler configures scheduled jobs and heartbeats.
-type Scheduler struct {
-	Enabled         bool   `yaml:"enabled"`
-	MaxJobsPerAgent int    `yaml:"max_jobs_per_agent"`
-	DefaultAutonomy string `yaml:"default_autonomy"`
-	MaxErrors       int    `yaml:"max_errors"`
-	// TimeZone is the IANA zone of at and cron schedules that name none,
-	// and of the heartbeats' active hours ("" = UTC).
-	TimeZone string `yaml:"time_zone"`
-	// WebhookAllowHosts may be loopback or private for webhook delivery
-	// (local automations); every other webhook goes through the SSRF guard.
-	WebhookAllowHosts []string  `yaml:"webhook_allow_hosts"`
-	Heartbeat         Heartbeat `yaml:"heartbeat"`
-}
-
-// Heartbeat configures periodic agent check-ins.
-type Heartbeat struct {
-	DefaultIntervalMs int       `yaml:"default_interval_ms"`
-	SuppressOK        bool      `yaml:"suppress_ok"`
-	ActiveHours       HourRange `yaml:"active_hours"`
-	MaxTokens         int       `yaml:"max_tokens"` // cap of one heartbeat's answer
-	// Deliver is where heartbeat answers go: tui, ws, telegram:<chat>,
-	// webhook:<URL> or silent.
-	Deliver string `yaml:"deliver"`
-	// User is whose check-in it is ("" = BEAMCLAW_USER, else the daemon's
-	// own user as the terminal UI names it, local:$USER).
-	User string `yaml:"user"`
-}
-
 // Obs configures logs, metrics and the event queue.
 type Obs struct {
 	Log       Log     `yaml:"log"`

@@ -38,7 +38,7 @@ func (c *Config) Validate() error {
 	c.validateMCP(&p)
 	c.validateA2A(&p)
 	c.Sandbox.Validate(p.Under("sandbox"))
-	c.validateScheduler(&p)
+	c.Scheduler.Validate(p.Under("scheduler"))
 	p.Enum("obs.log.level", c.Obs.Log.Level, LogLevels)
 	p.Enum("obs.log.format", c.Obs.Log.Format, LogFormats)
 	if c.Obs.Log.MaxSizeMB <= 0 {

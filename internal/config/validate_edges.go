@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 )
 
 func parsePort(s string) (int, error) {
@@ -168,48 +167,6 @@ func (c *Config) validateMCP(p *problems) {
 		}
 		validateMCPServer(p, key, &s)
 	}
-}
-
-func (c *Config) validateScheduler(p *problems) {
-	s := &c.Scheduler
-	p.Min("scheduler.max_jobs_per_agent", s.MaxJobsPerAgent, 1)
-	p.Enum("scheduler.default_autonomy", s.DefaultAutonomy, AutonomyLevels)
-	p.Min("scheduler.max_errors", s.MaxErrors, 1)
-	p.Min("scheduler.heartbeat.default_interval_ms", s.Heartbeat.DefaultIntervalMs, 1000)
-	p.Hours("scheduler.heartbeat.active_hours", s.Heartbeat.ActiveHours)
-	p.Min("scheduler.heartbeat.max_tokens", s.Heartbeat.MaxTokens, 1)
-	if s.TimeZone != "" {
-		if _, err := time.LoadLocation(s.TimeZone); err != nil || strings.Contains(s.TimeZone, "..") {
-			p.Add("scheduler.time_zone", "%q is not an IANA time zone (e.g. Europe/Berlin)", s.TimeZone)
-		}
-	}
-	for i, h := range s.WebhookAllowHosts {
-		if h = strings.TrimSpace(h); h == "" || strings.ContainsAny(h, "/ @") {
-			p.Add(fmt.Sprintf("scheduler.webhook_allow_hosts[%d]", i), "%q: want a host name or host:port", s.WebhookAllowHosts[i])
-		}
-	}
-	p.delivery("scheduler.heartbeat.deliver", s.Heartbeat.Deliver)
-}
-
-// delivery checks a scheduler delivery target's form (the scheduler
-// parses it again with the same rules).
-func (p *problems) delivery(key, v string) {
-	kind, target, hasTarget := strings.Cut(strings.TrimSpace(v), ":")
-	switch strings.ToLower(kind) {
-	case "tui", "ws", "silent":
-		if !hasTarget {
-			return
-		}
-	case "telegram":
-		if target != "" {
-			return
-		}
-	case "webhook":
-		if u, err := url.Parse(target); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
-			return
-		}
-	}
-	p.Add(key, "%q: want tui, ws, telegram:<chat>, webhook:<http(s) URL> or silent", v)
 }
 
 // MinTokenLen is the shortest gateway.auth.token accepted.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/beamclaw/beamclaw-go/internal/setting"
 )
 
 // HeartbeatOptions configure heartbeats (scheduler.heartbeat.*).
@@ -20,7 +22,7 @@ type HeartbeatOptions struct {
 	SuppressOK bool
 	// ActiveHours are [start, end) hours in the user's zone; heartbeats
 	// do not fire outside them. {0, 0}: always.
-	ActiveHours [2]int
+	ActiveHours setting.HourRange
 	// MaxTokens caps each heartbeat turn (Turn.MaxTokens; default 2000).
 	MaxTokens int
 	// Read returns an agent's HEARTBEAT.md. An error wrapping

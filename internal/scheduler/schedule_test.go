@@ -5,8 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/beamclaw/beamclaw-go/test/testenv"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/beamclaw/beamclaw-go/test/testenv"
 )
 
 func mustZone(t testing.TB, name string) *time.Location {

@@ -142,7 +142,8 @@ func TestAgentCreateDeleteTakeEffectAtOnce(t *testing.T) {
 // because each section's owner validates it once for both. Every invalid
 // value is refused by both, naming the same key; every valid one passes
 // both (a wildcard in sandbox.env_allowlist, which the sandbox supports,
-// was once refused by check alone; 8m passed check and failed start).
+// was once refused by check alone; 8m passed check and failed start; a
+// heartbeat to telegram:abc passed check and failed when delivered).
 func TestCheckAndStartAgree(t *testing.T) {
 	const listen = "gateway:\n  http:\n    addr: \"127.0.0.1:0\"\n"
 	invalid := []struct{ yaml, key string }{
@@ -152,6 +153,10 @@ func TestCheckAndStartAgree(t *testing.T) {
 		{"sandbox:\n  enabled: true\n  bridge_socket_dir: relative/dir\n", "sandbox.bridge_socket_dir"},
 		{"sandbox:\n  enabled: true\n  policy:\n    rules: [{action: maybe, tool: x}]\n", "sandbox.policy.rules[0].action"},
 		{"sandbox:\n  enabled: true\n  env_allowlist: [\"1BAD\"]\n", "sandbox.env_allowlist[0]"},
+		{"scheduler:\n  enabled: true\n  heartbeat:\n    deliver: \"telegram:abc\"\n", "scheduler.heartbeat.deliver"},
+		{"scheduler:\n  time_zone: Mars/Olympus\n", "scheduler.time_zone"},
+		{"core:\n  session_sharing: global\n", "core.session_sharing"},
+		{"core:\n  maintenance:\n    enabled: true\n    idle_compaction_target_pct: 50\n", "core.maintenance.idle_compaction_target_pct"},
 	}
 	for _, c := range invalid {
 		h := newHome(t, listen+c.yaml)
