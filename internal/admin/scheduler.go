@@ -9,20 +9,11 @@ import (
 	"strings"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
-	"github.com/beamclaw/beamclaw-go/internal/config"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
-
-// SchedulerOptions turns the scheduler section into scheduler.Options, for
-// the daemon's plan and the CLI alike. Whoever runs the Scheduler adds the
-// live parts: the store, turns, delivery clients, HEARTBEAT.md reading,
-// the scrubber, the event sink and the logger.
-func SchedulerOptions(c *config.Config) scheduler.Options {
-	return c.Scheduler.Options()
-}
 
 // Scheduler is what the control routes need of the running daemon's
 // scheduler (*scheduler.Scheduler).
@@ -120,7 +111,7 @@ func (a *Admin) withScheduler(ctx context.Context, method, path string, in, out 
 	if err != nil {
 		return err
 	}
-	o := SchedulerOptions(l.Config)
+	o := l.Scheduler.Options()
 	o.DB = db
 	s, err := scheduler.New(o)
 	if err == nil {

@@ -131,7 +131,7 @@ func TestValidate(t *testing.T) {
 			c.Sandbox.MemoryLimit = "lots"
 			c.Sandbox.CPULimit = "-1"
 			c.Sandbox.PII.Patterns = []string{"("}
-			c.Sandbox.Policy.Rules = append(c.Sandbox.Policy.Rules, sandbox.PolicyRule{Action: "maybe"})
+			c.Sandbox.Policy.Rules = append(c.Sandbox.Policy.Rules, sandbox.RuleConfig{Action: "maybe"})
 			c.Tools.FileRoots = []string{"relative/dir"}
 			c.Tools.WebSearch.MaxResults = 50
 		}, []string{

@@ -80,20 +80,105 @@ func TestEveryConfigKeyIsConsumed(t *testing.T) {
 	}
 }
 
-// The test above must fail for a key nothing reads: with a plan that
-// ignores core.maintenance.pre_expiry_minutes (a stand-in for a key nobody
-// wired), exactly that key is reported.
+// The test above must fail for a key nothing reads, of every kind: a
+// plain key the plan ignores (core.maintenance.pre_expiry_minutes), and a
+// secret nothing uses (the plan collects every secret's value for the
+// scrubber; a secret whose consumer dropped it must still be reported).
+// The third kind, a new field of a config struct the plan copies whole,
+// cannot arise: TestPlanHoldsNoConfigStruct.
 func TestConsumedDetectsAnUnreadKey(t *testing.T) {
 	getenv := func(k string) string { return "value-of-" + k + "-0123456789abcdefghijklmnopqrstuvwxyz" }
-	blind := func(c *config.Config) string {
-		cc := *c
-		cc.Core.Maintenance.PreExpiryMinutes = 0
-		return planDump(t, &cc, getenv)
+	for _, c := range []struct {
+		key    string
+		before func(*config.Config) // the config the plan is built from
+		after  func(*plan)          // the plan built
+	}{
+		{key: "core.maintenance.pre_expiry_minutes", before: func(c *config.Config) { c.Core.Maintenance.PreExpiryMinutes = 0 }},
+		{key: "tools.web_search.api_key", after: func(p *plan) { p.Builtin.WebSearch.APIKey = "" }},
+		{key: "gateway.channels.telegram.webhook_secret", after: func(p *plan) {
+			if p.Telegram != nil {
+				p.Telegram.WebhookSecret = ""
+			}
+		}},
+	} {
+		blind := func(cfg *config.Config) string {
+			cc := *cfg
+			if c.before != nil {
+				c.before(&cc)
+			}
+			p, err := buildPlan(config.Loaded{Config: &cc, Paths: config.NewPaths("/home/test"), Keys: map[string]int{}}, getenv)
+			if err != nil {
+				t.Fatalf("buildPlan: %v", err)
+			}
+			if c.after != nil {
+				c.after(p)
+			}
+			return dumpPlan(p)
+		}
+		unconsumed, _ := unreadKeys(t, getenv, blind)
+		if len(unconsumed) != 1 || unconsumed[0] != c.key {
+			t.Errorf("a key the plan ignores (%s) was not the one reported: %v", c.key, unconsumed)
+		}
 	}
-	unconsumed, _ := unreadKeys(t, getenv, blind)
-	if len(unconsumed) != 1 || unconsumed[0] != "core.maintenance.pre_expiry_minutes" {
-		t.Fatalf("a key the plan ignores was not the one reported: %v", unconsumed)
+}
+
+// TestPlanHoldsNoConfigStruct: the plan holds each package's Options, never
+// a struct of the file's schema. A schema struct copied whole would let a
+// key added to it, and read by nothing, change the plan and pass as
+// consumed (obs.log once did: the plan held config.Log).
+func TestPlanHoldsNoConfigStruct(t *testing.T) {
+	schema := schemaStructs(reflect.TypeFor[config.Config](), map[reflect.Type]bool{})
+	if bad := typesIn(reflect.TypeFor[plan](), "plan", schema, map[reflect.Type]bool{}); len(bad) > 0 {
+		t.Errorf("the plan holds structs of the config file (build Options field by field):\n  %s", strings.Join(bad, "\n  "))
 	}
+	// The check itself: a plan-like struct holding config.Log is caught.
+	type leaky struct {
+		Addr string
+		Log  config.Log
+	}
+	if bad := typesIn(reflect.TypeFor[leaky](), "leaky", schema, map[reflect.Type]bool{}); len(bad) != 1 {
+		t.Errorf("a copied config.Log was not caught: %v", bad)
+	}
+}
+
+// schemaStructs collects the struct types of the file's schema (leaf value
+// types such as Secret and Duration aside: they are values, not sections).
+func schemaStructs(t reflect.Type, out map[reflect.Type]bool) map[reflect.Type]bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		return schemaStructs(t.Elem(), out)
+	case reflect.Struct:
+		if out[t] || t == secretType || t == envValueType || t == durationType {
+			return out
+		}
+		out[t] = true
+		for i := range t.NumField() {
+			schemaStructs(t.Field(i).Type, out)
+		}
+	}
+	return out
+}
+
+// typesIn lists the paths in t whose type is one of schema.
+func typesIn(t reflect.Type, path string, schema, seen map[reflect.Type]bool) []string {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		return typesIn(t.Elem(), path, schema, seen)
+	case reflect.Struct:
+		if schema[t] {
+			return []string{path + " (" + t.String() + ")"}
+		}
+		if seen[t] {
+			return nil
+		}
+		seen[t] = true
+		var out []string
+		for i := range t.NumField() {
+			out = append(out, typesIn(t.Field(i).Type, path+"."+t.Field(i).Name, schema, seen)...)
+		}
+		return out
+	}
+	return nil
 }
 
 // unreadKeys changes each key of consumedBase alone and reports those that
@@ -153,8 +238,25 @@ func planDump(t *testing.T, c *config.Config, getenv func(string) string) string
 	if err != nil {
 		t.Fatalf("buildPlan: %v", err)
 	}
+	return dumpPlan(p)
+}
+
+// notCompared are the plan's fields that prove nothing: the resolved
+// values of every secret (collected for the scrubber, whether anything
+// uses the secret or not: a secret is consumed when a consumer's Options
+// hold it) and the warnings printed at start.
+var notCompared = map[string]bool{"Secrets": true, "Warnings": true}
+
+func dumpPlan(p *plan) string {
 	var b strings.Builder
-	dump(&b, reflect.ValueOf(p), map[uintptr]bool{})
+	v := reflect.ValueOf(p).Elem()
+	for i := range v.NumField() {
+		if name := v.Type().Field(i).Name; !notCompared[name] {
+			b.WriteString(name + ":")
+			dump(&b, v.Field(i), map[uintptr]bool{})
+			b.WriteString(" ")
+		}
+	}
 	return b.String()
 }
 

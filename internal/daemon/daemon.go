@@ -190,9 +190,9 @@ func (d *daemon) close() {
 // openLog opens the logger: obs.log.file when set, else out, else (a
 // detached daemon, whose out is nil) the home's log file, with stdout and
 // stderr pointed at it. Files rotate at obs.log.max_size_mb.
-func openLog(lc config.Log, out io.Writer, homeLog string) (*slog.Logger, func(), error) {
+func openLog(lc logPlan, out io.Writer, homeLog string) (*slog.Logger, func(), error) {
 	closeFn := func() {}
-	rot := obs.RotateOptions{MaxSize: int64(lc.MaxSizeMB * (1 << 20)), MaxFiles: lc.MaxFiles}
+	rot := lc.Rotate
 	path := lc.File
 	if path == "" && out == nil {
 		path, rot.Std = homeLog, true

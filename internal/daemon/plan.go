@@ -15,6 +15,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/memory"
 	"github.com/beamclaw/beamclaw-go/internal/memory/embedcache"
+	"github.com/beamclaw/beamclaw-go/internal/obs"
 	"github.com/beamclaw/beamclaw-go/internal/pairing"
 	"github.com/beamclaw/beamclaw-go/internal/provider/openai"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
@@ -30,11 +31,10 @@ import (
 // prove that every config key reaches it (consumed_test.go); the wiring
 // then adds the live parts (store, logger, event bus, registries).
 type plan struct {
-	Paths           config.Paths
-	Addr            string // gateway.http.addr
-	Log             config.Log
-	QueueSize       int  // obs.queue_size
-	Metrics         bool // obs.metrics.enabled: the Prometheus backend and GET /metrics
+	Addr            string  // gateway.http.addr
+	Log             logPlan // obs.log
+	QueueSize       int     // obs.queue_size
+	Metrics         bool    // obs.metrics.enabled: the Prometheus backend and GET /metrics
 	ShutdownTimeout time.Duration
 	DefaultAgent    string
 	CanonicalUser   string   // BEAMCLAW_USER: one user across channels
@@ -49,7 +49,8 @@ type plan struct {
 	MCP       mcp.Options
 	// Sandbox is the code sandbox (the exec tool); nil when
 	// sandbox.enabled is false. The wiring adds the install id, the
-	// bridge's tools, session liveness, the scrubber and the event bus.
+	// secret values, the bridge's tools, session liveness, the scrubber
+	// and the event bus.
 	Sandbox *sandbox.Options
 	Loop    loop.Options
 	// RemoteHighRisk is tools.remote_high_risk, applied by the loop's
@@ -76,6 +77,19 @@ type plan struct {
 
 	// Warnings are printed at start: keys that do nothing yet.
 	Warnings []string
+}
+
+// logPlan is obs.log: the level and format of the logger, and the file
+// (none: stderr, or the home's log for a detached daemon) with its
+// rotation.
+type logPlan struct {
+	Level, Format, File string
+	Rotate              obs.RotateOptions
+}
+
+func planLog(l config.Log) logPlan {
+	return logPlan{Level: l.Level, Format: l.Format, File: l.File,
+		Rotate: obs.RotateOptions{MaxSize: int64(l.MaxSizeMB * (1 << 20)), MaxFiles: l.MaxFiles}}
 }
 
 // providerPlan is the provider clients and how agents pick them.
@@ -121,7 +135,7 @@ func (a autonomies) For(agentID string) beamclaw.Autonomy {
 func buildPlan(l config.Loaded, getenv func(string) string) (*plan, error) {
 	c := l.Config
 	p := &plan{
-		Paths: l.Paths, Addr: c.Gateway.HTTP.Addr, Log: c.Obs.Log, QueueSize: c.Obs.QueueSize, Metrics: c.Obs.Metrics.Enabled,
+		Addr: c.Gateway.HTTP.Addr, Log: planLog(c.Obs.Log), QueueSize: c.Obs.QueueSize, Metrics: c.Obs.Metrics.Enabled,
 		ShutdownTimeout: c.Core.ShutdownTimeout.Duration, DefaultAgent: c.Core.DefaultAgent,
 		CanonicalUser: getenv("BEAMCLAW_USER"), Secrets: c.SecretValues(getenv),
 		Warnings: l.Warnings(),
@@ -175,7 +189,7 @@ func planScheduler(c *config.Config, getenv func(string) string) *schedPlan {
 		}
 		user = session.UserID("local", local, getenv("BEAMCLAW_USER"))
 	}
-	return &schedPlan{Options: admin.SchedulerOptions(c), HeartbeatUser: user, HeartbeatDeliver: hb.Deliver}
+	return &schedPlan{Options: c.Scheduler.Options(), HeartbeatUser: user, HeartbeatDeliver: hb.Deliver}
 }
 
 func planProviders(c *config.Config, getenv func(string) string) providerPlan {
@@ -260,7 +274,8 @@ func planSandbox(c *config.Config, getenv func(string) string) *sandbox.Options 
 	if !c.Sandbox.Enabled {
 		return nil
 	}
-	o := admin.SandboxOptions(c, getenv)
+	o := c.Sandbox.Options()
+	o.DockerHost = getenv("DOCKER_HOST")
 	return &o
 }
 

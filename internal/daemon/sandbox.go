@@ -27,6 +27,7 @@ func (d *daemon) sandboxInto(root *suture.Supervisor, opts supervise.Options, rt
 		return err
 	}
 	o.InstallID, o.Tools, o.Logger = id, sandbox.RunTools{}, d.log
+	o.SecretValues = d.plan.Secrets
 	o.SessionAlive = func(id string) bool { return rt.sessions.Exists(id) }
 	o.Scrub = rt.scrubber.String
 	o.Emit = func(ev beamclaw.Event) { d.bus.Emit(context.Background(), ev) }

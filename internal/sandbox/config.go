@@ -24,11 +24,34 @@ type Config struct {
 	BridgeSocketDir  string `yaml:"bridge_socket_dir"`
 	// Runtime is the engine's OCI runtime: runc, or runsc (gVisor), which
 	// must be registered with the engine.
-	Runtime      string        `yaml:"runtime"`
-	EnvAllowlist []string      `yaml:"env_allowlist"`
-	EnvBlocklist []string      `yaml:"env_blocklist"`
-	PII          PIIOptions    `yaml:"pii"`
-	Policy       PolicyOptions `yaml:"policy"`
+	Runtime      string       `yaml:"runtime"`
+	EnvAllowlist []string     `yaml:"env_allowlist"`
+	EnvBlocklist []string     `yaml:"env_blocklist"`
+	PII          PIIConfig    `yaml:"pii"`
+	Policy       PolicyConfig `yaml:"policy"`
+}
+
+// PIIConfig is sandbox.pii: the tokenizer that masks personal data
+// crossing the sandbox boundary.
+type PIIConfig struct {
+	Enabled bool `yaml:"enabled"`
+	// Patterns are extra regular expressions (RE2) to tokenize.
+	Patterns        []string `yaml:"patterns"`
+	TokenizeScripts bool     `yaml:"tokenize_scripts"`
+	TokenizeResults bool     `yaml:"tokenize_results"`
+}
+
+// PolicyConfig is sandbox.policy: which tools a sandboxed script may call.
+type PolicyConfig struct {
+	DefaultAction string       `yaml:"default_action"`
+	Rules         []RuleConfig `yaml:"rules"`
+}
+
+// RuleConfig allows or denies a tool name; "*" wildcards are allowed
+// ("github__*").
+type RuleConfig struct {
+	Action string `yaml:"action"`
+	Tool   string `yaml:"tool"`
 }
 
 // DefaultConfig is the section when the file says nothing: off, and when
@@ -53,10 +76,10 @@ func DefaultConfig() Config {
 			"AWS_SECRET_ACCESS_KEY", "GROQ_API_KEY", "TELEGRAM_WEBHOOK_SECRET",
 			"BRAVE_API_KEY", "BEAMCLAW_EMBEDDING_API_KEY", "BEAMCLAW_GATEWAY_TOKEN",
 		},
-		PII: PIIOptions{Enabled: true, Patterns: []string{}, TokenizeScripts: true, TokenizeResults: true},
-		Policy: PolicyOptions{
+		PII: PIIConfig{Enabled: true, Patterns: []string{}, TokenizeScripts: true, TokenizeResults: true},
+		Policy: PolicyConfig{
 			DefaultAction: "allow",
-			Rules: []PolicyRule{
+			Rules: []RuleConfig{
 				{Action: "allow", Tool: "read_file"},
 				{Action: "allow", Tool: "curl"},
 				{Action: "deny", Tool: "bash"},
@@ -77,6 +100,10 @@ func (c Config) Validate(p *setting.Problems) {
 // the file does not hold: the install id, the resolved secret values,
 // DOCKER_HOST, the bridge's tools, session liveness, scrubber, events.
 func (c Config) Options() Options {
+	rules := make([]PolicyRule, 0, len(c.Policy.Rules))
+	for _, r := range c.Policy.Rules {
+		rules = append(rules, PolicyRule{Action: r.Action, Tool: r.Tool})
+	}
 	return Options{
 		Image: c.DockerImage, Scope: c.Scope,
 		Timeout:        time.Duration(c.TimeoutSeconds) * time.Second,
@@ -85,6 +112,8 @@ func (c Config) Options() Options {
 		Network: c.Network, WorkspaceMount: c.WorkspaceMount, MaxOutputBytes: c.MaxOutputBytes,
 		BridgeSocketDir: c.BridgeSocketDir, Runtime: c.Runtime,
 		EnvAllowlist: c.EnvAllowlist, EnvBlocklist: c.EnvBlocklist,
-		PII: c.PII, Policy: c.Policy,
+		PII: PIIOptions{Enabled: c.PII.Enabled, Patterns: c.PII.Patterns,
+			TokenizeScripts: c.PII.TokenizeScripts, TokenizeResults: c.PII.TokenizeResults},
+		Policy: PolicyOptions{DefaultAction: c.Policy.DefaultAction, Rules: rules},
 	}
 }

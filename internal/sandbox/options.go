@@ -102,26 +102,24 @@ type Options struct {
 	Clock      clock.Clock
 }
 
-// PIIOptions are sandbox.pii: the tokenizer that masks personal data
-// crossing the sandbox boundary.
+// PIIOptions are sandbox.pii (PIIConfig).
 type PIIOptions struct {
-	Enabled         bool     `yaml:"enabled"`
-	Patterns        []string `yaml:"patterns"`         // extra RE2 expressions to tokenize (kind CUSTOM)
-	TokenizeScripts bool     `yaml:"tokenize_scripts"` // tokenize the script before it enters the container
-	TokenizeResults bool     `yaml:"tokenize_results"` // tokenize tool results going in, and the run's output going to the model
+	Enabled         bool
+	Patterns        []string // extra RE2 expressions to tokenize (kind CUSTOM)
+	TokenizeScripts bool     // tokenize the script before it enters the container
+	TokenizeResults bool     // tokenize tool results going in, and the run's output going to the model
 }
 
-// PolicyOptions are sandbox.policy: which tools a sandboxed script may
-// call.
+// PolicyOptions are sandbox.policy (PolicyConfig).
 type PolicyOptions struct {
-	DefaultAction string       `yaml:"default_action"` // "allow" (default) or "deny"
-	Rules         []PolicyRule `yaml:"rules"`
+	DefaultAction string // "allow" (default) or "deny"
+	Rules         []PolicyRule
 }
 
 // PolicyRule allows or denies a tool name or "<source>" pattern.
 type PolicyRule struct {
-	Action string `yaml:"action"` // "allow" or "deny"
-	Tool   string `yaml:"tool"`   // a name ("read_file"), a wildcard ("github__*"), or a source ("mcp:*", "mcp:github")
+	Action string // "allow" or "deny"
+	Tool   string // a name ("read_file"), a wildcard ("github__*"), or a source ("mcp:*", "mcp:github")
 }
 
 // maxSocketPath keeps <BridgeSocketDir>/<16 hex>/bridge.sock under the
