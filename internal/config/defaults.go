@@ -14,7 +14,7 @@ const DefaultAddr = "127.0.0.1:18800"
 // Default returns the built-in configuration: what runs with no config file.
 // Each call returns a fresh value the caller may modify.
 func Default() *Config {
-	return &Config{
+	c := &Config{
 		Core:      defaultCore(),
 		Gateway:   defaultGateway(),
 		Tools:     defaultTools(),
@@ -29,6 +29,8 @@ func Default() *Config {
 			QueueSize: 1024,
 		},
 	}
+	c.Gateway.Channels.registeredDefaults()
+	return c
 }
 
 func defaultProvider(env, baseURL, model string) Provider {

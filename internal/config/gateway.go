@@ -1,5 +1,12 @@
 package config
 
+import (
+	"reflect"
+
+	"github.com/beamclaw/beamclaw-go/internal/channel"
+	"github.com/beamclaw/beamclaw-go/internal/channel/webhook"
+)
+
 // Gateway configures the HTTP/WebSocket server and the channels.
 type Gateway struct {
 	HTTP HTTP `yaml:"http"`
@@ -51,10 +58,37 @@ type WS struct {
 	PingIntervalSeconds int      `yaml:"ping_interval_seconds"`
 }
 
-// Channels holds the per-channel settings.
+// Channels holds the per-channel settings. A field whose type implements
+// channel.Section is a registered channel: that line is its registration
+// (Sections lists them; the daemon builds, supervises, mounts and
+// delivers to each through its Module).
 type Channels struct {
-	Telegram Telegram `yaml:"telegram"`
-	TUI      TUI      `yaml:"tui"`
+	Telegram Telegram       `yaml:"telegram"`
+	TUI      TUI            `yaml:"tui"`
+	Webhook  webhook.Config `yaml:"webhook"`
+}
+
+// Sections are the registered channels' sections, in field order.
+func (c Channels) Sections() []channel.Section {
+	v := reflect.ValueOf(c)
+	var out []channel.Section
+	for i := range v.NumField() {
+		if s, ok := v.Field(i).Interface().(channel.Section); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// registeredDefaults sets each registered channel's section to its
+// package's defaults.
+func (c *Channels) registeredDefaults() {
+	v := reflect.ValueOf(c).Elem()
+	for i := range v.NumField() {
+		if s, ok := v.Field(i).Interface().(channel.Section); ok {
+			v.Field(i).Set(reflect.ValueOf(s.Module().Default()))
+		}
+	}
 }
 
 // Telegram configures the Telegram bot channel.

@@ -20,8 +20,8 @@ var (
 	MemoryBackends = []string{"memory", "bbolt"}
 	LogFormats     = []string{"text", "json"}
 	LogLevels      = []string{"debug", "info", "warn", "error"}
-	// Channels that may appear in core.channel_autonomy.
-	AutonomyChannels = channelNames()
+	// Channels that may appear in core.channel_autonomy (with the
+	// registered channels, autonomyChannels).
 )
 
 var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
@@ -38,6 +38,9 @@ func (c *Config) Validate() error {
 	c.validateMCP(&p)
 	c.validateA2A(&p)
 	c.Sandbox.Validate(p.Under("sandbox"))
+	for _, s := range c.Gateway.Channels.Sections() {
+		s.Validate(p.Under("gateway.channels." + string(s.Module().Name)))
+	}
 	c.Scheduler.Validate(p.Under("scheduler"))
 	p.Enum("obs.log.level", c.Obs.Log.Level, LogLevels)
 	p.Enum("obs.log.format", c.Obs.Log.Format, LogFormats)
@@ -72,10 +75,11 @@ func (c *Config) validateCore(p *problems) {
 	p.Min("core.agentic_loop.stream_chunk_size", l.StreamChunkSize, 1)
 	p.Min("core.agentic_loop.auto_context_limit", l.AutoContextLimit, 0)
 	p.Enum("core.autonomy_level", k.AutonomyLevel, AutonomyLevels)
+	known := c.autonomyChannels()
 	for _, ch := range sortedKeys(k.ChannelAutonomy) {
 		key := "core.channel_autonomy." + ch
-		if !slices.Contains(AutonomyChannels, ch) {
-			p.Add(key, "unknown channel%s; known: %s", suggest(ch, AutonomyChannels), strings.Join(AutonomyChannels, ", "))
+		if !slices.Contains(known, ch) {
+			p.Add(key, "unknown channel%s; known: %s", suggest(ch, known), strings.Join(known, ", "))
 		}
 		p.Enum(key, k.ChannelAutonomy[ch], AutonomyLevels)
 	}
@@ -143,10 +147,15 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-func channelNames() []string {
-	out := make([]string, len(beamclaw.Channels))
-	for i, c := range beamclaw.Channels {
-		out[i] = string(c)
+// autonomyChannels are the channels core.channel_autonomy may name: the
+// built-in ones and the registered ones.
+func (c *Config) autonomyChannels() []string {
+	out := make([]string, 0, len(beamclaw.Channels))
+	for _, ch := range beamclaw.Channels {
+		out = append(out, string(ch))
+	}
+	for _, s := range c.Gateway.Channels.Sections() {
+		out = append(out, string(s.Module().Name))
 	}
 	return out
 }

@@ -33,6 +33,8 @@ gateway:
       groups: {enabled: true, allow: ["-100"]}
       photo: {enabled: true}
       voice: {enabled: true, stt_api_key: {env: STT_KEY}}
+    webhook:
+      - {name: ci, secret: {env: CI_SECRET}, agent: default, deliver_url: "https://ci.example.com/answer"}
 core:
   providers:
     local: {base_url: "http://127.0.0.1:9/v1", model: local-model}

@@ -1,12 +1,17 @@
 package daemon
 
 import (
+	"fmt"
+
 	"github.com/thejerf/suture/v4"
 
 	"github.com/beamclaw/beamclaw-go/internal/admin"
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/channel"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/session"
 	"github.com/beamclaw/beamclaw-go/internal/supervise"
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
 // edges builds the gateway routes over the runtime, and the services
@@ -51,17 +56,46 @@ func (d *daemon) edges(rt *agentRuntime) (routes, control []gateway.Mount, servi
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	registered, err := d.registeredChannels(rt, userID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	if rt.deliver != nil { // scheduled answers reach these channels
 		rt.deliver.telegram, rt.deliver.tui, rt.deliver.ws = tg, local, public
+		rt.deliver.channels = registered
 	}
-	if tg != nil {
+	if tg != nil || len(registered) > 0 {
 		// A channel whose upstream keeps failing (Telegram down, a revoked
 		// token) stops alone; the daemon and the other channels go on.
 		channels := supervise.New("channels", supervise.Options{Logger: d.log, Contain: true,
 			Timeout: d.plan.ShutdownTimeout})
-		channels.Add(d.guard(tg))
+		if tg != nil {
+			channels.Add(d.guard(tg))
+			routes = append(routes, tgRoutes...)
+		}
+		for name, inst := range registered {
+			channels.Add(d.guard(supervise.Func("channel."+string(name), inst.Serve)))
+			for _, r := range inst.Routes() {
+				routes = append(routes, gateway.Mount{Method: r.Method, Pattern: r.Pattern, Handler: r.Handler,
+					PublicOnly: true, OwnAuth: r.OwnAuth})
+			}
+		}
 		services = append(services, channels)
-		routes = append(routes, tgRoutes...)
 	}
 	return routes, control, services, nil
+}
+
+// registeredChannels builds the registered channels that are on.
+func (d *daemon) registeredChannels(rt *agentRuntime, userID func(prefix, id string) string) (map[beamclaw.Channel]channel.Instance, error) {
+	out := make(map[beamclaw.Channel]channel.Instance, len(d.plan.Channels))
+	for _, cp := range d.plan.Channels {
+		inst, err := cp.Module.New(channel.Host{Sessions: rt.sessions, DB: d.db, Logger: d.log.With("channel", string(cp.Module.Name)),
+			UserID: userID, KnownAgent: rt.agents.Exists}, cp.Options)
+		if err != nil {
+			return nil, fmt.Errorf("channel %s: %w", cp.Module.Name, err)
+		}
+		out[cp.Module.Name] = inst
+		d.check(string(cp.Module.Name), func() protocol.Subsystem { return protocol.Subsystem{Ready: true} })
+	}
+	return out, nil
 }

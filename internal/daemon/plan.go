@@ -8,6 +8,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/admin"
 	"github.com/beamclaw/beamclaw-go/internal/agent"
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/channel"
 	"github.com/beamclaw/beamclaw-go/internal/channel/telegram"
 	"github.com/beamclaw/beamclaw-go/internal/config"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
@@ -67,7 +68,10 @@ type plan struct {
 	TUI      bool // gateway.channels.tui.enabled
 	OpenAI   gateway.OpenAIOptions
 	Telegram *telegram.Options // nil when the channel is off
-	STT      *openai.Options   // Telegram voice transcription; nil when off
+	// Channels are the registered channels that are on (config.Channels'
+	// channel.Section fields), each with its resolved options.
+	Channels []channelPlan
+	STT      *openai.Options // Telegram voice transcription; nil when off
 	// A2A is the A2A edge and the a2a_call tool's peers (the a2a
 	// section); nil when a2a.enabled is false.
 	A2A *a2a.Options
@@ -90,6 +94,26 @@ type logPlan struct {
 func planLog(l config.Log) logPlan {
 	return logPlan{Level: l.Level, Format: l.Format, File: l.File,
 		Rotate: obs.RotateOptions{MaxSize: int64(l.MaxSizeMB * (1 << 20)), MaxFiles: l.MaxFiles}}
+}
+
+// channelPlan is a registered channel to build.
+type channelPlan struct {
+	Module  channel.Module
+	Options any // what the section's Options returned
+}
+
+// planChannels lists the registered channels that are on; a channel that
+// core.channel_autonomy does not name gets its module's ceiling.
+func (p *plan) planChannels(c *config.Config, getenv func(string) string) {
+	for _, s := range c.Gateway.Channels.Sections() {
+		m := s.Module()
+		if _, ok := p.Sessions.Ceilings[m.Name]; !ok && m.Autonomy != "" {
+			p.Sessions.Ceilings[m.Name] = m.Autonomy
+		}
+		if s.Enabled() {
+			p.Channels = append(p.Channels, channelPlan{Module: m, Options: s.Options(getenv)})
+		}
+	}
 }
 
 // providerPlan is the provider clients and how agents pick them.
@@ -164,6 +188,7 @@ func buildPlan(l config.Loaded, getenv func(string) string) (*plan, error) {
 	if err := p.planEdges(c, getenv); err != nil {
 		return nil, err
 	}
+	p.planChannels(c, getenv)
 	p.planA2A(c, getenv)
 	p.Scheduler = planScheduler(c, getenv)
 	return p, nil

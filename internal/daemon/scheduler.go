@@ -11,6 +11,7 @@ import (
 	"github.com/thejerf/suture/v4"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/channel"
 	"github.com/beamclaw/beamclaw-go/internal/channel/telegram"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
@@ -155,6 +156,7 @@ func (t schedTurns) Run(ctx context.Context, turn scheduler.Turn) (scheduler.Res
 type schedDeliverer struct {
 	telegram *telegram.Channel // nil when the channel is off
 	tui, ws  *gateway.WS
+	channels map[beamclaw.Channel]channel.Instance // the registered channels that are on
 }
 
 // Deliver implements scheduler.Deliverer.
@@ -175,5 +177,8 @@ func (sd *schedDeliverer) Deliver(ctx context.Context, to scheduler.Delivery, ms
 		}
 		return nil
 	}
-	return fmt.Errorf("deliver to %s: not a channel delivery", to)
+	if ch, ok := sd.channels[beamclaw.Channel(to.Kind)]; ok {
+		return ch.Deliver(ctx, to.Target, channel.Delivery{JobID: msg.JobID, UserID: msg.UserID, Agent: msg.Agent, Text: msg.Text})
+	}
+	return fmt.Errorf("deliver to %s: the %s channel is off", to, to.Kind)
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
 
 // DeliveryKind names where a job's answer goes.
@@ -17,12 +19,12 @@ const (
 	DeliverTelegram DeliveryKind = "telegram" // telegram:<chat id or @channel>
 	DeliverTUI      DeliveryKind = "tui"      // the user's open terminal UIs
 	DeliverWS       DeliveryKind = "ws"       // the user's open WebSocket clients
-	DeliverWebhook  DeliveryKind = "webhook"  // webhook:<http or https URL>, a JSON POST
+	DeliverWebhook  DeliveryKind = "webhook"  // webhook:<http or https URL>, a JSON POST; webhook:<endpoint>, the webhook channel
 	DeliverSilent   DeliveryKind = "silent"   // nowhere (the answer stays in the session)
 )
 
 // deliveryForms is for error messages and the tool schema.
-const deliveryForms = "telegram:<chat>, tui, ws, webhook:<URL> or silent"
+const deliveryForms = "telegram:<chat>, tui, ws, webhook:<URL>, webhook:<endpoint> or silent"
 
 // Delivery is a parsed delivery target. It is stored as its string.
 type Delivery struct {
@@ -49,9 +51,12 @@ func ParseDelivery(s string) (Delivery, error) {
 			return fail(why)
 		}
 	case DeliverWebhook:
+		if beamclaw.IsName(target) {
+			return d, nil // an endpoint of the webhook channel
+		}
 		u, err := url.Parse(target)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fail("want webhook:http://host/path or webhook:https://host/path")
+			return fail("want webhook:http://host/path, webhook:https://host/path or webhook:<endpoint of the webhook channel>")
 		}
 	default:
 		return fail("want " + deliveryForms)
@@ -72,6 +77,12 @@ func checkChat(chat string) string {
 		return "want telegram:<chat id> (a number) or telegram:@channel"
 	}
 	return ""
+}
+
+// Direct reports whether the scheduler posts the answer itself (a
+// webhook URL) rather than a channel delivering it.
+func (d Delivery) Direct() bool {
+	return d.Kind == DeliverWebhook && !beamclaw.IsName(d.Target)
 }
 
 func (d Delivery) String() string {

@@ -20,9 +20,10 @@ func TestParseDelivery(t *testing.T) {
 		{"tui:extra", "", `delivery "tui:extra": tui takes no target`},
 		{"telegram:", "", `delivery "telegram:": want telegram:<chat id> (a number) or telegram:@channel`},
 		{"telegram:@ab", "", `delivery "telegram:@ab": a Telegram channel name is @ and at least 4 letters, digits or _`},
-		{"webhook:ftp://x/y", "", `delivery "webhook:ftp://x/y": want webhook:http://host/path or webhook:https://host/path`},
-		{"webhook:/relative", "", `delivery "webhook:/relative": want webhook:http://host/path or webhook:https://host/path`},
-		{"email:me@x", "", `delivery "email:me@x": want telegram:<chat>, tui, ws, webhook:<URL> or silent`},
+		{"webhook:ci", "webhook:ci", ""},
+		{"webhook:ftp://x/y", "", `delivery "webhook:ftp://x/y": want webhook:http://host/path, webhook:https://host/path or webhook:<endpoint of the webhook channel>`},
+		{"webhook:/relative", "", `delivery "webhook:/relative": want webhook:http://host/path, webhook:https://host/path or webhook:<endpoint of the webhook channel>`},
+		{"email:me@x", "", `delivery "email:me@x": want telegram:<chat>, tui, ws, webhook:<URL>, webhook:<endpoint> or silent`},
 	}
 	for _, tc := range cases {
 		d, err := ParseDelivery(tc.in)

@@ -158,10 +158,10 @@ func (e *Executor) turn(ctx context.Context, d dispatch, t Turn) outcome {
 
 // deliver sends msg to its target.
 func (s *Scheduler) deliver(ctx context.Context, to Delivery, msg Message) error {
-	switch to.Kind {
-	case DeliverSilent:
+	switch {
+	case to.Kind == DeliverSilent:
 		return nil
-	case DeliverWebhook:
+	case to.Direct():
 		return s.webhook.Deliver(ctx, to, msg)
 	}
 	if s.opts.Deliverer == nil {

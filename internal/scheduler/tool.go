@@ -42,7 +42,7 @@ const toolSchema = `{
     "action": {"type": "string", "enum": ["create", "list", "cancel", "pause", "resume"], "description": "What to do."},
     "schedule": {"type": "string", "description": "create: when to run. One of: \"in 20m\" (also s, h, d, w), \"at 2026-12-01T09:00\", \"at 09:00\", \"every 2h\", \"cron 0 9 * * 1-5\" (minute hour day month weekday), \"random 3 per 1d\" (3 random times a day). at and cron may end with an IANA zone, e.g. \"cron 0 9 * * * Europe/Berlin\"."},
     "prompt": {"type": "string", "description": "create: the instruction you will be given each time the job runs, written to your future self (e.g. \"Remind the user to call Ana\")."},
-    "delivery": {"type": "string", "description": "create: where the answer goes: telegram:<chat id>, tui, ws, webhook:<https URL> or silent. Default: this conversation's channel."},
+    "delivery": {"type": "string", "description": "create: where the answer goes: telegram:<chat id>, tui, ws, webhook:<https URL>, webhook:<endpoint of the webhook channel> or silent. Default: this conversation's channel."},
     "session": {"type": "string", "enum": ["shared", "isolated"], "description": "create: shared (default) runs in this conversation, with its history; isolated runs in a session of the job's own."},
     "time_zone": {"type": "string", "description": "create: IANA zone for at and cron, e.g. Europe/Berlin. Default: the user's."},
     "misfire": {"type": "string", "enum": ["run_once", "skip"], "description": "create: if a run falls due while beamclaw is stopped, run it once at start (run_once, default) or skip it."},

@@ -49,3 +49,26 @@ func (kv *KV) Delete(key string) error {
 		return tx.Bucket(kv.bucket).Delete([]byte(key))
 	})
 }
+
+// PutIfAbsent sets key to value unless key exists, and reports whether it
+// set it; it returns once the value is on disk.
+func (kv *KV) PutIfAbsent(key, value string) (bool, error) {
+	put := false
+	err := kv.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(kv.bucket)
+		if b.Get([]byte(key)) != nil {
+			return nil
+		}
+		put = true
+		return b.Put([]byte(key), []byte(value))
+	})
+	return put, err
+}
+
+// Each calls fn for every key in key order, in one read transaction; an
+// error from fn stops the walk and is returned.
+func (kv *KV) Each(fn func(key, value string) error) error {
+	return kv.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(kv.bucket).ForEach(func(k, v []byte) error { return fn(string(k), string(v)) })
+	})
+}

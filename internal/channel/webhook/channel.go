@@ -1,0 +1,381 @@
+// Package webhook is a generic channel for systems that have no channel of
+// their own (CI, monitoring, home automation): they POST a signed JSON
+// message to /channels/webhook/<endpoint>, and the agent's answer is POSTed,
+// signed the same way, to the endpoint's deliver_url. It is also a
+// scheduler delivery target ("webhook:<endpoint>"). Answers wait in bbolt
+// until delivered, so a restart neither loses nor repeats one.
+package webhook
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/channel"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
+	"github.com/beamclaw/beamclaw-go/internal/store"
+	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
+)
+
+// Header names.
+const (
+	// SignatureHeader carries "sha256=<hex HMAC-SHA256 of the raw body>".
+	SignatureHeader = "X-Beamclaw-Signature"
+	// DeliveryHeader names an answer: the same answer retried carries the
+	// same value, so a receiver can drop a repeat.
+	DeliveryHeader = "X-Beamclaw-Delivery"
+)
+
+// PathPrefix is where endpoints receive messages: PathPrefix + name.
+const PathPrefix = "/channels/webhook/"
+
+// outboxBucket holds answers by delivery id: those not yet delivered, and
+// for a week those delivered (so a resent message's answer, which is the
+// same run's, is not delivered again).
+const outboxBucket = "webhook_outbox"
+
+// keepDelivered is how long a delivered answer's record stays.
+const keepDelivered = 7 * 24 * time.Hour
+
+const (
+	maxInbound      = 1 << 20 // bytes of one inbound message
+	deliveryTimeout = 30 * time.Second
+	firstRetry      = time.Second
+	maxRetryWait    = 5 * time.Minute
+	maxAttempts     = 12 // about 30 minutes of retries, then the answer is dropped (logged)
+)
+
+// Inbound is the JSON an endpoint POSTs.
+type Inbound struct {
+	ID   string `json:"id"`   // the sender's id of the message: the same id twice runs once
+	User string `json:"user"` // the sender's user (the session is theirs)
+	Text string `json:"text"`
+}
+
+// Outbound is the JSON POSTed to deliver_url.
+type Outbound struct {
+	ID        string `json:"id"` // the inbound message's id, or "job:<id>" for a scheduled answer
+	User      string `json:"user"`
+	SessionID string `json:"session_id,omitempty"`
+	Text      string `json:"text"`
+	Error     bool   `json:"error,omitempty"` // the run failed; Text says why
+}
+
+// pending is an outbox record.
+type pending struct {
+	Endpoint string    `json:"endpoint"`
+	Body     Outbound  `json:"body"`
+	Attempts int       `json:"attempts"`
+	NextAt   time.Time `json:"next_at"`
+	// Done is when the answer was delivered (or given up); zero while it
+	// waits.
+	Done time.Time `json:"done,omitzero"`
+}
+
+// Channel serves the endpoints and delivers their answers.
+type Channel struct {
+	host      channel.Host
+	endpoints map[string]endpoint
+	outbox    *store.KV
+	log       *slog.Logger
+	clk       clock.Clock
+	guarded   *http.Client // deliver_url through the SSRF guard
+	open      *http.Client // allow_private_delivery endpoints
+	wake      chan struct{}
+}
+
+func newChannel(h channel.Host, options any) (channel.Instance, error) {
+	eps, ok := options.([]endpoint)
+	if !ok {
+		return nil, fmt.Errorf("webhook: options are %T", options)
+	}
+	if h.Sessions == nil || h.DB == nil {
+		return nil, errors.New("webhook: Host.Sessions and Host.DB are required")
+	}
+	outbox, err := store.NewKV(h.DB, outboxBucket)
+	if err != nil {
+		return nil, err
+	}
+	c := &Channel{host: h, endpoints: make(map[string]endpoint, len(eps)), outbox: outbox, log: h.Logger,
+		clk: clock.Or(h.Clock), wake: make(chan struct{}, 1),
+		guarded: &http.Client{Timeout: deliveryTimeout, Transport: &http.Transport{Proxy: nil,
+			DialContext: builtin.GuardedDialer(builtin.CheckPublicIP, nil, deliveryTimeout)}},
+		open: &http.Client{Timeout: deliveryTimeout, Transport: &http.Transport{Proxy: nil,
+			DialContext: (&net.Dialer{Timeout: deliveryTimeout}).DialContext}}}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	for _, e := range eps {
+		c.endpoints[e.Name] = e
+	}
+	return c, nil
+}
+
+// Routes implements channel.Instance: the subtree of the endpoints
+// (POST only); requests are authenticated by their signature.
+func (c *Channel) Routes() []channel.Route {
+	return []channel.Route{{Pattern: strings.TrimSuffix(PathPrefix, "/"), Handler: http.HandlerFunc(c.receive), OwnAuth: true}}
+}
+
+// Sign returns the signature header's value for body under secret.
+func Sign(secret string, body []byte) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write(body)
+	return "sha256=" + hex.EncodeToString(m.Sum(nil))
+}
+
+func (c *Channel) receive(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeError(w, http.StatusMethodNotAllowed, "send messages with POST")
+		return
+	}
+	ep, ok := c.endpoints[strings.TrimPrefix(r.URL.Path, PathPrefix)]
+	if !ok {
+		writeError(w, http.StatusNotFound, "no such webhook endpoint")
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxInbound+1))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "could not read the body")
+		return
+	}
+	if len(body) > maxInbound {
+		writeError(w, http.StatusRequestEntityTooLarge, "the message is larger than 1 MiB")
+		return
+	}
+	if !hmac.Equal([]byte(r.Header.Get(SignatureHeader)), []byte(Sign(ep.Secret, body))) {
+		writeError(w, http.StatusUnauthorized, "missing or wrong "+SignatureHeader+" (sha256=<hex HMAC-SHA256 of the body>)")
+		return
+	}
+	var in Inbound
+	if err := json.Unmarshal(body, &in); err != nil {
+		writeError(w, http.StatusBadRequest, "the body is not JSON {\"id\", \"user\", \"text\"}")
+		return
+	}
+	if in.ID == "" || in.User == "" || strings.TrimSpace(in.Text) == "" || len(in.ID) > 200 || len(in.User) > 200 {
+		writeError(w, http.StatusBadRequest, "id, user and text are required (id and user at most 200 bytes)")
+		return
+	}
+	runID, err := c.host.Sessions.Send(r.Context(), beamclaw.Inbound{
+		Channel: Name, UserID: c.host.UserID("webhook:"+ep.Name, in.User), AgentID: ep.Agent,
+		MessageID: "webhook:" + ep.Name + ":" + in.ID, Content: in.Text, NoApproval: true,
+		Route: &answerRoute{c: c, endpoint: ep.Name, id: in.ID, user: in.User},
+	})
+	if err != nil {
+		c.log.Warn("webhook message not stored", "endpoint", ep.Name, "err", err)
+		writeError(w, http.StatusServiceUnavailable, "the message could not be stored; send it again")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusAccepted)
+	_ = json.NewEncoder(w).Encode(map[string]string{"run_id": runID})
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"message": msg}})
+}
+
+// answerRoute queues a run's answer for delivery.
+type answerRoute struct {
+	c        *Channel
+	endpoint string
+	id, user string
+}
+
+// Deliver implements beamclaw.Route: the terminal event is queued in
+// bbolt under the run's id (a resent message's answer is the same run's,
+// so it is queued once).
+func (r *answerRoute) Deliver(ev beamclaw.RunEvent) {
+	if !ev.Terminal() {
+		return
+	}
+	out := Outbound{ID: r.id, User: r.user, SessionID: ev.SessionID, Text: ev.Text, Error: ev.Type == beamclaw.EvError}
+	if err := r.c.enqueue("run:"+ev.RunID, r.endpoint, out); err != nil {
+		r.c.log.Error("webhook answer not queued", "endpoint", r.endpoint, "run", ev.RunID, "err", err)
+	}
+}
+
+// Deliver implements channel.Instance: a scheduled answer for the
+// endpoint target.
+func (c *Channel) Deliver(_ context.Context, target string, d channel.Delivery) error {
+	if _, ok := c.endpoints[target]; !ok {
+		return fmt.Errorf("no webhook endpoint %q", target)
+	}
+	id := "job:" + d.JobID + ":" + c.clk.Now().UTC().Format(time.RFC3339Nano)
+	return c.enqueue(id, target, Outbound{ID: "job:" + d.JobID, User: d.UserID, Text: d.Text})
+}
+
+// enqueue stores an answer unless one with its id is queued already.
+func (c *Channel) enqueue(id, endpoint string, out Outbound) error {
+	b, err := json.Marshal(pending{Endpoint: endpoint, Body: out, NextAt: c.clk.Now()})
+	if err != nil {
+		return err
+	}
+	if _, err := c.outbox.PutIfAbsent(id, string(b)); err != nil {
+		return err
+	}
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// Serve implements channel.Instance: it delivers queued answers, the
+// ones a restart found first, then each as it comes, retrying with
+// backoff.
+func (c *Channel) Serve(ctx context.Context) error {
+	for {
+		next, err := c.deliverDue(ctx)
+		if err != nil {
+			return err
+		}
+		wait := maxRetryWait
+		if !next.IsZero() {
+			wait = max(next.Sub(c.clk.Now()), 0)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-c.wake:
+		case <-c.clk.After(wait):
+		}
+	}
+}
+
+// deliverDue posts every answer that is due and returns when the next
+// one falls due (zero: none queued).
+func (c *Channel) deliverDue(ctx context.Context) (time.Time, error) {
+	type item struct {
+		id string
+		p  pending
+	}
+	var due []item
+	var next time.Time
+	now := c.clk.Now()
+	var expired []string
+	err := c.outbox.Each(func(id, v string) error {
+		var p pending
+		if err := json.Unmarshal([]byte(v), &p); err != nil {
+			c.log.Error("webhook outbox record unreadable; dropped", "id", id, "err", err)
+			expired = append(expired, id)
+			return nil
+		}
+		switch {
+		case !p.Done.IsZero():
+			if now.Sub(p.Done) > keepDelivered {
+				expired = append(expired, id)
+			}
+		case !p.NextAt.After(now):
+			due = append(due, item{id, p})
+		case next.IsZero() || p.NextAt.Before(next):
+			next = p.NextAt
+		}
+		return nil
+	})
+	for _, id := range expired {
+		if err := c.outbox.Delete(id); err != nil {
+			c.log.Error("webhook outbox delete", "id", id, "err", err)
+		}
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("webhook outbox: %w", err)
+	}
+	for _, it := range due {
+		if ctx.Err() != nil {
+			return next, nil
+		}
+		if at, again := c.attempt(ctx, it.id, it.p); again && (next.IsZero() || at.Before(next)) {
+			next = at
+		}
+	}
+	return next, nil
+}
+
+// attempt posts one answer; on failure it records the next attempt and
+// returns its time.
+func (c *Channel) attempt(ctx context.Context, id string, p pending) (time.Time, bool) {
+	ep, ok := c.endpoints[p.Endpoint]
+	if !ok {
+		c.log.Warn("webhook answer for an endpoint no longer configured; dropped", "endpoint", p.Endpoint, "id", id)
+		c.finish(id, p)
+		return time.Time{}, false
+	}
+	err := c.post(ctx, ep, id, p.Body)
+	if err == nil {
+		c.finish(id, p)
+		return time.Time{}, false
+	}
+	p.Attempts++
+	if p.Attempts >= maxAttempts {
+		c.log.Error("webhook answer not delivered; dropped", "endpoint", ep.Name, "id", id, "attempts", p.Attempts, "err", err)
+		c.finish(id, p)
+		return time.Time{}, false
+	}
+	wait := min(firstRetry<<(p.Attempts-1), maxRetryWait)
+	p.NextAt = c.clk.Now().Add(wait)
+	c.log.Info("webhook answer not delivered; will retry", "endpoint", ep.Name, "id", id, "attempt", p.Attempts, "in", wait, "err", err)
+	c.store(id, p)
+	return p.NextAt, true
+}
+
+// finish marks an answer delivered (or given up): it is never posted
+// again, and its record goes after keepDelivered.
+func (c *Channel) finish(id string, p pending) {
+	p.Done = c.clk.Now()
+	p.Body.Text = "" // the record only keeps the answer from being queued again
+	c.store(id, p)
+}
+
+func (c *Channel) store(id string, p pending) {
+	b, err := json.Marshal(p)
+	if err == nil {
+		err = c.outbox.Put(id, string(b))
+	}
+	if err != nil {
+		c.log.Error("webhook outbox write", "id", id, "err", err)
+	}
+}
+
+// post sends one answer, signed, and wants a 2xx.
+func (c *Channel) post(ctx context.Context, ep endpoint, id string, out Outbound) error {
+	body, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.DeliverURL, strings.NewReader(string(body)))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(SignatureHeader, Sign(ep.Secret, body))
+	req.Header.Set(DeliveryHeader, id)
+	client := c.guarded
+	if ep.AllowPrivate {
+		client = c.open
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("deliver_url answered %s", resp.Status)
+	}
+	return nil
+}
