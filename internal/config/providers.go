@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/beamclaw/beamclaw-go/internal/provider"
 )
 
 // ProviderProblems names, in the environment getenv sees, every provider
@@ -59,13 +61,7 @@ func (c *Config) chainOf(agent string) []string {
 	if a, ok := c.Core.Agents[agent]; ok && a.Provider != "" {
 		first = a.Provider
 	}
-	chain := []string{first}
-	for _, f := range c.Core.FallbackProviders {
-		if !slices.Contains(chain, f) {
-			chain = append(chain, f)
-		}
-	}
-	return chain
+	return provider.ChainOf(first, c.Core.FallbackProviders)
 }
 
 // AgentNames are the agents with a workspace under AgentsDir, and the

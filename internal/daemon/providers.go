@@ -50,19 +50,19 @@ func (p *providers) chain(first string) (beamclaw.Provider, error) {
 	if c, ok := p.chains[first]; ok {
 		return c, nil
 	}
-	primary, ok := p.clients[first]
-	if !ok {
-		return nil, fmt.Errorf("no provider %q configured", first)
-	}
-	list := []beamclaw.Provider{primary}
-	for _, name := range p.plan.Fallbacks {
-		if c, ok := p.clients[name]; ok && name != first {
+	var list []beamclaw.Provider
+	for _, name := range provider.ChainOf(first, p.plan.Fallbacks) {
+		c, ok := p.clients[name]
+		switch {
+		case ok:
 			list = append(list, c)
+		case name == first:
+			return nil, fmt.Errorf("no provider %q configured", first)
 		}
 	}
 	if len(list) == 1 {
-		p.chains[first] = primary
-		return primary, nil
+		p.chains[first] = list[0]
+		return list[0], nil
 	}
 	chain, err := provider.NewChain(p.log, list...)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
@@ -78,4 +79,17 @@ func fallsOver(err error) bool {
 		return true
 	}
 	return false
+}
+
+// ChainOf is the names of the providers a chain asks, in order: first,
+// then the fallbacks, each once. It is the one rule for the order: the
+// daemon builds its chains by it and `start`/`doctor` check keys by it.
+func ChainOf(first string, fallbacks []string) []string {
+	chain := []string{first}
+	for _, f := range fallbacks {
+		if !slices.Contains(chain, f) {
+			chain = append(chain, f)
+		}
+	}
+	return chain
 }
