@@ -8,8 +8,8 @@ import (
 
 // Fake is a Clock that moves only when told to. Its timers, tickers and
 // AfterFuncs fire when Advance or Set passes their deadline, in deadline
-// order (ties in the order they were armed), the clock reading each
-// deadline as it fires it:
+// order (ties in the order they were armed); the clock reads the new time
+// once Set returns, and an AfterFunc's deadline while its f runs:
 //
 //   - A timer (NewTimer, After) sends its deadline on its channel; one of
 //     zero or less fires at once.
@@ -147,23 +147,23 @@ func (f *Fake) Advance(d time.Duration) {
 // Set moves the fake to t (never backwards), firing everything due by
 // then in deadline order (see Fake).
 func (f *Fake) Set(t time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	for {
-		f.mu.Lock()
 		w := f.due(t)
 		if w == nil {
 			if t.After(f.now) {
 				f.now = t
 			}
-			f.mu.Unlock()
 			return
 		}
-		if w.at.After(f.now) {
-			f.now = w.at
-		}
-		fn := f.fire(w, t)
-		f.mu.Unlock()
-		if fn != nil {
+		if fn := f.fire(w, t); fn != nil {
+			if w.at.After(f.now) {
+				f.now = w.at
+			}
+			f.mu.Unlock()
 			fn()
+			f.mu.Lock()
 		}
 	}
 }
