@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/memory"
 	"github.com/beamclaw/beamclaw-go/internal/skill"
 	"github.com/beamclaw/beamclaw-go/internal/store"
@@ -36,6 +37,10 @@ type Options struct {
 	Embedder     beamclaw.Embedder // nil: keyword search only
 	DB           *store.DB         // for memory.backend: bbolt
 	Logger       *slog.Logger
+	// Clock times the skill catalogs' reuse and dates the workspaces'
+	// daily logs, and memory's when Memory.Clock is nil; defaults to
+	// clock.System.
+	Clock clock.Clock
 }
 
 // Runtime ties the workspaces, skills and memory of every agent together
@@ -47,6 +52,7 @@ type Runtime struct {
 	memOpts              memory.Options
 	embedder             beamclaw.Embedder
 	log                  *slog.Logger
+	clock                clock.Clock
 	autoCtx              int
 
 	db *store.DB
@@ -78,8 +84,12 @@ func New(opts Options) *Runtime {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Runtime{ws: workspace.New(opts.AgentsDir, nil), agentsDir: opts.AgentsDir, skillsDir: opts.SkillsDir,
-		memOpts: opts.Memory, embedder: opts.Embedder, log: opts.Logger, db: opts.DB, autoCtx: opts.AutoContextLimit,
+	opts.Clock = clock.Or(opts.Clock)
+	if opts.Memory.Clock == nil {
+		opts.Memory.Clock = opts.Clock
+	}
+	return &Runtime{ws: workspace.New(opts.AgentsDir, opts.Clock), agentsDir: opts.AgentsDir, skillsDir: opts.SkillsDir,
+		memOpts: opts.Memory, embedder: opts.Embedder, log: opts.Logger, clock: opts.Clock, db: opts.DB, autoCtx: opts.AutoContextLimit,
 		indexes: map[string]*memory.Workspace{}, backends: map[string]memory.Backend{},
 		skills: skill.NewCache(), catalogs: map[string]catalogAt{}, allowFlagged: opts.AllowFlagged}
 }
@@ -153,7 +163,7 @@ func (a *Runtime) catalog(agentID string) (skill.Catalog, error) {
 // discovered returns the agent's skill catalog, discovered at most
 // skillsFresh ago.
 func (a *Runtime) discovered(agentID string) (catalogAt, error) {
-	now := time.Now()
+	now := a.clock.Now()
 	a.mu.Lock()
 	c, ok := a.catalogs[agentID]
 	a.mu.Unlock()

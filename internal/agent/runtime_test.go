@@ -2,12 +2,16 @@ package agent
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/memory"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
@@ -15,6 +19,11 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func newRuntime(t *testing.T, backend string) *Runtime {
+	t.Helper()
+	return newRuntimeClock(t, backend, nil)
+}
+
+func newRuntimeClock(t *testing.T, backend string, clk clock.Clock) *Runtime {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := store.Open(filepath.Join(dir, "beamclaw.db"), store.Options{})
@@ -25,7 +34,7 @@ func newRuntime(t *testing.T, backend string) *Runtime {
 	mo := memory.DefaultOptions()
 	mo.Backend = backend
 	rt := New(Options{AgentsDir: filepath.Join(dir, "agents"), SkillsDir: filepath.Join(dir, "skills"),
-		Memory: mo, AutoContextLimit: 2, DB: db})
+		Memory: mo, AutoContextLimit: 2, DB: db, Clock: clk})
 	if err := rt.Ensure("default"); err != nil {
 		t.Fatal(err)
 	}
@@ -96,5 +105,43 @@ func TestSkillsAreThePromptsSkills(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("skills %v lack daily-review", list)
+	}
+}
+
+// A discovered catalog is reused for skillsFresh of the runtime's clock:
+// a skill written meanwhile shows up once that has passed.
+func TestSkillCatalogIsReusedWhileFresh(t *testing.T) {
+	clk := clock.NewFake(time.Date(2026, 3, 29, 12, 0, 0, 0, time.UTC))
+	rt := newRuntimeClock(t, memory.BackendMemory, clk)
+	names := func() []string {
+		t.Helper()
+		list, err := rt.Skills("default")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, s := range list {
+			out = append(out, s.Name)
+		}
+		return out
+	}
+	if slices.Contains(names(), "fresh-skill") {
+		t.Fatal("the skill is offered before it exists")
+	}
+	dir := filepath.Join(rt.SkillDirs("default")[0], "fresh-skill")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	skill := "---\nname: fresh-skill\ndescription: A skill written while the catalog is fresh.\n---\n\n# Fresh\n"
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skill), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(skillsFresh - time.Nanosecond)
+	if slices.Contains(names(), "fresh-skill") {
+		t.Fatal("the catalog was discovered again before skillsFresh passed")
+	}
+	clk.Advance(time.Nanosecond)
+	if !slices.Contains(names(), "fresh-skill") {
+		t.Fatalf("skills %v lack the new skill once skillsFresh passed", names())
 	}
 }

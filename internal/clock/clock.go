@@ -1,17 +1,50 @@
 package clock
 
-import (
-	"sort"
-	"sync"
-	"time"
-)
+import "time"
 
-// Clock is a source of time. Implementations are safe for concurrent use.
+// Clock is a source of time and of the timers that wait on it.
+// Implementations are safe for concurrent use.
 type Clock interface {
 	// Now is the current time.
 	Now() time.Time
-	// After returns a channel that receives the time once d has passed.
+	// After returns a channel that receives the time once d has passed
+	// (NewTimer(d).C(), for a wait that is never stopped).
 	After(d time.Duration) <-chan time.Time
+	// NewTimer returns a timer that sends the time on its channel once d
+	// has passed (at once when d <= 0).
+	NewTimer(d time.Duration) Timer
+	// NewTicker returns a ticker that sends the time on its channel every
+	// d; d must be positive. A tick the receiver is not ready for is
+	// dropped, as time.Ticker drops ticks for slow receivers.
+	NewTicker(d time.Duration) Ticker
+	// AfterFunc calls f once d has passed. Its timer has no channel.
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+// Timer is a single event, a *time.Timer for System. Stop and Reset have
+// time.Timer's semantics as of Go 1.23: once either returns, no value
+// from before the call is received from C.
+type Timer interface {
+	// C is the channel the time is sent on; nil for AfterFunc's timers.
+	C() <-chan time.Time
+	// Stop keeps the timer from firing. It reports whether it did so:
+	// false when the timer had already been stopped, or had fired and its
+	// value was received (or its function called).
+	Stop() bool
+	// Reset stops the timer (reporting as Stop does) and arms it to fire
+	// d from now.
+	Reset(d time.Duration) bool
+}
+
+// Ticker sends the time at a fixed period, a *time.Ticker for System.
+type Ticker interface {
+	// C is the channel the ticks are sent on.
+	C() <-chan time.Time
+	// Stop turns the ticker off; no tick is received after it returns.
+	Stop()
+	// Reset stops the ticker and restarts it with period d (positive): the
+	// next tick comes d from now. It also restarts a stopped ticker.
+	Reset(d time.Duration)
 }
 
 // System is the real clock.
@@ -21,6 +54,23 @@ type system struct{}
 
 func (system) Now() time.Time                         { return time.Now() }
 func (system) After(d time.Duration) <-chan time.Time { return time.After(d) }
+func (system) NewTimer(d time.Duration) Timer         { return systemTimer{time.NewTimer(d)} }
+func (system) NewTicker(d time.Duration) Ticker       { return systemTicker{time.NewTicker(d)} }
+func (system) AfterFunc(d time.Duration, f func()) Timer {
+	return systemTimer{time.AfterFunc(d, f)}
+}
+
+type systemTimer struct{ t *time.Timer }
+
+func (s systemTimer) C() <-chan time.Time        { return s.t.C }
+func (s systemTimer) Stop() bool                 { return s.t.Stop() }
+func (s systemTimer) Reset(d time.Duration) bool { return s.t.Reset(d) }
+
+type systemTicker struct{ t *time.Ticker }
+
+func (s systemTicker) C() <-chan time.Time   { return s.t.C }
+func (s systemTicker) Stop()                 { s.t.Stop() }
+func (s systemTicker) Reset(d time.Duration) { s.t.Reset(d) }
 
 // Or returns c, or System when c is nil (for Options defaults).
 func Or(c Clock) Clock {
@@ -28,103 +78,4 @@ func Or(c Clock) Clock {
 		return System
 	}
 	return c
-}
-
-// Fake is a Clock that moves only when told to. Channels from After fire
-// when Advance or Set passes their deadline (in deadline order); an After
-// of zero or less fires at once.
-type Fake struct {
-	mu      sync.Mutex
-	now     time.Time
-	waiters []waiter
-	added   chan struct{} // closed and replaced each time After registers a waiter
-}
-
-type waiter struct {
-	at time.Time
-	ch chan time.Time
-}
-
-// NewFake returns a Fake reading start.
-func NewFake(start time.Time) *Fake {
-	return &Fake{now: start, added: make(chan struct{})}
-}
-
-// Now is the fake's current time.
-func (f *Fake) Now() time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.now
-}
-
-// After registers a waiter that fires once the fake reaches now+d.
-func (f *Fake) After(d time.Duration) <-chan time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	ch := make(chan time.Time, 1)
-	if d <= 0 {
-		ch <- f.now
-		return ch
-	}
-	f.waiters = append(f.waiters, waiter{at: f.now.Add(d), ch: ch})
-	close(f.added)
-	f.added = make(chan struct{})
-	return ch
-}
-
-// Advance moves the fake forward by d, firing every waiter due by then.
-func (f *Fake) Advance(d time.Duration) {
-	f.mu.Lock()
-	t := f.now.Add(d)
-	f.mu.Unlock()
-	f.Set(t)
-}
-
-// Set moves the fake to t (never backwards), firing every waiter due by
-// then in deadline order, each with its own deadline as the time read.
-func (f *Fake) Set(t time.Time) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if t.Before(f.now) {
-		return
-	}
-	sort.SliceStable(f.waiters, func(i, j int) bool { return f.waiters[i].at.Before(f.waiters[j].at) })
-	kept := f.waiters[:0]
-	for _, w := range f.waiters {
-		if w.at.After(t) {
-			kept = append(kept, w)
-			continue
-		}
-		w.ch <- w.at
-	}
-	clear(f.waiters[len(kept):])
-	f.waiters = kept
-	f.now = t
-}
-
-// Waiters is how many After channels have not fired yet.
-func (f *Fake) Waiters() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.waiters)
-}
-
-// WaitForWaiters blocks until at least n After channels are pending or
-// done is closed, and reports whether n were reached. Tests use it to
-// know that the code under test is parked on the clock before advancing.
-func (f *Fake) WaitForWaiters(n int, done <-chan struct{}) bool {
-	for {
-		f.mu.Lock()
-		if len(f.waiters) >= n {
-			f.mu.Unlock()
-			return true
-		}
-		added := f.added
-		f.mu.Unlock()
-		select {
-		case <-added:
-		case <-done:
-			return false
-		}
-	}
 }

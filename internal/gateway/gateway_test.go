@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -10,6 +11,7 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/clock"
@@ -65,6 +67,34 @@ func TestLimiterTableIsBounded(t *testing.T) {
 	if n := l.Len(); n != 0 {
 		t.Errorf("prune left %d idle clients", n)
 	}
+}
+
+// PruneService prunes the limiter once a minute of the server's clock
+// (in a bubble, so synctest.Wait knows when it is parked again).
+func TestPruneServiceRunsEveryMinute(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clk := clock.NewFake(time.Unix(1000, 0))
+		s := New(Options{RateLimit: RateLimit{Requests: 5, Window: time.Second, MaxClients: 10}, Clock: clk})
+		s.limiter.Allow("a")
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- s.PruneService()(ctx) }()
+		synctest.Wait()
+		clk.Advance(time.Minute - time.Nanosecond)
+		synctest.Wait()
+		if n := s.limiter.Len(); n != 1 {
+			t.Fatalf("pruned before the minute passed: %d clients", n)
+		}
+		clk.Advance(time.Nanosecond)
+		synctest.Wait()
+		if n := s.limiter.Len(); n != 0 {
+			t.Fatalf("%d clients left after a minute", n)
+		}
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Fatalf("PruneService = %v", err)
+		}
+	})
 }
 
 // A client near its limit keeps its count however many other addresses

@@ -51,7 +51,9 @@ type OpenAIOptions struct {
 	// DefaultAgent is the agent model "default" names (core.default_agent,
 	// default "default").
 	DefaultAgent string
-	Clock        clock.Clock // defaults to clock.System
+	// Clock dates the answers and paces a stream's keep-alives; defaults
+	// to clock.System.
+	Clock clock.Clock
 	// KeepAlive is the interval of ": keep-alive" comments on an idle
 	// stream (default 15 s).
 	KeepAlive time.Duration

@@ -25,14 +25,14 @@ func (o *OpenAI) stream(ctx context.Context, w http.ResponseWriter, call *chatCa
 	sw.enc.SetEscapeHTML(false)
 	st := &streamState{call: call, sw: sw}
 	st.chunk.ID, st.chunk.Object, st.chunk.Created, st.chunk.Model = call.id, "chat.completion.chunk", call.created, call.model
-	tick := time.NewTicker(o.opts.KeepAlive)
+	tick := o.opts.Clock.NewTicker(o.opts.KeepAlive)
 	defer tick.Stop()
 	var buf []beamclaw.RunEvent
 	for {
 		select {
 		case <-ctx.Done():
 			return // the run goes on in the daemon and is persisted
-		case <-tick.C:
+		case <-tick.C():
 			if err := st.begin(); err != nil {
 				o.gone(ctx, err)
 				return

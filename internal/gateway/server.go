@@ -83,7 +83,10 @@ type Options struct {
 	Control []Mount
 	Status  func(ctx context.Context) protocol.Status
 	Stop    func()
-	Clock   clock.Clock // defaults to clock.System
+	// Clock drives the rate limiter and its pruning and the throttle of
+	// refused-connection warnings (socket deadlines stay on real time);
+	// defaults to clock.System.
+	Clock clock.Clock
 }
 
 // Server builds the handlers and serves listeners.
@@ -211,13 +214,13 @@ func (s *Server) Service(name string, ln *Listener, handler http.Handler) *HTTPS
 // PruneService prunes the limiter every minute.
 func (s *Server) PruneService() func(ctx context.Context) error {
 	return func(ctx context.Context) error {
-		t := time.NewTicker(time.Minute)
+		t := s.opts.Clock.NewTicker(time.Minute)
 		defer t.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
-			case <-t.C:
+			case <-t.C():
 				if s.limiter != nil {
 					s.limiter.Prune()
 				}

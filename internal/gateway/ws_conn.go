@@ -127,6 +127,8 @@ func (c *wsConn) readLoop(ctx context.Context) {
 
 func (c *wsConn) writeLoop() {
 	defer close(c.writerDone)
+	// Real time, not the injected clock: the pings keep the reader's
+	// socket deadline (2 × PingInterval) from expiring.
 	ping := time.NewTicker(c.w.opts.PingInterval)
 	defer ping.Stop()
 	for {

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 )
 
 // fixtureBin is the mcpfixture server binary built by TestMain.
@@ -158,6 +159,7 @@ func call(t *testing.T, m *Manager, name, args string) (string, error) {
 // millisecond per call, so backoff never waits and every failure falls
 // inside the budget window.
 type instantClock struct {
+	realTimers
 	mu  sync.Mutex
 	now time.Time
 }
@@ -175,4 +177,14 @@ func (c *instantClock) After(d time.Duration) <-chan time.Time {
 		ch <- c.Now()
 	}
 	return ch
+}
+
+// realTimers gives a test clock the real clock's timers, tickers and
+// AfterFuncs: the manager waits on its clock only through After.
+type realTimers struct{}
+
+func (realTimers) NewTimer(d time.Duration) clock.Timer   { return clock.System.NewTimer(d) }
+func (realTimers) NewTicker(d time.Duration) clock.Ticker { return clock.System.NewTicker(d) }
+func (realTimers) AfterFunc(d time.Duration, f func()) clock.Timer {
+	return clock.System.AfterFunc(d, f)
 }

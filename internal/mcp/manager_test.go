@@ -147,7 +147,10 @@ func TestToolsDisappearWhileDown(t *testing.T) {
 }
 
 // gateClock holds every backoff until release is closed.
-type gateClock struct{ release chan time.Time }
+type gateClock struct {
+	realTimers
+	release chan time.Time
+}
 
 func (c *gateClock) Now() time.Time { return time.Now() }
 func (c *gateClock) After(d time.Duration) <-chan time.Time {

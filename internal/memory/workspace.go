@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 )
 
 // dailyDir holds the daily logs, named YYYY-MM-DD.md.
@@ -183,7 +185,7 @@ func (w *Workspace) Serve(ctx context.Context) error {
 	if interval <= 0 {
 		interval = DefaultRefreshInterval
 	}
-	t := time.NewTicker(interval)
+	t := clock.Or(w.opts.Clock).NewTicker(interval)
 	defer t.Stop()
 	for {
 		if _, err := w.Refresh(ctx); err != nil && ctx.Err() == nil {
@@ -193,7 +195,7 @@ func (w *Workspace) Serve(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-t.C:
+		case <-t.C():
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/clock"
@@ -135,6 +136,38 @@ func TestWorkspaceMissingDir(t *testing.T) {
 	if changed, err := w.Refresh(context.Background()); err != nil || changed {
 		t.Errorf("Refresh = %v, %v", changed, err)
 	}
+}
+
+// Serve re-checks the files every RefreshInterval of the clock (in a
+// bubble, so synctest.Wait knows when it is parked again).
+func TestWorkspaceServeRefreshesOnTheClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w, _, clk, dir := newTestWorkspace(t)
+		w.opts.RefreshInterval = time.Hour
+		writeFile(t, filepath.Join(dir, "MEMORY.md"), "first")
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- w.Serve(ctx) }()
+		synctest.Wait()
+		if n := len(w.Index().Sources()); n != 1 {
+			t.Fatalf("%d sources after the first refresh, want 1", n)
+		}
+		writeFile(t, filepath.Join(dir, "memory", "2026-03-10.md"), "second")
+		clk.Advance(time.Hour - time.Nanosecond)
+		synctest.Wait()
+		if n := len(w.Index().Sources()); n != 1 {
+			t.Fatalf("%d sources before the interval passed, want 1", n)
+		}
+		clk.Advance(time.Nanosecond)
+		synctest.Wait()
+		if n := len(w.Index().Sources()); n != 2 {
+			t.Fatalf("%d sources after the interval, want 2", n)
+		}
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Errorf("Serve = %v", err)
+		}
+	})
 }
 
 func TestWorkspaceServe(t *testing.T) {

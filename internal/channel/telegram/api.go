@@ -10,6 +10,8 @@ import (
 
 	"github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
+
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 )
 
 // maxAttempts bounds retries of one call answered 429.
@@ -21,9 +23,10 @@ const maxRetryAfter = 60 * time.Second
 // api is the Bot API as the channel uses it: every call retried after a
 // 429's retry_after, every error scrubbed of the token.
 type api struct {
-	b    *bot.Bot
-	http *http.Client
-	red  redactor
+	b     *bot.Bot
+	http  *http.Client
+	red   redactor
+	clock clock.Clock // waits out 429s
 }
 
 // retry runs fn, waiting out 429 answers (up to maxAttempts tries).
@@ -36,12 +39,12 @@ func (a *api) retry(ctx context.Context, what string, fn func(ctx context.Contex
 			break
 		}
 		wait := min(time.Duration(max(tooMany.RetryAfter, 1))*time.Second, maxRetryAfter)
-		t := time.NewTimer(wait)
+		t := a.clock.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return fmt.Errorf("%s: %w", what, ctx.Err())
-		case <-t.C:
+		case <-t.C():
 		}
 	}
 	if err != nil {

@@ -83,7 +83,7 @@ func New(opts Options) (*Channel, error) {
 	if err != nil {
 		return nil, red.Err(fmt.Errorf("telegram bot: %w", err))
 	}
-	c.api = &api{b: b, http: client, red: red}
+	c.api = &api{b: b, http: client, red: red, clock: opts.Clock}
 	return c, nil
 }
 

@@ -99,7 +99,9 @@ type Options struct {
 	Pairing    *pairing.Store
 	DB         *store.DB // update_id de-duplication and the durable queue
 	Logger     *slog.Logger
-	Clock      clock.Clock // defaults to clock.System
+	// Clock paces the answer's edits and the typing action and waits out
+	// 429s; defaults to clock.System.
+	Clock clock.Clock
 	// HTTPClient talks to the Bot API (a dedicated client when nil).
 	HTTPClient *http.Client
 	// PollTimeout is the long-poll wait of getUpdates (60 s).

@@ -10,6 +10,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 )
 
 // streamer is a route's worker: it shows the answer as messages edited in
@@ -28,10 +29,11 @@ type streamer struct {
 func newStreamer(r *route) *streamer { return &streamer{r: r, c: r.c} }
 
 func (s *streamer) run(ctx context.Context) {
-	typing := time.NewTicker(typingEvery)
+	clk := s.c.opts.Clock
+	typing := clk.NewTicker(typingEvery)
 	defer typing.Stop()
 	s.typing(ctx)
-	var throttle *time.Timer
+	var throttle clock.Timer
 	var throttleC <-chan time.Time
 	defer func() {
 		if throttle != nil {
@@ -48,12 +50,12 @@ func (s *streamer) run(ctx context.Context) {
 			return
 		}
 		if throttleC == nil && s.changed(st) {
-			wait := s.lastEdit.Add(s.c.opts.EditInterval).Sub(s.c.opts.Clock.Now())
+			wait := s.lastEdit.Add(s.c.opts.EditInterval).Sub(clk.Now())
 			if len(s.ids) == 0 || wait <= 0 {
 				s.show(ctx, st.text, st.status)
 			} else {
-				throttle = time.NewTimer(wait)
-				throttleC = throttle.C
+				throttle = clk.NewTimer(wait)
+				throttleC = throttle.C()
 			}
 		}
 		select {
@@ -62,7 +64,7 @@ func (s *streamer) run(ctx context.Context) {
 		case <-s.r.wake:
 		case <-throttleC:
 			throttleC = nil
-		case <-typing.C:
+		case <-typing.C():
 			if s.openPrompts() == 0 {
 				s.typing(ctx)
 			}

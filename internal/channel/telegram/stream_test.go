@@ -9,18 +9,34 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/test/faketelegram"
 )
 
+// A 429 is waited out on the channel's clock: the answer goes out once
+// its retry_after (1 s) has passed there.
 func TestRetryAfter429(t *testing.T) {
-	h := newHarness(t, nil, "", allowAlice).start()
+	clk := clock.NewFake(time.Date(2026, 3, 29, 12, 0, 0, 0, time.UTC))
+	h := newHarness(t, nil, "", func(o *Options) {
+		allowAlice(o)
+		o.Clock = clk
+	}).start()
 	h.tg.FailNext("sendMessage", 1, 1)
 	h.sess.setScript(func(_ context.Context, in beamclaw.Inbound) {
 		in.Route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, Text: "after the wait"})
 	})
 	h.tg.SendText(alice.ID, alice, "hi")
+	// The streamer's typing ticker, then the wait for the retry.
+	if !clk.WaitForWaiters(2, waitCtx(t).Done()) {
+		t.Fatal("the 429 is not waited out on the clock")
+	}
+	if got := h.tg.Messages(alice.ID); len(got) != 0 {
+		t.Fatalf("sent before retry_after passed: %+v", got)
+	}
+	clk.Advance(time.Second)
 	h.waitMessage(alice.ID, contains("after the wait"))
 	if n := len(h.tg.Calls("sendMessage")); n != 2 {
 		t.Errorf("%d sendMessage calls, want the 429 and its retry", n)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
@@ -194,14 +193,14 @@ func (m *model) listen() tea.Cmd {
 func (m *model) redial(agent string) tea.Cmd {
 	m.attempt++
 	delay := m.opts.Backoff(m.attempt)
-	ctx, dial, gen := m.ctx, m.opts.Dial, m.gen
+	ctx, dial, gen, clk := m.ctx, m.opts.Dial, m.gen, m.opts.Clock
 	return func() tea.Msg {
-		t := time.NewTimer(delay)
+		t := clk.NewTimer(delay)
 		defer t.Stop()
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-t.C:
+		case <-t.C():
 		}
 		dctx, cancel := context.WithTimeout(ctx, dialTimeout)
 		defer cancel()

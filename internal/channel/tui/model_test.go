@@ -1,16 +1,19 @@
 package tui
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/pkg/client"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
@@ -197,6 +200,39 @@ func TestLostConnectionReconnectsAndResends(t *testing.T) {
 	if cmp.Diff([]string{"default"}, d.agents) != "" {
 		t.Errorf("dialled %v", d.agents)
 	}
+}
+
+// The wait before a reconnect attempt is the backoff, on the clock.
+func TestReconnectWaitsOutTheBackoff(t *testing.T) {
+	first, second := newFakeConn("default"), newFakeConn("default")
+	d := &dialer{conns: []*fakeConn{second}}
+	clk := clock.NewFake(time.Date(2026, 3, 29, 12, 0, 0, 0, time.UTC))
+	opts, err := testOptions(d).withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Backoff = func(int) time.Duration { return 2 * time.Second }
+	opts.Clock = clk
+	m := newModel(context.Background(), opts, first)
+	t.Cleanup(m.shutdown)
+	first.drop(errors.New("connection reset by peer"))
+	_, cmd := m.Update(lostMsg{gen: m.gen, err: first.Err()})
+	msgs := make(chan tea.Msg, 1)
+	go func() { msgs <- cmd() }()
+	done := make(chan struct{})
+	defer close(done)
+	if !clk.WaitForWaiters(1, done) {
+		t.Fatal("the redial does not wait on the clock")
+	}
+	clk.Advance(2*time.Second - time.Nanosecond)
+	select {
+	case msg := <-msgs:
+		t.Fatalf("dialled before the backoff passed: %#v", msg)
+	default:
+	}
+	clk.Advance(time.Nanosecond)
+	m.Update(<-msgs)
+	mustContain(t, m.screen(), "default · connected")
 }
 
 func TestAgentSwitch(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/pkg/client"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
@@ -44,6 +45,9 @@ type Options struct {
 	// Backoff is the wait before reconnect attempt n (from 1); default
 	// 250 ms doubling up to 10 s.
 	Backoff func(attempt int) time.Duration
+	// Clock times the waits between reconnect attempts; defaults to
+	// clock.System.
+	Clock clock.Clock
 	// ProgramOptions are added to the Bubble Tea program's (tests).
 	ProgramOptions []tea.ProgramOption
 }
@@ -66,6 +70,7 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Backoff == nil {
 		o.Backoff = DefaultBackoff
 	}
+	o.Clock = clock.Or(o.Clock)
 	if o.Dial == nil {
 		if o.Client == nil {
 			return o, errors.New("tui: Options needs a Client or a Dial function")

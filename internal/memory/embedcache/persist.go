@@ -176,15 +176,16 @@ func (c *Cache) Prune(ctx context.Context) error {
 	return nil
 }
 
-// Serve prunes every PruneInterval until ctx ends (a suture service).
+// Serve prunes every PruneInterval of the clock until ctx ends (a suture
+// service).
 func (c *Cache) Serve(ctx context.Context) error {
-	t := time.NewTicker(c.opts.PruneInterval)
+	t := c.opts.Clock.NewTicker(c.opts.PruneInterval)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-t.C:
+		case <-t.C():
 			if err := c.Prune(ctx); err != nil {
 				return err
 			}

@@ -97,6 +97,7 @@ func (c *Client) attempt(ctx context.Context, op string, body *body, a *assemble
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if c.t.firstToken > 0 {
+		// Real time, like the call's Timeout: it bounds network I/O.
 		timer := time.AfterFunc(c.t.firstToken, func() { cancel(errFirstToken) })
 		defer timer.Stop()
 		a.onLive = func() { timer.Stop() }

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
 
@@ -191,6 +192,39 @@ func TestChatRetriesBeforeFirstToken(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 4 {
 		t.Errorf("requests = %d, want 4", n)
+	}
+}
+
+// Without an injected Sleep, the wait between retries is a timer on the
+// client's clock.
+func TestChatBackoffWaitsOnTheClock(t *testing.T) {
+	srv := fakellm.New(t)
+	srv.Script(fakellm.Reply{Status: 503}, fakellm.Reply{Text: "after the wait"})
+	clk := clock.NewFake(time.Date(2026, 3, 29, 12, 0, 0, 0, time.UTC))
+	c, _ := newTestClient(t, srv, func(o *Options) {
+		o.Sleep, o.Clock, o.MaxRetries, o.BackoffBase = nil, clk, 1, time.Second
+	})
+	type result struct {
+		resp beamclaw.ChatResponse
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		resp, err := c.Chat(context.Background(), userReq("q"), nil)
+		done <- result{resp, err}
+	}()
+	stop := make(chan struct{})
+	defer close(stop)
+	if !clk.WaitForWaiters(1, stop) {
+		t.Fatal("no backoff timer on the clock")
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("requests before the backoff passed = %d, want 1", n)
+	}
+	clk.Advance(time.Second)
+	r := <-done
+	if r.err != nil || r.resp.Message.Content != "after the wait" {
+		t.Fatalf("Chat = %q, %v", r.resp.Message.Content, r.err)
 	}
 }
 

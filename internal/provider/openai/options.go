@@ -35,9 +35,11 @@ type Options struct {
 	Headers    map[string]string // extra headers; openrouter.ai gets HTTP-Referer and X-Title by default
 
 	// Sleep waits between retries; tests inject one that records and
-	// returns at once. Default: a timer honouring ctx.
+	// returns at once. Default: a timer on Clock honouring ctx.
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Clock defaults to clock.System.
+	// Clock reads Retry-After dates and times the default Sleep; defaults
+	// to clock.System. The call's timeouts (Timeout, FirstTokenTimeout)
+	// bound network I/O and stay on real time.
 	Clock clock.Clock
 }
 
@@ -111,7 +113,7 @@ func newTransport(o Options) (*transport, error) {
 		t.log = slog.New(slog.DiscardHandler)
 	}
 	if t.sleep == nil {
-		t.sleep = sleepCtx
+		t.sleep = t.wait
 	}
 	if u.Hostname() == "openrouter.ai" {
 		t.headers.Set("HTTP-Referer", openRouterReferer)
@@ -135,13 +137,14 @@ func pick(d, def time.Duration) time.Duration {
 	return d
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
+// wait is the default Sleep: d on the clock, or until ctx ends.
+func (t *transport) wait(ctx context.Context, d time.Duration) error {
+	tm := t.clock.NewTimer(d)
+	defer tm.Stop()
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-t.C:
+	case <-tm.C():
 		return nil
 	}
 }
