@@ -102,7 +102,7 @@ func (c Config) Validate(p *setting.Problems) {
 func (c Config) Options() Options {
 	rules := make([]PolicyRule, 0, len(c.Policy.Rules))
 	for _, r := range c.Policy.Rules {
-		rules = append(rules, PolicyRule{Action: r.Action, Tool: r.Tool})
+		rules = append(rules, PolicyRule(r))
 	}
 	return Options{
 		Image: c.DockerImage, Scope: c.Scope,
