@@ -18,7 +18,7 @@ func LooksLikeSecret(s string) bool {
 	if scheme, cred, ok := strings.Cut(s, " "); ok && cred != "" && slices.Contains(schemes, strings.ToLower(scheme)) {
 		return true // an Authorization value: "Basic dXNlcjpw..."
 	}
-	for _, r := range rules {
+	for _, r := range rules() {
 		if _, _, ok := r.find(s, 0); ok {
 			return true
 		}
