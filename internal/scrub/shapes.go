@@ -40,7 +40,7 @@ var shapes = sync.OnceValue(func() []Shape {
 		keyShape("groq", token{[]string{"gsk_"}, alnum, 16, 0, keepStart}),
 		keyShape("github", token{[]string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, alnum, 16, 0, keepStart}),
 		keyShape("github_fine_grained", token{[]string{"github_pat_"}, word, 20, 0, keepStart}),
-		keyShape("slack", token{[]string{"xoxb-", "xoxp-", "xoxa-", "xapp-"}, alnumDash, 10, 0, keepStart}),
+		keyShape("slack", token{[]string{"xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xapp-"}, alnumDash, 10, 0, keepStart}),
 		keyShape("aws_key_id", token{[]string{"AKIA", "ASIA"}, upperDigit, 16, 16, keepWord}),
 		keyShape("google", token{[]string{"AIza"}, urlSafe, 35, 35, keepStart}),
 		keyShape("google_oauth", token{[]string{"ya29."}, urlSafeDot, 20, 0, keepStart}),

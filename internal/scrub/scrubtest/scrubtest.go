@@ -58,7 +58,7 @@ func Shapes() map[string][]string {
 		"groq":                {"gsk_" + r("Lm4No5Pq6R", 4)},
 		"github":              each(r("Ab1Cd2Ef3G", 4)[:36], "ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
 		"github_fine_grained": {"github_pat_" + r("11AB22cd33", 2) + "_" + r("Zz9Yy8Xx7W", 6)},
-		"slack": append(each(r("1234-", 3)+"abcdefABCDEF", "xoxb-", "xoxp-", "xoxa-"),
+		"slack": append(each(r("1234-", 3)+"abcdefABCDEF", "xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-"),
 			"xapp-1-A0123456789-1234567890123-"+r("0a1b2c3d4e", 6)),
 		"aws_key_id":   each(r("ABCD2345", 2), "AKIA", "ASIA"),
 		"google":       {"AIza" + r("Sy0_x-9Zq", 4)[:35]},
