@@ -3,6 +3,8 @@ package sandbox
 import (
 	"sort"
 	"strings"
+
+	"github.com/beamclaw/beamclaw-go/internal/glob"
 )
 
 // secretNamePatterns are never passed into a container, whatever the
@@ -35,10 +37,10 @@ func FilterEnv(environ, allow, block, secretValues []string) []string {
 		if !ok || name == "" {
 			continue
 		}
-		if !matchName(name, allow, false) {
+		if !glob.Any(allow, name) {
 			continue
 		}
-		if matchName(name, block, true) || matchName(name, secretNamePatterns, true) {
+		if glob.AnyFold(block, name) || glob.AnyFold(secretNamePatterns, name) {
 			continue
 		}
 		if containsSecret(value, secretValues) {
@@ -47,19 +49,6 @@ func FilterEnv(environ, allow, block, secretValues []string) []string {
 		out = append(out, kv)
 	}
 	return out
-}
-
-func matchName(name string, patterns []string, fold bool) bool {
-	for _, p := range patterns {
-		if fold {
-			if glob(strings.ToUpper(p), strings.ToUpper(name)) {
-				return true
-			}
-		} else if glob(p, name) {
-			return true
-		}
-	}
-	return false
 }
 
 func containsSecret(value string, secrets []string) bool {

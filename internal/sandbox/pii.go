@@ -21,8 +21,8 @@ const maxTokens = 1 << 16
 const tokenHexLen = 12
 
 // Tokenizer replaces personal data (emails, phone numbers, card numbers
-// passing Luhn, IBANs passing mod-97, credential shapes, and the extra
-// patterns of sandbox.pii.patterns) with tokens such as
+// passing Luhn, IBANs passing mod-97, the scrubber's credential shapes,
+// and the extra patterns of sandbox.pii.patterns) with tokens such as
 // PII_EMAIL_3f9a1c2b4d5e, and restores them. A token is stable for the
 // tokenizer's life (one per session): the same value always gets the
 // same token, derived with HMAC-SHA256 under a random key, so tokens say

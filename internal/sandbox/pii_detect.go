@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/beamclaw/beamclaw-go/internal/scrub"
 )
 
 // PII kinds, as they appear in tokens (PII_<KIND>_<hex>).
@@ -23,21 +25,30 @@ const (
 // real ones (Luhn for cards, mod-97 for IBANs, digit counts for phones).
 type pattern struct {
 	kind  string
-	re    *regexp.Regexp
+	m     matcher
 	valid func(string) bool
 }
 
+// matcher finds a pattern's matches: a regular expression, or one of
+// scrub's credential shapes.
+type matcher interface {
+	FindAllStringIndex(s string, n int) [][]int
+}
+
 // builtinPatterns are compiled once per detector (no package state).
+// Credential shapes are the scrubber's own (scrub.Shapes): what it
+// redacts from text, the tokenizer replaces here.
 func builtinPatterns() []pattern {
-	return []pattern{
-		{KindSecret, regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`), nil},
-		{KindSecret, regexp.MustCompile(`\b(?:sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}|glpat-[A-Za-z0-9_-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35}|[0-9]{8,10}:AA[A-Za-z0-9_-]{33})`), nil},
-		{KindSecret, regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), nil},
-		{KindEmail, regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`), nil},
-		{KindIBAN, regexp.MustCompile(`\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b`), validIBAN},
-		{KindCard, regexp.MustCompile(`\b[0-9](?:[ -]?[0-9]){12,18}\b`), validCard},
-		{KindPhone, regexp.MustCompile(`(?:\+[0-9]{1,3}[ .-]?(?:\(?[0-9]{1,4}\)?[ .-]?){2,5}[0-9]{2,4}|\(?\b[0-9]{3}\)?[ .-][0-9]{3}[ .-][0-9]{4}\b)`), validPhone},
+	var ps []pattern
+	for _, sh := range scrub.Shapes() {
+		ps = append(ps, pattern{KindSecret, sh, nil})
 	}
+	return append(ps,
+		pattern{KindEmail, regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`), nil},
+		pattern{KindIBAN, regexp.MustCompile(`\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b`), validIBAN},
+		pattern{KindCard, regexp.MustCompile(`\b[0-9](?:[ -]?[0-9]){12,18}\b`), validCard},
+		pattern{KindPhone, regexp.MustCompile(`(?:\+[0-9]{1,3}[ .-]?(?:\(?[0-9]{1,4}\)?[ .-]?){2,5}[0-9]{2,4}|\(?\b[0-9]{3}\)?[ .-][0-9]{3}[ .-][0-9]{4}\b)`), validPhone},
+	)
 }
 
 // detector finds PII spans.
@@ -50,7 +61,7 @@ func newDetector(extra []string) (*detector, error) {
 		if err != nil {
 			return nil, fmt.Errorf("pii pattern %d %q: %w", i, expr, err)
 		}
-		d.patterns = append(d.patterns, pattern{kind: KindCustom, re: re})
+		d.patterns = append(d.patterns, pattern{kind: KindCustom, m: re})
 	}
 	return d, nil
 }
@@ -66,7 +77,7 @@ type span struct {
 func (d *detector) find(s string) []span {
 	var all []span
 	for _, p := range d.patterns {
-		for _, m := range p.re.FindAllStringIndex(s, -1) {
+		for _, m := range p.m.FindAllStringIndex(s, -1) {
 			if m[1] == m[0] {
 				continue
 			}

@@ -5,6 +5,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/beamclaw/beamclaw-go/internal/scrub"
+	"github.com/beamclaw/beamclaw-go/internal/scrub/scrubtest"
 )
 
 func mustTokenizer(t testing.TB, extra ...string) *Tokenizer {
@@ -48,6 +51,27 @@ func TestTokenizeKinds(t *testing.T) {
 				t.Fatalf("round trip: %q -> %q -> %q", tc.in, out, back)
 			}
 		})
+	}
+}
+
+// Every credential shape of the scrubber's table is a SECRET here, whole,
+// with a fixture for each of its prefixes.
+func TestTokenizeEveryCredentialShape(t *testing.T) {
+	tk := mustTokenizer(t)
+	examples := scrubtest.Shapes()
+	re := regexp.MustCompile(`^before PII_SECRET_[0-9a-f]{12} after$`)
+	for _, sh := range scrub.Shapes() {
+		if len(examples[sh.Name]) == 0 {
+			t.Errorf("shape %s has no fixture in scrubtest.Shapes", sh.Name)
+		}
+		for _, ex := range examples[sh.Name] {
+			in := "before " + ex + " after"
+			if out := tk.Tokenize(in); !re.MatchString(out) {
+				t.Errorf("%s: Tokenize(%q) = %q, want the whole key a SECRET token", sh.Name, in, out)
+			} else if back := tk.Detokenize(out); back != in {
+				t.Errorf("%s: round trip %q -> %q", sh.Name, in, back)
+			}
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/beamclaw/beamclaw-go/internal/glob"
 	"github.com/beamclaw/beamclaw-go/internal/setting"
 )
 
@@ -75,7 +76,7 @@ func (p Policy) Allows(t ToolInfo) (bool, string) {
 		if r.source {
 			subject = t.Source
 		}
-		if !glob(r.pat, subject) {
+		if !glob.Match(r.pat, subject) {
 			continue
 		}
 		if r.allow {
@@ -87,25 +88,4 @@ func (p Policy) Allows(t ToolInfo) (bool, string) {
 		return true, ""
 	}
 	return false, fmt.Sprintf("tool %s is not allowed to sandboxed scripts (sandbox.policy default_action is deny)", t.Name)
-}
-
-// glob matches s against p, where '*' matches any run of characters.
-func glob(p, s string) bool {
-	parts := strings.Split(p, "*")
-	if len(parts) == 1 {
-		return p == s
-	}
-	if !strings.HasPrefix(s, parts[0]) {
-		return false
-	}
-	s = s[len(parts[0]):]
-	last := parts[len(parts)-1]
-	for _, mid := range parts[1 : len(parts)-1] {
-		i := strings.Index(s, mid)
-		if i < 0 {
-			return false
-		}
-		s = s[i+len(mid):]
-	}
-	return len(s) >= len(last) && strings.HasSuffix(s, last)
 }

@@ -62,21 +62,6 @@ func TestPolicyErrors(t *testing.T) {
 	}
 }
 
-func TestGlob(t *testing.T) {
-	for _, tc := range []struct {
-		p, s string
-		want bool
-	}{
-		{"*", "", true}, {"a*", "abc", true}, {"*c", "abc", true}, {"a*c", "ac", true},
-		{"a*b*c", "axxbyyc", true}, {"a*b*c", "acb", false}, {"ab", "abc", false}, {"*ab*ab", "abab", true},
-		{"a*a", "a", false},
-	} {
-		if got := glob(tc.p, tc.s); got != tc.want {
-			t.Errorf("glob(%q, %q) = %v", tc.p, tc.s, got)
-		}
-	}
-}
-
 func TestFilterEnv(t *testing.T) {
 	environ := []string{
 		"PATH=/usr/bin", "HOME=/home/me", "LANG=C", "TERM=xterm", "LC_ALL=C", "=bad", "noequals",

@@ -1,9 +1,10 @@
 // Package scrub removes credentials from text and JSON before it is stored,
-// logged, emitted or sent to a model. It holds the redaction patterns (the
-// spec's key=value rules, Bearer and Basic credentials, today's API key
-// shapes, JWTs, PEM private keys, URL passwords) and a Scrubber that also
-// removes exact secret values registered at runtime. It imports only the
-// standard library; any package may import it.
+// logged, emitted or sent to a model. It holds the one table of credential
+// shapes (Shapes: today's API key families, JWTs, PEM private keys,
+// Telegram bot tokens), the rules that know a secret by its context (the
+// spec's key=value rules, Bearer and Basic credentials, URL passwords) and
+// a Scrubber that also removes exact secret values registered at runtime.
+// It imports only the standard library; any package may import it.
 package scrub
 
 import (
@@ -140,8 +141,8 @@ func redactPatterns(s string) string {
 
 // onePass applies each rule in order.
 func onePass(s string) string {
-	for i := range rules {
-		s = redactSpans(s, rules[i].find)
+	for _, r := range rules() {
+		s = redactSpans(s, r.find)
 	}
 	return s
 }

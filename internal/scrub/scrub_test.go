@@ -28,6 +28,7 @@ func TestStringRedacts(t *testing.T) {
 		{"bearer alone", `-H "bearer tok_1234567"`, `-H "bearer [REDACTED]"`},
 		{"url userinfo", "postgres://admin:hunter2@db:5432/x", "postgres://admin:[REDACTED]@db:5432/x"},
 		{"url empty user", "redis://:pw123@cache", "redis://:[REDACTED]@cache"},
+		{"url after a key", "t=" + fakeJWT + "https://u:pw123@host", "t=[REDACTED]://u:[REDACTED]@host"},
 		{"telegram url", "https://api.telegram.org/bot" + fakeTelegram + "/getMe", "https://api.telegram.org/bot[REDACTED]/getMe"},
 		{"telegram bare", "tok " + fakeTelegram + ".", "tok [REDACTED]."},
 		{"sk-proj", "key " + fakeOpenAIProj, "key [REDACTED]"},

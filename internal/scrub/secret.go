@@ -18,7 +18,7 @@ func LooksLikeSecret(s string) bool {
 	if scheme, cred, ok := strings.Cut(s, " "); ok && cred != "" && slices.Contains(schemes, strings.ToLower(scheme)) {
 		return true // an Authorization value: "Basic dXNlcjpw..."
 	}
-	for _, r := range rules {
+	for _, r := range rules() {
 		if _, _, ok := r.find(s, 0); ok {
 			return true
 		}
@@ -50,12 +50,14 @@ func isLowerRune(r rune) bool { return r >= 'a' && r <= 'z' }
 // secretNameRE matches names of things that hold credentials: config and
 // JSON keys, environment variables, HTTP headers, command-line flags and
 // URL query parameters.
-var secretNameRE = regexp.MustCompile(`(?i)(token|secret|passw|api[_-]?key|apikey|access[_-]?key|private[_-]?key|` +
-	`credential|auth|cookie|session|signature|(^|[_-])sig($|[_-])|(^|[_-])pat($|[_-])|(^|[_-])key$)`)
+var secretNameRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(token|secret|passw|api[_-]?key|apikey|access[_-]?key|private[_-]?key|` +
+		`credential|auth|cookie|session|signature|(^|[_-])sig($|[_-])|(^|[_-])pat($|[_-])|(^|[_-])key$)`)
+})
 
 // IsSecretName reports whether name (a key, variable, header, flag or
 // query parameter name) names a credential: "OPENAI_API_KEY",
 // "X-Auth-Token", "password", "sig".
 func IsSecretName(name string) bool {
-	return secretNameRE.MatchString(strings.TrimLeft(name, "-"))
+	return secretNameRE().MatchString(strings.TrimLeft(name, "-"))
 }

@@ -35,12 +35,16 @@ const contextBytes = 128
 // more is forwarded.
 var markers = []string{"<tool_call", "<toolcall", "<invoke", "```json", "-----BEGIN"}
 
-// tokenStarts are the literal beginnings of the key shapes the rules
-// redact (see rules): a word that is, or could grow into, one of them is
-// held back until it ends.
-var tokenStarts = []string{"sk-", "sk_live_", "sk_test_", "rk_live_", "rk_test_", "gsk_", "ghp_", "gho_",
-	"ghu_", "ghs_", "ghr_", "github_pat_", "xoxb-", "xoxp-", "xoxa-", "xapp-", "AKIA", "ASIA", "AIza",
-	"ya29.", "glpat-", "eyJ"}
+// holdPrefixes are the literal beginnings of the credential shapes
+// (Shapes): a word that is, or could grow into, one of them is held back
+// until it ends.
+var holdPrefixes = sync.OnceValue(func() []string {
+	var ps []string
+	for _, sh := range shapes() {
+		ps = append(ps, sh.prefixes...)
+	}
+	return ps
+})
 
 // NewStream returns a Stream that forwards scrubbed text to emit.
 func (s *Scrubber) NewStream(emit func(string)) *Stream {
@@ -156,7 +160,7 @@ func (st *Stream) mayBecomeSecret(w string) bool {
 			continue // keys start a word (rules: keepStart); a keyword's value is held by openAssignment
 		}
 		rest := w[p:]
-		if allDigits(rest) || digitsColon(rest) || startsOrGrows(rest, tokenStarts, false) {
+		if allDigits(rest) || digitsColon(rest) || startsOrGrows(rest, holdPrefixes(), false) {
 			return true
 		}
 	}

@@ -1,6 +1,10 @@
 package tool
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/beamclaw/beamclaw-go/internal/glob"
+)
 
 // defaultEnvAllow is what a child process inherits unless config adds
 // names: the variables programs need to behave, nothing that authenticates.
@@ -22,49 +26,13 @@ func FilterEnv(environ []string, allow []string, deny []string) []string {
 		if !ok || name == "" {
 			continue
 		}
-		if !matchAny(name, defaultEnvAllow, false) && !matchAny(name, allow, false) {
+		if !glob.Any(defaultEnvAllow, name) && !glob.Any(allow, name) {
 			continue
 		}
-		if matchAny(name, secretPatterns, true) || matchAny(name, deny, true) {
+		if glob.AnyFold(secretPatterns, name) || glob.AnyFold(deny, name) {
 			continue
 		}
 		out = append(out, kv)
 	}
 	return out
-}
-
-func matchAny(name string, patterns []string, fold bool) bool {
-	if fold {
-		name = strings.ToUpper(name)
-	}
-	for _, p := range patterns {
-		if fold {
-			p = strings.ToUpper(p)
-		}
-		if wildcard(p, name) {
-			return true
-		}
-	}
-	return false
-}
-
-// wildcard matches s against p where '*' matches any run of characters.
-func wildcard(p, s string) bool {
-	parts := strings.Split(p, "*")
-	if len(parts) == 1 {
-		return p == s
-	}
-	if !strings.HasPrefix(s, parts[0]) {
-		return false
-	}
-	s = s[len(parts[0]):]
-	last := parts[len(parts)-1]
-	for _, mid := range parts[1 : len(parts)-1] {
-		i := strings.Index(s, mid)
-		if i < 0 {
-			return false
-		}
-		s = s[i+len(mid):]
-	}
-	return strings.HasSuffix(s, last) && len(s) >= len(last)
 }
