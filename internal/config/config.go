@@ -4,6 +4,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 	"github.com/beamclaw/beamclaw-go/internal/session"
+	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
 )
 
 // Config is the whole configuration file. Every field is plain data; the zero
@@ -11,7 +12,7 @@ import (
 type Config struct {
 	Core      Core             `yaml:"core"`
 	Gateway   Gateway          `yaml:"gateway"`
-	Tools     Tools            `yaml:"tools"`
+	Tools     builtin.Config   `yaml:"tools"`
 	Memory    Memory           `yaml:"memory"`
 	MCP       MCP              `yaml:"mcp"`
 	A2A       A2A              `yaml:"a2a"`

@@ -6,6 +6,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 	"github.com/beamclaw/beamclaw-go/internal/session"
+	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
 )
 
 // DefaultAddr is where the gateway listens unless configured otherwise.
@@ -17,7 +18,7 @@ func Default() *Config {
 	c := &Config{
 		Core:      defaultCore(),
 		Gateway:   defaultGateway(),
-		Tools:     defaultTools(),
+		Tools:     builtin.DefaultConfig(),
 		Memory:    defaultMemory(),
 		MCP:       defaultMCP(),
 		A2A:       defaultA2A(),
@@ -105,22 +106,6 @@ func defaultGateway() Gateway {
 			},
 			TUI: TUI{Enabled: true},
 		},
-	}
-}
-
-func defaultTools() Tools {
-	return Tools{
-		TimeoutSeconds: 60,
-		MaxOutputBytes: 65536,
-		FileRoots:      []string{},
-		RemoteHighRisk: "approve",
-		Curl:           Curl{TimeoutSeconds: 30, MaxResponseBytes: 1 << 20},
-		WebSearch: WebSearch{
-			APIKey:     Env("BRAVE_API_KEY"),
-			BaseURL:    "https://api.search.brave.com/res/v1",
-			MaxResults: 10,
-		},
-		Bash: Bash{Enabled: true},
 	}
 }
 

@@ -1,38 +1,5 @@
 package config
 
-// Tools configures the built-in tools and their policy.
-type Tools struct {
-	TimeoutSeconds int `yaml:"timeout_seconds"`
-	MaxOutputBytes int `yaml:"max_output_bytes"`
-	// FileRoots confine the file tools; empty means the agent's workspace.
-	FileRoots []string `yaml:"file_roots"`
-	// RemoteHighRisk is what high-risk tools do on remote channels
-	// (Telegram, HTTP, A2A, TCP /ws): "approve" asks, "deny" refuses.
-	RemoteHighRisk string    `yaml:"remote_high_risk"`
-	Curl           Curl      `yaml:"curl"`
-	WebSearch      WebSearch `yaml:"web_search"`
-	Bash           Bash      `yaml:"bash"`
-}
-
-// Curl configures the HTTP request tool.
-type Curl struct {
-	AllowPrivate     bool  `yaml:"allow_private"`
-	TimeoutSeconds   int   `yaml:"timeout_seconds"`
-	MaxResponseBytes int64 `yaml:"max_response_bytes"`
-}
-
-// WebSearch configures the Brave Search tool.
-type WebSearch struct {
-	APIKey     Secret `yaml:"api_key"`
-	BaseURL    string `yaml:"base_url"`
-	MaxResults int    `yaml:"max_results"`
-}
-
-// Bash switches the bash and terminal tools.
-type Bash struct {
-	Enabled bool `yaml:"enabled"`
-}
-
 // Memory configures the memory backend and search.
 type Memory struct {
 	Backend   string       `yaml:"backend"`

@@ -33,7 +33,7 @@ func (c *Config) Validate() error {
 	var p problems
 	c.validateCore(&p)
 	c.validateGateway(&p)
-	c.validateTools(&p)
+	c.Tools.Validate(p.Under("tools"))
 	c.validateMemory(&p)
 	c.validateMCP(&p)
 	c.validateA2A(&p)

@@ -94,22 +94,6 @@ func validateTelegram(p *problems, key string, t *Telegram) {
 	}
 }
 
-func (c *Config) validateTools(p *problems) {
-	t := &c.Tools
-	p.Min("tools.timeout_seconds", t.TimeoutSeconds, 1)
-	p.Min("tools.max_output_bytes", t.MaxOutputBytes, 1)
-	for i, r := range t.FileRoots {
-		if !filepath.IsAbs(r) {
-			p.Add(fmt.Sprintf("tools.file_roots[%d]", i), "%q must be an absolute path", r)
-		}
-	}
-	p.Enum("tools.remote_high_risk", t.RemoteHighRisk, []string{"approve", "deny"})
-	p.Min("tools.curl.timeout_seconds", t.Curl.TimeoutSeconds, 1)
-	p.Min64("tools.curl.max_response_bytes", t.Curl.MaxResponseBytes, 1)
-	p.HTTPURL("tools.web_search.base_url", t.WebSearch.BaseURL, true)
-	p.Between("tools.web_search.max_results", t.WebSearch.MaxResults, 1, 20)
-}
-
 func (c *Config) validateMemory(p *problems) {
 	m := &c.Memory
 	p.Enum("memory.backend", m.Backend, MemoryBackends)

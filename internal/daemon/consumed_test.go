@@ -96,7 +96,7 @@ func TestConsumedDetectsAnUnreadKey(t *testing.T) {
 		after  func(*plan)          // the plan built
 	}{
 		{key: "core.maintenance.pre_expiry_minutes", before: func(c *config.Config) { c.Core.Maintenance.PreExpiryMinutes = 0 }},
-		{key: "tools.web_search.api_key", after: func(p *plan) { p.Builtin.WebSearch.APIKey = "" }},
+		{key: "tools.web_search.api_key", after: func(p *plan) { p.Tools.Tools.WebSearch.APIKey = "" }},
 		{key: "gateway.channels.telegram.webhook_secret", after: func(p *plan) {
 			if p.Telegram != nil {
 				p.Telegram.WebhookSecret = ""

@@ -22,7 +22,6 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 	"github.com/beamclaw/beamclaw-go/internal/session"
-	"github.com/beamclaw/beamclaw-go/internal/tool"
 	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
 )
 
@@ -44,9 +43,7 @@ type plan struct {
 	Providers providerPlan
 	Embedding *embeddingPlan // nil: memory search is keyword only
 	Agent     agent.Options
-	Tools     tool.Options
-	Builtin   builtin.Options
-	Bash      bool // tools.bash.enabled: bash and terminal
+	Tools     builtin.Settings // the tools section
 	MCP       mcp.Options
 	// Sandbox is the code sandbox (the exec tool); nil when
 	// sandbox.enabled is false. The wiring adds the install id, the
@@ -54,9 +51,6 @@ type plan struct {
 	// and the event bus.
 	Sandbox *sandbox.Options
 	Loop    loop.Options
-	// RemoteHighRisk is tools.remote_high_risk, applied by the loop's
-	// policy to remote channels.
-	RemoteHighRisk string
 	// MemoryFlush saves durable facts to the daily log before compaction
 	// (core.agentic_loop.memory_flush).
 	MemoryFlush bool
@@ -168,14 +162,14 @@ func buildPlan(l config.Loaded, getenv func(string) string) (*plan, error) {
 	p.Warnings = append(p.Warnings, c.ProviderProblems(getenv, l.Paths.AgentNames(c.Core.DefaultAgent))...)
 	p.Embedding = planEmbedding(c, getenv)
 	p.Agent = planAgent(c, l.Paths)
-	p.planTools(c, getenv)
+	p.Tools = c.Tools.Settings(getenv)
 	mp, err := planMCP(c, getenv)
 	if err != nil {
 		p.Warnings = append(p.Warnings, "MCP servers disabled until their variables are set: "+err.Error())
 	}
 	p.MCP = mp
 	p.Sandbox = planSandbox(c, getenv)
-	p.Loop, p.RemoteHighRisk = planLoop(c), c.Tools.RemoteHighRisk
+	p.Loop = planLoop(c)
 	p.MemoryFlush = c.Core.AgenticLoop.MemoryFlush
 	p.Sessions = c.Core.Sessions.Options()
 	p.Autonomy = planAutonomy(c)
@@ -271,19 +265,6 @@ func planAgent(c *config.Config, paths config.Paths) agent.Options {
 		o.AutoContextLimit = c.Core.AgenticLoop.AutoContextLimit
 	}
 	return o
-}
-
-func (p *plan) planTools(c *config.Config, getenv func(string) string) {
-	tc := c.Tools
-	p.Tools = tool.Options{Timeout: time.Duration(tc.TimeoutSeconds) * time.Second, MaxOutputBytes: tc.MaxOutputBytes}
-	key, _ := tc.WebSearch.APIKey.Resolve(getenv)
-	p.Builtin = builtin.Options{
-		Files: builtin.FileOptions{Roots: tc.FileRoots},
-		Curl: builtin.CurlOptions{AllowPrivate: tc.Curl.AllowPrivate, MaxResponseBytes: tc.Curl.MaxResponseBytes,
-			Timeout: time.Duration(tc.Curl.TimeoutSeconds) * time.Second},
-		WebSearch: builtin.WebSearchOptions{APIKey: key, BaseURL: tc.WebSearch.BaseURL, MaxResults: tc.WebSearch.MaxResults},
-	}
-	p.Bash = tc.Bash.Enabled
 }
 
 func planMCP(c *config.Config, getenv func(string) string) (mcp.Options, error) {
