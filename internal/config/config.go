@@ -1,6 +1,7 @@
 package config
 
 import (
+	"github.com/beamclaw/beamclaw-go/internal/obs"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 	"github.com/beamclaw/beamclaw-go/internal/session"
@@ -18,7 +19,7 @@ type Config struct {
 	A2A       A2A              `yaml:"a2a"`
 	Sandbox   sandbox.Config   `yaml:"sandbox"`
 	Scheduler scheduler.Config `yaml:"scheduler"`
-	Obs       Obs              `yaml:"obs"`
+	Obs       obs.Config       `yaml:"obs"`
 }
 
 // Core configures sessions, the agentic loop and LLM providers.

@@ -3,6 +3,7 @@ package config
 import (
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/internal/obs"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 	"github.com/beamclaw/beamclaw-go/internal/session"
@@ -24,11 +25,7 @@ func Default() *Config {
 		A2A:       defaultA2A(),
 		Sandbox:   sandbox.DefaultConfig(),
 		Scheduler: scheduler.DefaultConfig(),
-		Obs: Obs{
-			Log:       Log{Level: "info", Format: "text", MaxSizeMB: 50, MaxFiles: 5},
-			Metrics:   Metrics{Enabled: true},
-			QueueSize: 1024,
-		},
+		Obs:       obs.DefaultConfig(),
 	}
 	c.Gateway.Channels.registeredDefaults()
 	return c

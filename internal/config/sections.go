@@ -89,26 +89,3 @@ func (s *MCPServer) setDefaults() {
 	s.TimeoutSeconds = 30
 	s.Enabled = true
 }
-
-// Obs configures logs, metrics and the event queue.
-type Obs struct {
-	Log       Log     `yaml:"log"`
-	Metrics   Metrics `yaml:"metrics"`
-	QueueSize int     `yaml:"queue_size"`
-}
-
-// Log configures the slog backend. An empty File logs to stderr.
-type Log struct {
-	Level  string `yaml:"level"`
-	Format string `yaml:"format"`
-	File   string `yaml:"file"`
-	// MaxSizeMB rotates a log file at this size; MaxFiles rotated files
-	// are kept (FILE.1 newest).
-	MaxSizeMB float64 `yaml:"max_size_mb"`
-	MaxFiles  int     `yaml:"max_files"`
-}
-
-// Metrics switches the Prometheus backend and GET /metrics.
-type Metrics struct {
-	Enabled bool `yaml:"enabled"`
-}

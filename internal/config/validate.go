@@ -18,8 +18,6 @@ var (
 	DMPolicies     = []string{"pairing", "allowlist", "open"}
 	MCPTransports  = []string{"stdio", "http"}
 	MemoryBackends = []string{"memory", "bbolt"}
-	LogFormats     = []string{"text", "json"}
-	LogLevels      = []string{"debug", "info", "warn", "error"}
 	// Channels that may appear in core.channel_autonomy (with the
 	// registered channels, autonomyChannels).
 )
@@ -42,13 +40,7 @@ func (c *Config) Validate() error {
 		s.Validate(p.Under("gateway.channels." + string(s.Module().Name)))
 	}
 	c.Scheduler.Validate(p.Under("scheduler"))
-	p.Enum("obs.log.level", c.Obs.Log.Level, LogLevels)
-	p.Enum("obs.log.format", c.Obs.Log.Format, LogFormats)
-	if c.Obs.Log.MaxSizeMB <= 0 {
-		p.Add("obs.log.max_size_mb", "must be above 0 (fractions are fine: 0.5 is 512 KiB), got %v", c.Obs.Log.MaxSizeMB)
-	}
-	p.Min("obs.log.max_files", c.Obs.Log.MaxFiles, 0)
-	p.Min("obs.queue_size", c.Obs.QueueSize, 1)
+	c.Obs.Validate(p.Under("obs"))
 	return p.Err()
 }
 

@@ -31,10 +31,10 @@ import (
 // prove that every config key reaches it (consumed_test.go); the wiring
 // then adds the live parts (store, logger, event bus, registries).
 type plan struct {
-	Addr            string  // gateway.http.addr
-	Log             logPlan // obs.log
-	QueueSize       int     // obs.queue_size
-	Metrics         bool    // obs.metrics.enabled: the Prometheus backend and GET /metrics
+	Addr            string         // gateway.http.addr
+	Log             obs.LogOptions // obs.log
+	QueueSize       int            // obs.queue_size
+	Metrics         bool           // obs.metrics.enabled: the Prometheus backend and GET /metrics
 	ShutdownTimeout time.Duration
 	DefaultAgent    string
 	CanonicalUser   string   // BEAMCLAW_USER: one user across channels
@@ -75,19 +75,6 @@ type plan struct {
 
 	// Warnings are printed at start: keys that do nothing yet.
 	Warnings []string
-}
-
-// logPlan is obs.log: the level and format of the logger, and the file
-// (none: stderr, or the home's log for a detached daemon) with its
-// rotation.
-type logPlan struct {
-	Level, Format, File string
-	Rotate              obs.RotateOptions
-}
-
-func planLog(l config.Log) logPlan {
-	return logPlan{Level: l.Level, Format: l.Format, File: l.File,
-		Rotate: obs.RotateOptions{MaxSize: int64(l.MaxSizeMB * (1 << 20)), MaxFiles: l.MaxFiles}}
 }
 
 // channelPlan is a registered channel to build.
@@ -153,7 +140,7 @@ func (a autonomies) For(agentID string) beamclaw.Autonomy {
 func buildPlan(l config.Loaded, getenv func(string) string) (*plan, error) {
 	c := l.Config
 	p := &plan{
-		Addr: c.Gateway.HTTP.Addr, Log: planLog(c.Obs.Log), QueueSize: c.Obs.QueueSize, Metrics: c.Obs.Metrics.Enabled,
+		Addr: c.Gateway.HTTP.Addr, Log: c.Obs.Log.Options(), QueueSize: c.Obs.QueueSize, Metrics: c.Obs.Metrics.Enabled,
 		ShutdownTimeout: c.Core.ShutdownTimeout.Duration, DefaultAgent: c.Core.DefaultAgent,
 		CanonicalUser: getenv("BEAMCLAW_USER"), Secrets: c.SecretValues(getenv),
 		Warnings: l.Warnings(),
