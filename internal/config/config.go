@@ -1,6 +1,7 @@
 package config
 
 import (
+	"github.com/beamclaw/beamclaw-go/internal/a2a"
 	"github.com/beamclaw/beamclaw-go/internal/obs"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
@@ -16,7 +17,7 @@ type Config struct {
 	Tools     builtin.Config   `yaml:"tools"`
 	Memory    Memory           `yaml:"memory"`
 	MCP       MCP              `yaml:"mcp"`
-	A2A       A2A              `yaml:"a2a"`
+	A2A       a2a.Config       `yaml:"a2a"`
 	Sandbox   sandbox.Config   `yaml:"sandbox"`
 	Scheduler scheduler.Config `yaml:"scheduler"`
 	Obs       obs.Config       `yaml:"obs"`

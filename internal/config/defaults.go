@@ -3,6 +3,7 @@ package config
 import (
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/internal/a2a"
 	"github.com/beamclaw/beamclaw-go/internal/obs"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
@@ -22,7 +23,7 @@ func Default() *Config {
 		Tools:     builtin.DefaultConfig(),
 		Memory:    defaultMemory(),
 		MCP:       defaultMCP(),
-		A2A:       defaultA2A(),
+		A2A:       a2a.DefaultConfig(),
 		Sandbox:   sandbox.DefaultConfig(),
 		Scheduler: scheduler.DefaultConfig(),
 		Obs:       obs.DefaultConfig(),

@@ -34,7 +34,7 @@ func (c *Config) Validate() error {
 	c.Tools.Validate(p.Under("tools"))
 	c.validateMemory(&p)
 	c.validateMCP(&p)
-	c.validateA2A(&p)
+	c.A2A.Validate(p.Under("a2a"))
 	c.Sandbox.Validate(p.Under("sandbox"))
 	for _, s := range c.Gateway.Channels.Sections() {
 		s.Validate(p.Under("gateway.channels." + string(s.Module().Name)))

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/beamclaw/beamclaw-go/internal/setting"
 )
 
 func parsePort(s string) (int, error) {
@@ -154,7 +156,7 @@ func (c *Config) validateMCP(p *problems) {
 }
 
 // MinTokenLen is the shortest gateway.auth.token accepted.
-const MinTokenLen = 32
+const MinTokenLen = setting.MinTokenLen
 
 // ValidateRuntime checks what needs the environment, through getenv: the
 // gateway token (set when configured, at least MinTokenLen characters),
@@ -164,28 +166,15 @@ const MinTokenLen = 32
 // set. It reports every problem at once.
 func (c *Config) ValidateRuntime(getenv func(string) string) error {
 	var p problems
-	p.secret("gateway.auth.token", c.Gateway.Auth.Token, getenv, MinTokenLen)
+	p.Secret("gateway.auth.token", c.Gateway.Auth.Token, getenv, MinTokenLen)
 	if t := c.Gateway.Channels.Telegram; t.Enabled {
-		p.secret("gateway.channels.telegram.token", t.Token, getenv, 1)
+		p.Secret("gateway.channels.telegram.token", t.Token, getenv, 1)
 		if t.Mode == "webhook" {
-			p.secret("gateway.channels.telegram.webhook_secret", t.WebhookSecret, getenv, 16)
+			p.Secret("gateway.channels.telegram.webhook_secret", t.WebhookSecret, getenv, 16)
 		}
 	}
-	c.validateA2ARuntime(&p, getenv)
+	c.A2A.ValidateRuntime(p.Under("a2a"), getenv)
 	return p.Err()
-}
-
-func (p *problems) secret(key string, s Secret, getenv func(string) string, minLen int) {
-	if s.IsZero() {
-		return
-	}
-	v, ok := s.Resolve(getenv)
-	switch {
-	case !ok:
-		p.Add(key, "environment variable %s is not set", s.Env)
-	case len(v) < minLen:
-		p.Add(key, "the value of %s is too short (at least %d characters)", s.Env, minLen)
-	}
 }
 
 // ListenHost returns the host part of gateway.http.addr ("" for all
