@@ -2,6 +2,7 @@ package config
 
 import (
 	"github.com/beamclaw/beamclaw-go/internal/a2a"
+	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/obs"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
@@ -16,7 +17,7 @@ type Config struct {
 	Gateway   Gateway          `yaml:"gateway"`
 	Tools     builtin.Config   `yaml:"tools"`
 	Memory    Memory           `yaml:"memory"`
-	MCP       MCP              `yaml:"mcp"`
+	MCP       mcp.Config       `yaml:"mcp"`
 	A2A       a2a.Config       `yaml:"a2a"`
 	Sandbox   sandbox.Config   `yaml:"sandbox"`
 	Scheduler scheduler.Config `yaml:"scheduler"`
@@ -53,8 +54,8 @@ type Provider struct {
 	ContextWindow int `yaml:"context_window"`
 }
 
-// setDefaults fills a provider entry that appears only in the file.
-func (p *Provider) setDefaults() {
+// SetDefaults fills a provider entry that appears only in the file.
+func (p *Provider) SetDefaults() {
 	p.TimeoutSeconds = 120
 	p.FirstTokenTimeoutSeconds = 60
 	p.MaxRetries = 2

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/a2a"
+	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/obs"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
@@ -22,7 +23,7 @@ func Default() *Config {
 		Gateway:   defaultGateway(),
 		Tools:     builtin.DefaultConfig(),
 		Memory:    defaultMemory(),
-		MCP:       defaultMCP(),
+		MCP:       mcp.DefaultConfig(),
 		A2A:       a2a.DefaultConfig(),
 		Sandbox:   sandbox.DefaultConfig(),
 		Scheduler: scheduler.DefaultConfig(),
@@ -34,7 +35,7 @@ func Default() *Config {
 
 func defaultProvider(env, baseURL, model string) Provider {
 	p := Provider{APIKey: Env(env), BaseURL: baseURL, Model: model}
-	p.setDefaults()
+	p.SetDefaults()
 	return p
 }
 
@@ -128,15 +129,5 @@ func defaultMemory() Memory {
 			WorkspaceFiles:   []string{"MEMORY.md"},
 			DailyLogLookback: 7,
 		},
-	}
-}
-
-func defaultMCP() MCP {
-	return MCP{
-		ProtocolVersion:      "2025-11-25",
-		MaxInlineTools:       40,
-		MaxRestarts:          5,
-		RestartWindowSeconds: 30,
-		Servers:              []MCPServer{},
 	}
 }

@@ -16,7 +16,6 @@ var (
 	AutonomyLevels = []string{"read_only", "supervised", "full"}
 	TelegramModes  = []string{"long_poll", "webhook"}
 	DMPolicies     = []string{"pairing", "allowlist", "open"}
-	MCPTransports  = []string{"stdio", "http"}
 	MemoryBackends = []string{"memory", "bbolt"}
 	// Channels that may appear in core.channel_autonomy (with the
 	// registered channels, autonomyChannels).
@@ -33,7 +32,7 @@ func (c *Config) Validate() error {
 	c.validateGateway(&p)
 	c.Tools.Validate(p.Under("tools"))
 	c.validateMemory(&p)
-	c.validateMCP(&p)
+	c.MCP.Validate(p.Under("mcp"))
 	c.A2A.Validate(p.Under("a2a"))
 	c.Sandbox.Validate(p.Under("sandbox"))
 	for _, s := range c.Gateway.Channels.Sections() {

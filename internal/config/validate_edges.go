@@ -6,7 +6,6 @@ import (
 	"net/netip"
 	"net/url"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -129,29 +128,6 @@ func (c *Config) validateMemory(p *problems) {
 func (p *problems) unit(key string, v float64) {
 	if v < 0 || v > 1 || v != v {
 		p.Add(key, "must be between 0 and 1, got %g", v)
-	}
-}
-
-var protocolVersionRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
-
-func (c *Config) validateMCP(p *problems) {
-	m := &c.MCP
-	if !protocolVersionRE.MatchString(m.ProtocolVersion) {
-		p.Add("mcp.protocol_version", "%q is not an MCP protocol version like 2025-11-25", m.ProtocolVersion)
-	}
-	p.Min("mcp.max_inline_tools", m.MaxInlineTools, 0)
-	p.Min("mcp.max_restarts", m.MaxRestarts, 0)
-	p.Min("mcp.restart_window_seconds", m.RestartWindowSeconds, 1)
-	seen := map[string]int{}
-	for i, s := range m.Servers {
-		key := fmt.Sprintf("mcp.servers[%d]", i)
-		p.name(key+".name", s.Name)
-		if j, dup := seen[s.Name]; dup {
-			p.Add(key+".name", "%q is already the name of mcp.servers[%d]", s.Name, j)
-		} else {
-			seen[s.Name] = i
-		}
-		validateMCPServer(p, key, &s)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/a2a"
-	"github.com/beamclaw/beamclaw-go/internal/admin"
 	"github.com/beamclaw/beamclaw-go/internal/agent"
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/channel"
@@ -150,7 +149,7 @@ func buildPlan(l config.Loaded, getenv func(string) string) (*plan, error) {
 	p.Embedding = planEmbedding(c, getenv)
 	p.Agent = planAgent(c, l.Paths)
 	p.Tools = c.Tools.Settings(getenv)
-	mp, err := planMCP(c, getenv)
+	mp, err := c.MCP.Options(getenv)
 	if err != nil {
 		p.Warnings = append(p.Warnings, "MCP servers disabled until their variables are set: "+err.Error())
 	}
@@ -252,15 +251,6 @@ func planAgent(c *config.Config, paths config.Paths) agent.Options {
 		o.AutoContextLimit = c.Core.AgenticLoop.AutoContextLimit
 	}
 	return o
-}
-
-func planMCP(c *config.Config, getenv func(string) string) (mcp.Options, error) {
-	servers, err := admin.MCPServers(c, getenv)
-	return mcp.Options{
-		Servers: servers, ProtocolVersion: c.MCP.ProtocolVersion, MaxInlineTools: c.MCP.MaxInlineTools,
-		Restart: mcp.RestartPolicy{MaxRestarts: c.MCP.MaxRestarts,
-			Window: time.Duration(c.MCP.RestartWindowSeconds) * time.Second},
-	}, err
 }
 
 func planSandbox(c *config.Config, getenv func(string) string) *sandbox.Options {
