@@ -3,6 +3,7 @@ package config
 import (
 	"github.com/beamclaw/beamclaw-go/internal/a2a"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
+	"github.com/beamclaw/beamclaw-go/internal/memory"
 	"github.com/beamclaw/beamclaw-go/internal/obs"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
@@ -16,7 +17,7 @@ type Config struct {
 	Core      Core             `yaml:"core"`
 	Gateway   Gateway          `yaml:"gateway"`
 	Tools     builtin.Config   `yaml:"tools"`
-	Memory    Memory           `yaml:"memory"`
+	Memory    memory.Config    `yaml:"memory"`
 	MCP       mcp.Config       `yaml:"mcp"`
 	A2A       a2a.Config       `yaml:"a2a"`
 	Sandbox   sandbox.Config   `yaml:"sandbox"`

@@ -5,6 +5,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/a2a"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
+	"github.com/beamclaw/beamclaw-go/internal/memory"
 	"github.com/beamclaw/beamclaw-go/internal/obs"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
@@ -22,7 +23,7 @@ func Default() *Config {
 		Core:      defaultCore(),
 		Gateway:   defaultGateway(),
 		Tools:     builtin.DefaultConfig(),
-		Memory:    defaultMemory(),
+		Memory:    memory.DefaultConfig(),
 		MCP:       mcp.DefaultConfig(),
 		A2A:       a2a.DefaultConfig(),
 		Sandbox:   sandbox.DefaultConfig(),
@@ -104,30 +105,6 @@ func defaultGateway() Gateway {
 				EditIntervalMs: 1000,
 			},
 			TUI: TUI{Enabled: true},
-		},
-	}
-}
-
-func defaultMemory() Memory {
-	return Memory{
-		Backend: "bbolt",
-		Embedding: Embedding{
-			Enabled:         true,
-			Model:           "text-embedding-3-small",
-			BaseURL:         "https://api.openai.com/v1",
-			APIKey:          Env("BEAMCLAW_EMBEDDING_API_KEY"),
-			Dimensions:      1536,
-			CacheTTLSeconds: 86400,
-		},
-		Search: MemorySearch{
-			VectorWeight:     0.7,
-			BM25Weight:       0.3,
-			MinScore:         0.35,
-			DefaultLimit:     6,
-			ChunkSize:        400,
-			ChunkOverlap:     80,
-			WorkspaceFiles:   []string{"MEMORY.md"},
-			DailyLogLookback: 7,
 		},
 	}
 }

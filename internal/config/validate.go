@@ -16,7 +16,6 @@ var (
 	AutonomyLevels = []string{"read_only", "supervised", "full"}
 	TelegramModes  = []string{"long_poll", "webhook"}
 	DMPolicies     = []string{"pairing", "allowlist", "open"}
-	MemoryBackends = []string{"memory", "bbolt"}
 	// Channels that may appear in core.channel_autonomy (with the
 	// registered channels, autonomyChannels).
 )
@@ -31,7 +30,7 @@ func (c *Config) Validate() error {
 	c.validateCore(&p)
 	c.validateGateway(&p)
 	c.Tools.Validate(p.Under("tools"))
-	c.validateMemory(&p)
+	c.Memory.Validate(p.Under("memory"))
 	c.MCP.Validate(p.Under("mcp"))
 	c.A2A.Validate(p.Under("a2a"))
 	c.Sandbox.Validate(p.Under("sandbox"))

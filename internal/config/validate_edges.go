@@ -5,7 +5,6 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -92,42 +91,6 @@ func validateTelegram(p *problems, key string, t *Telegram) {
 		if t.WebhookSecret.IsZero() {
 			p.Add(key+".webhook_secret", "webhook mode needs a secret: write {env: TELEGRAM_WEBHOOK_SECRET}")
 		}
-	}
-}
-
-func (c *Config) validateMemory(p *problems) {
-	m := &c.Memory
-	p.Enum("memory.backend", m.Backend, MemoryBackends)
-	e := m.Embedding
-	p.HTTPURL("memory.embedding.base_url", e.BaseURL, e.Enabled)
-	if e.Enabled && e.Model == "" {
-		p.Add("memory.embedding.model", "must not be empty when embeddings are enabled")
-	}
-	p.Min("memory.embedding.dimensions", e.Dimensions, 1)
-	p.Min("memory.embedding.cache_ttl_seconds", e.CacheTTLSeconds, 0)
-	s := m.Search
-	p.unit("memory.search.vector_weight", s.VectorWeight)
-	p.unit("memory.search.bm25_weight", s.BM25Weight)
-	if s.VectorWeight+s.BM25Weight <= 0 {
-		p.Add("memory.search.bm25_weight", "vector_weight + bm25_weight must be above 0")
-	}
-	p.unit("memory.search.min_score", s.MinScore)
-	p.Min("memory.search.default_limit", s.DefaultLimit, 1)
-	p.Min("memory.search.chunk_size", s.ChunkSize, 1)
-	if s.ChunkOverlap < 0 || s.ChunkOverlap >= s.ChunkSize {
-		p.Add("memory.search.chunk_overlap", "must be 0 or more and below chunk_size (%d), got %d", s.ChunkSize, s.ChunkOverlap)
-	}
-	for i, f := range s.WorkspaceFiles {
-		if f == "" || filepath.IsAbs(f) || strings.Contains(f, "..") {
-			p.Add(fmt.Sprintf("memory.search.workspace_files[%d]", i), "%q must be a path inside the agent workspace", f)
-		}
-	}
-	p.Min("memory.search.daily_log_lookback", s.DailyLogLookback, 0)
-}
-
-func (p *problems) unit(key string, v float64) {
-	if v < 0 || v > 1 || v != v {
-		p.Add(key, "must be between 0 and 1, got %g", v)
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/loop"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
-	"github.com/beamclaw/beamclaw-go/internal/memory"
 	"github.com/beamclaw/beamclaw-go/internal/memory/embedcache"
 	"github.com/beamclaw/beamclaw-go/internal/obs"
 	"github.com/beamclaw/beamclaw-go/internal/pairing"
@@ -236,16 +235,7 @@ func planEmbedding(c *config.Config, getenv func(string) string) *embeddingPlan 
 }
 
 func planAgent(c *config.Config, paths config.Paths) agent.Options {
-	mo := memory.DefaultOptions()
-	s := c.Memory.Search
-	mo.Search = memory.SearchOptions{
-		VectorWeight: s.VectorWeight, BM25Weight: s.BM25Weight, MinScore: s.MinScore,
-		DefaultLimit: s.DefaultLimit, ChunkSize: s.ChunkSize, ChunkOverlap: s.ChunkOverlap,
-		WorkspaceFiles: s.WorkspaceFiles, DailyLogLookback: s.DailyLogLookback,
-	}
-	mo.Backend = c.Memory.Backend
-	mo.CacheTTL = time.Duration(c.Memory.Embedding.CacheTTLSeconds) * time.Second
-	o := agent.Options{AgentsDir: paths.AgentsDir, SkillsDir: paths.SkillsDir, Memory: mo,
+	o := agent.Options{AgentsDir: paths.AgentsDir, SkillsDir: paths.SkillsDir, Memory: c.Memory.Options(),
 		AllowFlagged: c.Core.Skills.AllowFlagged}
 	if c.Core.AgenticLoop.AutoContext {
 		o.AutoContextLimit = c.Core.AgenticLoop.AutoContextLimit
