@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/a2a"
+	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/memory"
 	"github.com/beamclaw/beamclaw-go/internal/obs"
@@ -12,9 +13,6 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/session"
 	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
 )
-
-// DefaultAddr is where the gateway listens unless configured otherwise.
-const DefaultAddr = "127.0.0.1:18800"
 
 // Default returns the built-in configuration: what runs with no config file.
 // Each call returns a fresh value the caller may modify.
@@ -74,16 +72,7 @@ func defaultCore() Core {
 
 func defaultGateway() Gateway {
 	return Gateway{
-		HTTP: HTTP{Addr: DefaultAddr, ReadHeaderTimeoutSeconds: 5, ReadTimeoutSeconds: 30,
-			MaxBodyBytes: 1 << 20, MaxConnsPerClient: 256, CORSOrigins: []string{}},
-		TrustedProxies: []string{},
-		RateLimit:      RateLimit{Enabled: true, Requests: 60, WindowSeconds: 60, MaxClients: 10000},
-		WS: WS{
-			AllowedOrigins:      []string{},
-			MaxMessageBytes:     1 << 20,
-			SendQueue:           64,
-			PingIntervalSeconds: 30,
-		},
+		Server: gateway.DefaultConfig(),
 		Channels: Channels{
 			Telegram: Telegram{
 				Token:         Env("TELEGRAM_BOT_TOKEN"),

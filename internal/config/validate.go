@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"net"
 	"regexp"
 	"slices"
 	"strings"
@@ -113,19 +112,6 @@ func (p *problems) provider(key, v string, providers map[string]Provider, option
 	if _, ok := providers[v]; !ok {
 		p.Add(key, "%q is not a configured provider%s", v, suggest(v, sortedKeys(providers)))
 	}
-}
-
-func (p *problems) addr(key, v string) (host string, ok bool) {
-	host, port, err := net.SplitHostPort(v)
-	if err != nil {
-		p.Add(key, "%q is not host:port", v)
-		return "", false
-	}
-	if n, err := parsePort(port); err != nil || n < 0 {
-		p.Add(key, "port %q must be 0-65535", port)
-		return "", false
-	}
-	return host, true
 }
 
 func sortedKeys[V any](m map[string]V) []string {

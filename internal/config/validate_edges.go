@@ -1,71 +1,15 @@
 package config
 
 import (
-	"fmt"
-	"net"
-	"net/netip"
-	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/beamclaw/beamclaw-go/internal/setting"
 )
 
-func parsePort(s string) (int, error) {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n > 65535 {
-		return -1, fmt.Errorf("bad port %q", s)
-	}
-	return n, nil
-}
-
-// IsLoopback reports whether a listen host ("127.0.0.1", "::1",
-// "localhost") only accepts local connections. An empty host listens on
-// every interface.
-func IsLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
-}
-
 func (c *Config) validateGateway(p *problems) {
-	g := &c.Gateway
-	if host, ok := p.addr("gateway.http.addr", g.HTTP.Addr); ok && !IsLoopback(host) && g.Auth.Token.IsZero() {
-		p.Add("gateway.http.addr", "refusing to bind %s without gateway.auth.token (set token: {env: VAR} with at least 32 characters, or bind 127.0.0.1)", g.HTTP.Addr)
-	}
-	p.Min("gateway.http.read_header_timeout_seconds", g.HTTP.ReadHeaderTimeoutSeconds, 1)
-	p.Min("gateway.http.read_timeout_seconds", g.HTTP.ReadTimeoutSeconds, 1)
-	p.Min("gateway.http.max_conns_per_client", g.HTTP.MaxConnsPerClient, 0)
-	for i, o := range g.HTTP.CORSOrigins {
-		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || o != u.Scheme+"://"+u.Host {
-			p.Add(fmt.Sprintf("gateway.http.cors_origins[%d]", i), "%q is not an origin: write scheme://host[:port], e.g. https://chat.example.com (no path, no wildcard)", o)
-		}
-	}
-	p.Min64("gateway.http.max_body_bytes", g.HTTP.MaxBodyBytes, 1)
-	for i, tp := range g.TrustedProxies {
-		if _, err := netip.ParsePrefix(tp); err != nil {
-			if _, err := netip.ParseAddr(tp); err != nil {
-				p.Add(fmt.Sprintf("gateway.trusted_proxies[%d]", i), "%q is not an IP address or CIDR", tp)
-			}
-		}
-	}
-	r := g.RateLimit
-	p.Min("gateway.rate_limit.requests", r.Requests, 1)
-	p.Min("gateway.rate_limit.window_seconds", r.WindowSeconds, 1)
-	p.Min("gateway.rate_limit.max_clients", r.MaxClients, 1)
-	for i, o := range g.WS.AllowedOrigins {
-		u, err := url.Parse(o)
-		if err != nil || u.Scheme == "" || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
-			p.Add(fmt.Sprintf("gateway.ws.allowed_origins[%d]", i), "%q is not an origin like https://app.example.com", o)
-		}
-	}
-	p.Min64("gateway.ws.max_message_bytes", g.WS.MaxMessageBytes, 1)
-	p.Min("gateway.ws.send_queue", g.WS.SendQueue, 1)
-	p.Min("gateway.ws.ping_interval_seconds", g.WS.PingIntervalSeconds, 1)
-	validateTelegram(p, "gateway.channels.telegram", &g.Channels.Telegram)
+	c.Gateway.Server.Validate(p.Under("gateway"))
+	validateTelegram(p, "gateway.channels.telegram", &c.Gateway.Channels.Telegram)
 }
 
 func validateTelegram(p *problems, key string, t *Telegram) {
@@ -105,7 +49,7 @@ const MinTokenLen = setting.MinTokenLen
 // set. It reports every problem at once.
 func (c *Config) ValidateRuntime(getenv func(string) string) error {
 	var p problems
-	p.Secret("gateway.auth.token", c.Gateway.Auth.Token, getenv, MinTokenLen)
+	c.Gateway.Server.ValidateRuntime(p.Under("gateway"), getenv)
 	if t := c.Gateway.Channels.Telegram; t.Enabled {
 		p.Secret("gateway.channels.telegram.token", t.Token, getenv, 1)
 		if t.Mode == "webhook" {
@@ -114,16 +58,6 @@ func (c *Config) ValidateRuntime(getenv func(string) string) error {
 	}
 	c.A2A.ValidateRuntime(p.Under("a2a"), getenv)
 	return p.Err()
-}
-
-// ListenHost returns the host part of gateway.http.addr ("" for all
-// interfaces).
-func (c *Config) ListenHost() string {
-	host, _, err := net.SplitHostPort(c.Gateway.HTTP.Addr)
-	if err != nil {
-		return ""
-	}
-	return host
 }
 
 // MissingSecrets lists the dotted keys of configured secrets whose

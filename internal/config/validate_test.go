@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 )
@@ -226,11 +227,11 @@ func TestMissingSecrets(t *testing.T) {
 
 func TestListenHost(t *testing.T) {
 	c := Default()
-	if got := c.ListenHost(); got != "127.0.0.1" || !IsLoopback(got) {
+	if got := c.Gateway.ListenHost(); got != "127.0.0.1" || !gateway.IsLoopback(got) {
 		t.Fatal(got)
 	}
 	c.Gateway.HTTP.Addr = ":18800"
-	if got := c.ListenHost(); got != "" || IsLoopback(got) {
+	if got := c.Gateway.ListenHost(); got != "" || gateway.IsLoopback(got) {
 		t.Fatal(got)
 	}
 }

@@ -278,22 +278,12 @@ func planAutonomy(c *config.Config) autonomies {
 
 func (p *plan) planEdges(c *config.Config, getenv func(string) string) error {
 	g := c.Gateway
-	trusted, err := gateway.ParseTrusted(g.TrustedProxies)
-	if err != nil {
+	var err error
+	if p.Gateway, err = g.Server.Options(getenv); err != nil {
 		return err
 	}
-	token, _ := g.Auth.Token.Resolve(getenv)
-	p.Gateway = gateway.Options{Token: token, TrustedProxies: trusted, MaxBodyBytes: g.HTTP.MaxBodyBytes,
-		ReadHeaderTimeout: time.Duration(g.HTTP.ReadHeaderTimeoutSeconds) * time.Second,
-		ReadTimeout:       time.Duration(g.HTTP.ReadTimeoutSeconds) * time.Second,
-		MaxConnsPerClient: g.HTTP.MaxConnsPerClient, CORSOrigins: g.HTTP.CORSOrigins}
-	if g.RateLimit.Enabled {
-		p.Gateway.RateLimit = gateway.RateLimit{Requests: g.RateLimit.Requests,
-			Window: time.Duration(g.RateLimit.WindowSeconds) * time.Second, MaxClients: g.RateLimit.MaxClients}
-	}
-	p.WS = gateway.WSOptions{AllowedOrigins: g.WS.AllowedOrigins, DefaultAgent: c.Core.DefaultAgent,
-		SendQueue: g.WS.SendQueue, PingInterval: time.Duration(g.WS.PingIntervalSeconds) * time.Second,
-		MaxMessageBytes: g.WS.MaxMessageBytes}
+	p.WS = g.Server.WSOptions()
+	p.WS.DefaultAgent = c.Core.DefaultAgent
 	p.TUI = g.Channels.TUI.Enabled
 	p.OpenAI = gateway.OpenAIOptions{DefaultAgent: c.Core.DefaultAgent}
 	return p.planTelegram(c, getenv)

@@ -60,9 +60,7 @@ func DefaultConfig() Config {
 		Embedding: EmbeddingConfig{Enabled: true, Model: DefaultEmbeddingModel, BaseURL: DefaultEmbeddingBaseURL,
 			APIKey: setting.Env("BEAMCLAW_EMBEDDING_API_KEY"), Dimensions: DefaultEmbeddingDimensions,
 			CacheTTLSeconds: int(DefaultCacheTTL / time.Second)},
-		Search: SearchConfig{VectorWeight: s.VectorWeight, BM25Weight: s.BM25Weight, MinScore: s.MinScore,
-			DefaultLimit: s.DefaultLimit, ChunkSize: s.ChunkSize, ChunkOverlap: s.ChunkOverlap,
-			WorkspaceFiles: s.WorkspaceFiles, DailyLogLookback: s.DailyLogLookback},
+		Search: SearchConfig(s),
 	}
 }
 
@@ -106,11 +104,8 @@ func unit(p *setting.Problems, key string, v float64) {
 // is the daemon's to build from c.Embedding).
 func (c Config) Options() Options {
 	o := DefaultOptions()
-	s := c.Search
 	o.Backend = c.Backend
-	o.Search = SearchOptions{VectorWeight: s.VectorWeight, BM25Weight: s.BM25Weight, MinScore: s.MinScore,
-		DefaultLimit: s.DefaultLimit, ChunkSize: s.ChunkSize, ChunkOverlap: s.ChunkOverlap,
-		WorkspaceFiles: s.WorkspaceFiles, DailyLogLookback: s.DailyLogLookback}
+	o.Search = SearchOptions(c.Search)
 	o.CacheTTL = time.Duration(c.Embedding.CacheTTLSeconds) * time.Second
 	return o
 }
