@@ -31,8 +31,8 @@ func (a *Admin) mcpChecks(ctx context.Context, cfg config.Loaded, daemonUp bool)
 		}
 		return out
 	}
-	servers, _ := MCPServers(cfg.Config, a.getenv)
-	for _, sc := range servers {
+	mo, _ := cfg.MCP.Options(a.getenv)
+	for _, sc := range mo.Servers {
 		o := sc.OAuth
 		if !sc.Enabled || sc.Transport != mcp.TransportHTTP || o.Grant == oauth.GrantClientCredentials ||
 			(o.ClientID == "" && o.ClientMetadataURL == "") {

@@ -109,23 +109,13 @@ func (a *Admin) MCPTestInfos(ctx context.Context, name string) ([]mcp.ToolInfo, 
 
 // mcpServerConfig resolves the configured server name.
 func (a *Admin) mcpServerConfig(cfg config.Loaded, name string) (mcp.ServerConfig, error) {
-	var found *config.MCPServer
-	for i := range cfg.MCP.Servers {
-		if cfg.MCP.Servers[i].Name == name {
-			found = &cfg.MCP.Servers[i]
+	for _, s := range cfg.MCP.Servers {
+		if s.Name == name {
+			return s.Resolve(a.getenv)
 		}
 	}
-	if found == nil {
-		return mcp.ServerConfig{}, &userError{msg: fmt.Sprintf("no MCP server named %q in mcp.servers (see `beamclaw mcp list`)", name),
-			err: mcp.ErrUnknownTool}
-	}
-	one := *cfg.Config
-	one.MCP.Servers = []config.MCPServer{*found}
-	servers, err := MCPServers(&one, a.getenv)
-	if err != nil {
-		return mcp.ServerConfig{}, err
-	}
-	return servers[0], nil
+	return mcp.ServerConfig{}, &userError{msg: fmt.Sprintf("no MCP server named %q in mcp.servers (see `beamclaw mcp list`)", name),
+		err: mcp.ErrUnknownTool}
 }
 
 func MCPToolsWire(infos []mcp.ToolInfo) []protocol.MCPTool {

@@ -85,9 +85,11 @@ func (a *Admin) callLocal(ctx context.Context, cfg config.Loaded, sc mcp.ServerC
 	if err != nil {
 		return protocol.MCPCallResult{}, err
 	}
-	m, err := mcp.New(mcp.Options{Servers: []mcp.ServerConfig{sc}, ProtocolVersion: cfg.MCP.ProtocolVersion,
-		ClientVersion: a.opts.Build.Version, Pins: pins, Tokens: tokens,
-		Restart: mcp.RestartPolicy{MaxRestarts: 1, Window: time.Minute}})
+	// The section's Options, narrowed to the one server, started once.
+	mo, _ := cfg.MCP.Options(a.getenv)
+	mo.Servers, mo.Restart = []mcp.ServerConfig{sc}, mcp.RestartPolicy{MaxRestarts: 1, Window: time.Minute}
+	mo.ClientVersion, mo.Pins, mo.Tokens = a.opts.Build.Version, pins, tokens
+	m, err := mcp.New(mo)
 	if err != nil {
 		return protocol.MCPCallResult{}, err
 	}

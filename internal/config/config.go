@@ -1,9 +1,14 @@
 package config
 
 import (
+	"github.com/beamclaw/beamclaw-go/internal/a2a"
+	"github.com/beamclaw/beamclaw-go/internal/mcp"
+	"github.com/beamclaw/beamclaw-go/internal/memory"
+	"github.com/beamclaw/beamclaw-go/internal/obs"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 	"github.com/beamclaw/beamclaw-go/internal/session"
+	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
 )
 
 // Config is the whole configuration file. Every field is plain data; the zero
@@ -11,13 +16,13 @@ import (
 type Config struct {
 	Core      Core             `yaml:"core"`
 	Gateway   Gateway          `yaml:"gateway"`
-	Tools     Tools            `yaml:"tools"`
-	Memory    Memory           `yaml:"memory"`
-	MCP       MCP              `yaml:"mcp"`
-	A2A       A2A              `yaml:"a2a"`
+	Tools     builtin.Config   `yaml:"tools"`
+	Memory    memory.Config    `yaml:"memory"`
+	MCP       mcp.Config       `yaml:"mcp"`
+	A2A       a2a.Config       `yaml:"a2a"`
 	Sandbox   sandbox.Config   `yaml:"sandbox"`
 	Scheduler scheduler.Config `yaml:"scheduler"`
-	Obs       Obs              `yaml:"obs"`
+	Obs       obs.Config       `yaml:"obs"`
 }
 
 // Core configures sessions, the agentic loop and LLM providers.
@@ -50,8 +55,8 @@ type Provider struct {
 	ContextWindow int `yaml:"context_window"`
 }
 
-// setDefaults fills a provider entry that appears only in the file.
-func (p *Provider) setDefaults() {
+// SetDefaults fills a provider entry that appears only in the file.
+func (p *Provider) SetDefaults() {
 	p.TimeoutSeconds = 120
 	p.FirstTokenTimeoutSeconds = 60
 	p.MaxRetries = 2

@@ -26,7 +26,7 @@ type nodeUnmarshaler interface {
 // defaulter is implemented by map and list element types whose new entries
 // start from defaults rather than zero values.
 type defaulter interface {
-	setDefaults()
+	SetDefaults()
 }
 
 // decoder walks a yaml.Node tree into a value by reflection, recording every
@@ -203,7 +203,7 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string) {
 		if old := v.MapIndex(key); old.IsValid() {
 			elem.Set(old)
 		} else if def, ok := elem.Addr().Interface().(defaulter); ok {
-			def.setDefaults()
+			def.SetDefaults()
 		}
 		d.decode(val, elem, p)
 		v.SetMapIndex(key, elem)
@@ -221,7 +221,7 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string) {
 		d.lines[p] = item.Line
 		elem := s.Index(i)
 		if def, ok := elem.Addr().Interface().(defaulter); ok {
-			def.setDefaults()
+			def.SetDefaults()
 		}
 		d.decode(item, elem, p)
 	}

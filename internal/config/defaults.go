@@ -3,13 +3,16 @@ package config
 import (
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/internal/a2a"
+	"github.com/beamclaw/beamclaw-go/internal/gateway"
+	"github.com/beamclaw/beamclaw-go/internal/mcp"
+	"github.com/beamclaw/beamclaw-go/internal/memory"
+	"github.com/beamclaw/beamclaw-go/internal/obs"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 	"github.com/beamclaw/beamclaw-go/internal/session"
+	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
 )
-
-// DefaultAddr is where the gateway listens unless configured otherwise.
-const DefaultAddr = "127.0.0.1:18800"
 
 // Default returns the built-in configuration: what runs with no config file.
 // Each call returns a fresh value the caller may modify.
@@ -17,17 +20,13 @@ func Default() *Config {
 	c := &Config{
 		Core:      defaultCore(),
 		Gateway:   defaultGateway(),
-		Tools:     defaultTools(),
-		Memory:    defaultMemory(),
-		MCP:       defaultMCP(),
-		A2A:       defaultA2A(),
+		Tools:     builtin.DefaultConfig(),
+		Memory:    memory.DefaultConfig(),
+		MCP:       mcp.DefaultConfig(),
+		A2A:       a2a.DefaultConfig(),
 		Sandbox:   sandbox.DefaultConfig(),
 		Scheduler: scheduler.DefaultConfig(),
-		Obs: Obs{
-			Log:       Log{Level: "info", Format: "text", MaxSizeMB: 50, MaxFiles: 5},
-			Metrics:   Metrics{Enabled: true},
-			QueueSize: 1024,
-		},
+		Obs:       obs.DefaultConfig(),
 	}
 	c.Gateway.Channels.registeredDefaults()
 	return c
@@ -35,7 +34,7 @@ func Default() *Config {
 
 func defaultProvider(env, baseURL, model string) Provider {
 	p := Provider{APIKey: Env(env), BaseURL: baseURL, Model: model}
-	p.setDefaults()
+	p.SetDefaults()
 	return p
 }
 
@@ -73,16 +72,7 @@ func defaultCore() Core {
 
 func defaultGateway() Gateway {
 	return Gateway{
-		HTTP: HTTP{Addr: DefaultAddr, ReadHeaderTimeoutSeconds: 5, ReadTimeoutSeconds: 30,
-			MaxBodyBytes: 1 << 20, MaxConnsPerClient: 256, CORSOrigins: []string{}},
-		TrustedProxies: []string{},
-		RateLimit:      RateLimit{Enabled: true, Requests: 60, WindowSeconds: 60, MaxClients: 10000},
-		WS: WS{
-			AllowedOrigins:      []string{},
-			MaxMessageBytes:     1 << 20,
-			SendQueue:           64,
-			PingIntervalSeconds: 30,
-		},
+		Server: gateway.DefaultConfig(),
 		Channels: Channels{
 			Telegram: Telegram{
 				Token:         Env("TELEGRAM_BOT_TOKEN"),
@@ -105,55 +95,5 @@ func defaultGateway() Gateway {
 			},
 			TUI: TUI{Enabled: true},
 		},
-	}
-}
-
-func defaultTools() Tools {
-	return Tools{
-		TimeoutSeconds: 60,
-		MaxOutputBytes: 65536,
-		FileRoots:      []string{},
-		RemoteHighRisk: "approve",
-		Curl:           Curl{TimeoutSeconds: 30, MaxResponseBytes: 1 << 20},
-		WebSearch: WebSearch{
-			APIKey:     Env("BRAVE_API_KEY"),
-			BaseURL:    "https://api.search.brave.com/res/v1",
-			MaxResults: 10,
-		},
-		Bash: Bash{Enabled: true},
-	}
-}
-
-func defaultMemory() Memory {
-	return Memory{
-		Backend: "bbolt",
-		Embedding: Embedding{
-			Enabled:         true,
-			Model:           "text-embedding-3-small",
-			BaseURL:         "https://api.openai.com/v1",
-			APIKey:          Env("BEAMCLAW_EMBEDDING_API_KEY"),
-			Dimensions:      1536,
-			CacheTTLSeconds: 86400,
-		},
-		Search: MemorySearch{
-			VectorWeight:     0.7,
-			BM25Weight:       0.3,
-			MinScore:         0.35,
-			DefaultLimit:     6,
-			ChunkSize:        400,
-			ChunkOverlap:     80,
-			WorkspaceFiles:   []string{"MEMORY.md"},
-			DailyLogLookback: 7,
-		},
-	}
-}
-
-func defaultMCP() MCP {
-	return MCP{
-		ProtocolVersion:      "2025-11-25",
-		MaxInlineTools:       40,
-		MaxRestarts:          5,
-		RestartWindowSeconds: 30,
-		Servers:              []MCPServer{},
 	}
 }

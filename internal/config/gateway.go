@@ -5,58 +5,19 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/channel"
 	"github.com/beamclaw/beamclaw-go/internal/channel/webhook"
+	"github.com/beamclaw/beamclaw-go/internal/gateway"
 )
 
 // Gateway configures the HTTP/WebSocket server and the channels.
 type Gateway struct {
-	HTTP HTTP `yaml:"http"`
-	Auth Auth `yaml:"auth"`
-	// TrustedProxies are IPs or CIDRs whose X-Forwarded-For is believed.
-	TrustedProxies []string  `yaml:"trusted_proxies"`
-	RateLimit      RateLimit `yaml:"rate_limit"`
-	WS             WS        `yaml:"ws"`
-	Channels       Channels  `yaml:"channels"`
+	// The listener, token, proxies, rate limit and /ws are the gateway
+	// package's keys, inlined: gateway.http.addr...
+	Server   `yaml:",inline"`
+	Channels Channels `yaml:"channels"`
 }
 
-// HTTP is the listener.
-type HTTP struct {
-	Addr                     string `yaml:"addr"`
-	ReadHeaderTimeoutSeconds int    `yaml:"read_header_timeout_seconds"`
-	// ReadTimeoutSeconds bounds the sending of a request body; answers
-	// (SSE, slow models) are not cut by it.
-	ReadTimeoutSeconds int   `yaml:"read_timeout_seconds"`
-	MaxBodyBytes       int64 `yaml:"max_body_bytes"`
-	// MaxConnsPerClient caps the open connections of one client address
-	// (trusted proxies exempt); 0 = no cap.
-	MaxConnsPerClient int `yaml:"max_conns_per_client"`
-	// CORSOrigins are the exact browser origins ("https://chat.example.com")
-	// allowed to call the API from a web page; empty = none.
-	CORSOrigins []string `yaml:"cors_origins"`
-}
-
-// Auth holds the bearer token; an empty token means no authentication,
-// which is only allowed on a loopback address.
-type Auth struct {
-	Token Secret `yaml:"token"`
-}
-
-// RateLimit is the per-client sliding window.
-type RateLimit struct {
-	Enabled       bool `yaml:"enabled"`
-	Requests      int  `yaml:"requests"`
-	WindowSeconds int  `yaml:"window_seconds"`
-	MaxClients    int  `yaml:"max_clients"`
-}
-
-// WS configures GET /ws.
-type WS struct {
-	// AllowedOrigins are exact origins ("https://app.example.com"); requests
-	// without an Origin header (non-browser clients) are always allowed.
-	AllowedOrigins      []string `yaml:"allowed_origins"`
-	MaxMessageBytes     int64    `yaml:"max_message_bytes"`
-	SendQueue           int      `yaml:"send_queue"`
-	PingIntervalSeconds int      `yaml:"ping_interval_seconds"`
-}
+// Server is the gateway package's section, inlined in gateway.
+type Server = gateway.Config
 
 // Channels holds the per-channel settings. A field whose type implements
 // channel.Section is a registered channel: that line is its registration

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/beamclaw/beamclaw-go/internal/mcp"
 )
 
 func TestParseGood(t *testing.T) {
@@ -70,7 +72,7 @@ func TestParseGood(t *testing.T) {
       agents: [default]
 `,
 			want: func(c *Config) {
-				c.MCP.Servers = []MCPServer{
+				c.MCP.Servers = []mcp.ServerEntry{
 					{Name: "files", Transport: "stdio", Command: "npx",
 						Args:           []string{"-y", "@modelcontextprotocol/server-filesystem", "/srv"},
 						Env:            map[string]EnvValue{"DEBUG": {Value: "1"}, "TOKEN": {Env: "FILES_TOKEN"}},

@@ -6,11 +6,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/beamclaw/beamclaw-go/internal/mcp"
 )
 
 func TestShowMarksSecrets(t *testing.T) {
 	c := Default()
-	c.MCP.Servers = []MCPServer{{Name: "a", Transport: "http", URL: "http://127.0.0.1:1/mcp", TimeoutSeconds: 1,
+	c.MCP.Servers = []mcp.ServerEntry{{Name: "a", Transport: "http", URL: "http://127.0.0.1:1/mcp", TimeoutSeconds: 1,
 		Headers: map[string]EnvValue{"Authorization": {Env: "MCP_AUTH"}, "X-Mode": {Value: "fast"}}}}
 	vars := map[string]string{"OPENAI_API_KEY": "sk-should-never-appear-0123456789", "MCP_AUTH": "Bearer hidden-value-xyz"}
 	out, err := c.Show(env(vars))

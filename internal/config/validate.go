@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"net"
 	"regexp"
 	"slices"
 	"strings"
@@ -16,10 +15,6 @@ var (
 	AutonomyLevels = []string{"read_only", "supervised", "full"}
 	TelegramModes  = []string{"long_poll", "webhook"}
 	DMPolicies     = []string{"pairing", "allowlist", "open"}
-	MCPTransports  = []string{"stdio", "http"}
-	MemoryBackends = []string{"memory", "bbolt"}
-	LogFormats     = []string{"text", "json"}
-	LogLevels      = []string{"debug", "info", "warn", "error"}
 	// Channels that may appear in core.channel_autonomy (with the
 	// registered channels, autonomyChannels).
 )
@@ -33,22 +28,16 @@ func (c *Config) Validate() error {
 	var p problems
 	c.validateCore(&p)
 	c.validateGateway(&p)
-	c.validateTools(&p)
-	c.validateMemory(&p)
-	c.validateMCP(&p)
-	c.validateA2A(&p)
+	c.Tools.Validate(p.Under("tools"))
+	c.Memory.Validate(p.Under("memory"))
+	c.MCP.Validate(p.Under("mcp"))
+	c.A2A.Validate(p.Under("a2a"))
 	c.Sandbox.Validate(p.Under("sandbox"))
 	for _, s := range c.Gateway.Channels.Sections() {
 		s.Validate(p.Under("gateway.channels." + string(s.Module().Name)))
 	}
 	c.Scheduler.Validate(p.Under("scheduler"))
-	p.Enum("obs.log.level", c.Obs.Log.Level, LogLevels)
-	p.Enum("obs.log.format", c.Obs.Log.Format, LogFormats)
-	if c.Obs.Log.MaxSizeMB <= 0 {
-		p.Add("obs.log.max_size_mb", "must be above 0 (fractions are fine: 0.5 is 512 KiB), got %v", c.Obs.Log.MaxSizeMB)
-	}
-	p.Min("obs.log.max_files", c.Obs.Log.MaxFiles, 0)
-	p.Min("obs.queue_size", c.Obs.QueueSize, 1)
+	c.Obs.Validate(p.Under("obs"))
 	return p.Err()
 }
 
@@ -123,19 +112,6 @@ func (p *problems) provider(key, v string, providers map[string]Provider, option
 	if _, ok := providers[v]; !ok {
 		p.Add(key, "%q is not a configured provider%s", v, suggest(v, sortedKeys(providers)))
 	}
-}
-
-func (p *problems) addr(key, v string) (host string, ok bool) {
-	host, port, err := net.SplitHostPort(v)
-	if err != nil {
-		p.Add(key, "%q is not host:port", v)
-		return "", false
-	}
-	if n, err := parsePort(port); err != nil || n < 0 {
-		p.Add(key, "port %q must be 0-65535", port)
-		return "", false
-	}
-	return host, true
 }
 
 func sortedKeys[V any](m map[string]V) []string {

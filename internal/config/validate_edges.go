@@ -1,71 +1,15 @@
 package config
 
 import (
-	"fmt"
-	"net"
-	"net/netip"
-	"net/url"
-	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/beamclaw/beamclaw-go/internal/setting"
 )
 
-func parsePort(s string) (int, error) {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n > 65535 {
-		return -1, fmt.Errorf("bad port %q", s)
-	}
-	return n, nil
-}
-
-// IsLoopback reports whether a listen host ("127.0.0.1", "::1",
-// "localhost") only accepts local connections. An empty host listens on
-// every interface.
-func IsLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
-}
-
 func (c *Config) validateGateway(p *problems) {
-	g := &c.Gateway
-	if host, ok := p.addr("gateway.http.addr", g.HTTP.Addr); ok && !IsLoopback(host) && g.Auth.Token.IsZero() {
-		p.Add("gateway.http.addr", "refusing to bind %s without gateway.auth.token (set token: {env: VAR} with at least 32 characters, or bind 127.0.0.1)", g.HTTP.Addr)
-	}
-	p.Min("gateway.http.read_header_timeout_seconds", g.HTTP.ReadHeaderTimeoutSeconds, 1)
-	p.Min("gateway.http.read_timeout_seconds", g.HTTP.ReadTimeoutSeconds, 1)
-	p.Min("gateway.http.max_conns_per_client", g.HTTP.MaxConnsPerClient, 0)
-	for i, o := range g.HTTP.CORSOrigins {
-		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || o != u.Scheme+"://"+u.Host {
-			p.Add(fmt.Sprintf("gateway.http.cors_origins[%d]", i), "%q is not an origin: write scheme://host[:port], e.g. https://chat.example.com (no path, no wildcard)", o)
-		}
-	}
-	p.Min64("gateway.http.max_body_bytes", g.HTTP.MaxBodyBytes, 1)
-	for i, tp := range g.TrustedProxies {
-		if _, err := netip.ParsePrefix(tp); err != nil {
-			if _, err := netip.ParseAddr(tp); err != nil {
-				p.Add(fmt.Sprintf("gateway.trusted_proxies[%d]", i), "%q is not an IP address or CIDR", tp)
-			}
-		}
-	}
-	r := g.RateLimit
-	p.Min("gateway.rate_limit.requests", r.Requests, 1)
-	p.Min("gateway.rate_limit.window_seconds", r.WindowSeconds, 1)
-	p.Min("gateway.rate_limit.max_clients", r.MaxClients, 1)
-	for i, o := range g.WS.AllowedOrigins {
-		u, err := url.Parse(o)
-		if err != nil || u.Scheme == "" || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
-			p.Add(fmt.Sprintf("gateway.ws.allowed_origins[%d]", i), "%q is not an origin like https://app.example.com", o)
-		}
-	}
-	p.Min64("gateway.ws.max_message_bytes", g.WS.MaxMessageBytes, 1)
-	p.Min("gateway.ws.send_queue", g.WS.SendQueue, 1)
-	p.Min("gateway.ws.ping_interval_seconds", g.WS.PingIntervalSeconds, 1)
-	validateTelegram(p, "gateway.channels.telegram", &g.Channels.Telegram)
+	c.Gateway.Server.Validate(p.Under("gateway"))
+	validateTelegram(p, "gateway.channels.telegram", &c.Gateway.Channels.Telegram)
 }
 
 func validateTelegram(p *problems, key string, t *Telegram) {
@@ -94,83 +38,8 @@ func validateTelegram(p *problems, key string, t *Telegram) {
 	}
 }
 
-func (c *Config) validateTools(p *problems) {
-	t := &c.Tools
-	p.Min("tools.timeout_seconds", t.TimeoutSeconds, 1)
-	p.Min("tools.max_output_bytes", t.MaxOutputBytes, 1)
-	for i, r := range t.FileRoots {
-		if !filepath.IsAbs(r) {
-			p.Add(fmt.Sprintf("tools.file_roots[%d]", i), "%q must be an absolute path", r)
-		}
-	}
-	p.Enum("tools.remote_high_risk", t.RemoteHighRisk, []string{"approve", "deny"})
-	p.Min("tools.curl.timeout_seconds", t.Curl.TimeoutSeconds, 1)
-	p.Min64("tools.curl.max_response_bytes", t.Curl.MaxResponseBytes, 1)
-	p.HTTPURL("tools.web_search.base_url", t.WebSearch.BaseURL, true)
-	p.Between("tools.web_search.max_results", t.WebSearch.MaxResults, 1, 20)
-}
-
-func (c *Config) validateMemory(p *problems) {
-	m := &c.Memory
-	p.Enum("memory.backend", m.Backend, MemoryBackends)
-	e := m.Embedding
-	p.HTTPURL("memory.embedding.base_url", e.BaseURL, e.Enabled)
-	if e.Enabled && e.Model == "" {
-		p.Add("memory.embedding.model", "must not be empty when embeddings are enabled")
-	}
-	p.Min("memory.embedding.dimensions", e.Dimensions, 1)
-	p.Min("memory.embedding.cache_ttl_seconds", e.CacheTTLSeconds, 0)
-	s := m.Search
-	p.unit("memory.search.vector_weight", s.VectorWeight)
-	p.unit("memory.search.bm25_weight", s.BM25Weight)
-	if s.VectorWeight+s.BM25Weight <= 0 {
-		p.Add("memory.search.bm25_weight", "vector_weight + bm25_weight must be above 0")
-	}
-	p.unit("memory.search.min_score", s.MinScore)
-	p.Min("memory.search.default_limit", s.DefaultLimit, 1)
-	p.Min("memory.search.chunk_size", s.ChunkSize, 1)
-	if s.ChunkOverlap < 0 || s.ChunkOverlap >= s.ChunkSize {
-		p.Add("memory.search.chunk_overlap", "must be 0 or more and below chunk_size (%d), got %d", s.ChunkSize, s.ChunkOverlap)
-	}
-	for i, f := range s.WorkspaceFiles {
-		if f == "" || filepath.IsAbs(f) || strings.Contains(f, "..") {
-			p.Add(fmt.Sprintf("memory.search.workspace_files[%d]", i), "%q must be a path inside the agent workspace", f)
-		}
-	}
-	p.Min("memory.search.daily_log_lookback", s.DailyLogLookback, 0)
-}
-
-func (p *problems) unit(key string, v float64) {
-	if v < 0 || v > 1 || v != v {
-		p.Add(key, "must be between 0 and 1, got %g", v)
-	}
-}
-
-var protocolVersionRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
-
-func (c *Config) validateMCP(p *problems) {
-	m := &c.MCP
-	if !protocolVersionRE.MatchString(m.ProtocolVersion) {
-		p.Add("mcp.protocol_version", "%q is not an MCP protocol version like 2025-11-25", m.ProtocolVersion)
-	}
-	p.Min("mcp.max_inline_tools", m.MaxInlineTools, 0)
-	p.Min("mcp.max_restarts", m.MaxRestarts, 0)
-	p.Min("mcp.restart_window_seconds", m.RestartWindowSeconds, 1)
-	seen := map[string]int{}
-	for i, s := range m.Servers {
-		key := fmt.Sprintf("mcp.servers[%d]", i)
-		p.name(key+".name", s.Name)
-		if j, dup := seen[s.Name]; dup {
-			p.Add(key+".name", "%q is already the name of mcp.servers[%d]", s.Name, j)
-		} else {
-			seen[s.Name] = i
-		}
-		validateMCPServer(p, key, &s)
-	}
-}
-
 // MinTokenLen is the shortest gateway.auth.token accepted.
-const MinTokenLen = 32
+const MinTokenLen = setting.MinTokenLen
 
 // ValidateRuntime checks what needs the environment, through getenv: the
 // gateway token (set when configured, at least MinTokenLen characters),
@@ -180,38 +49,15 @@ const MinTokenLen = 32
 // set. It reports every problem at once.
 func (c *Config) ValidateRuntime(getenv func(string) string) error {
 	var p problems
-	p.secret("gateway.auth.token", c.Gateway.Auth.Token, getenv, MinTokenLen)
+	c.Gateway.Server.ValidateRuntime(p.Under("gateway"), getenv)
 	if t := c.Gateway.Channels.Telegram; t.Enabled {
-		p.secret("gateway.channels.telegram.token", t.Token, getenv, 1)
+		p.Secret("gateway.channels.telegram.token", t.Token, getenv, 1)
 		if t.Mode == "webhook" {
-			p.secret("gateway.channels.telegram.webhook_secret", t.WebhookSecret, getenv, 16)
+			p.Secret("gateway.channels.telegram.webhook_secret", t.WebhookSecret, getenv, 16)
 		}
 	}
-	c.validateA2ARuntime(&p, getenv)
+	c.A2A.ValidateRuntime(p.Under("a2a"), getenv)
 	return p.Err()
-}
-
-func (p *problems) secret(key string, s Secret, getenv func(string) string, minLen int) {
-	if s.IsZero() {
-		return
-	}
-	v, ok := s.Resolve(getenv)
-	switch {
-	case !ok:
-		p.Add(key, "environment variable %s is not set", s.Env)
-	case len(v) < minLen:
-		p.Add(key, "the value of %s is too short (at least %d characters)", s.Env, minLen)
-	}
-}
-
-// ListenHost returns the host part of gateway.http.addr ("" for all
-// interfaces).
-func (c *Config) ListenHost() string {
-	host, _, err := net.SplitHostPort(c.Gateway.HTTP.Addr)
-	if err != nil {
-		return ""
-	}
-	return host
 }
 
 // MissingSecrets lists the dotted keys of configured secrets whose

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/internal/gateway"
+	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 )
 
@@ -101,7 +103,7 @@ func TestValidate(t *testing.T) {
 		}},
 		{"mcp servers", func(c *Config) {
 			c.MCP.ProtocolVersion = "latest"
-			c.MCP.Servers = []MCPServer{
+			c.MCP.Servers = []mcp.ServerEntry{
 				{Name: "fs", Transport: "stdio", Command: "npx", TimeoutSeconds: 30},
 				{Name: "fs", Transport: "http", URL: "not a url", TimeoutSeconds: 30},
 				{Name: "a b", Transport: "ws", TimeoutSeconds: 0, Env: map[string]EnvValue{"1BAD": {Value: "x"}}},
@@ -207,7 +209,7 @@ func TestValidateRuntime(t *testing.T) {
 
 func TestMissingSecrets(t *testing.T) {
 	c := Default()
-	c.MCP.Servers = []MCPServer{{Name: "a", Transport: "stdio", Command: "x", TimeoutSeconds: 1,
+	c.MCP.Servers = []mcp.ServerEntry{{Name: "a", Transport: "stdio", Command: "x", TimeoutSeconds: 1,
 		Env: map[string]EnvValue{"T": {Env: "MCP_T"}, "L": {Value: "lit"}}}}
 	got := c.MissingSecrets(env(map[string]string{"OPENAI_API_KEY": "k", "GROQ_API_KEY": "g"}))
 	want := []string{
@@ -225,11 +227,11 @@ func TestMissingSecrets(t *testing.T) {
 
 func TestListenHost(t *testing.T) {
 	c := Default()
-	if got := c.ListenHost(); got != "127.0.0.1" || !IsLoopback(got) {
+	if got := c.Gateway.ListenHost(); got != "127.0.0.1" || !gateway.IsLoopback(got) {
 		t.Fatal(got)
 	}
 	c.Gateway.HTTP.Addr = ":18800"
-	if got := c.ListenHost(); got != "" || IsLoopback(got) {
+	if got := c.Gateway.ListenHost(); got != "" || gateway.IsLoopback(got) {
 		t.Fatal(got)
 	}
 }

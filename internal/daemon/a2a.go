@@ -1,9 +1,6 @@
 package daemon
 
 import (
-	"slices"
-	"time"
-
 	"github.com/thejerf/suture/v4"
 
 	"github.com/beamclaw/beamclaw-go/internal/a2a"
@@ -14,19 +11,9 @@ import (
 // planA2A turns the a2a section into the edge's Options (nil when A2A is
 // off); the peers are also the a2a_call tool's.
 func (p *plan) planA2A(c *config.Config, getenv func(string) string) {
-	ac := c.A2A
-	if !ac.Enabled {
-		return
+	if p.A2A = c.A2A.Options(getenv); p.A2A != nil {
+		p.A2A.GatewayToken, p.A2A.DefaultAgent = p.Gateway.Token, c.Core.DefaultAgent
 	}
-	o := &a2a.Options{GatewayToken: p.Gateway.Token, Exposed: ac.Agents, DefaultAgent: c.Core.DefaultAgent,
-		PublicURL: ac.PublicURL, Push: ac.PushNotifications,
-		Retention: time.Duration(ac.TaskRetentionHours) * time.Hour}
-	for _, name := range sortedNames(ac.Peers) {
-		peer := ac.Peers[name]
-		token, _ := peer.Token.Resolve(getenv)
-		o.Peers = append(o.Peers, a2a.Peer{Name: name, URL: peer.URL, Token: token})
-	}
-	p.A2A = o
 }
 
 // a2aEdge builds the A2A server over the runtime: its routes (each
@@ -54,15 +41,6 @@ func (d *daemon) a2aEdge(rt *agentRuntime) (suture.Service, []gateway.Mount, err
 	}
 	d.log.Info("a2a: serving /a2a and the agent cards", "agents", exposedOr(o.Exposed), "peers", len(o.Peers))
 	return srv, mounts, nil
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
 }
 
 func exposedOr(agents []string) any {

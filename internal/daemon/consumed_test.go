@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/config"
+	"github.com/beamclaw/beamclaw-go/internal/obs"
 )
 
 // consumedBase turns every optional part on (Telegram in webhook mode with
@@ -96,7 +97,7 @@ func TestConsumedDetectsAnUnreadKey(t *testing.T) {
 		after  func(*plan)          // the plan built
 	}{
 		{key: "core.maintenance.pre_expiry_minutes", before: func(c *config.Config) { c.Core.Maintenance.PreExpiryMinutes = 0 }},
-		{key: "tools.web_search.api_key", after: func(p *plan) { p.Builtin.WebSearch.APIKey = "" }},
+		{key: "tools.web_search.api_key", after: func(p *plan) { p.Tools.Tools.WebSearch.APIKey = "" }},
 		{key: "gateway.channels.telegram.webhook_secret", after: func(p *plan) {
 			if p.Telegram != nil {
 				p.Telegram.WebhookSecret = ""
@@ -127,19 +128,19 @@ func TestConsumedDetectsAnUnreadKey(t *testing.T) {
 // TestPlanHoldsNoConfigStruct: the plan holds each package's Options, never
 // a struct of the file's schema. A schema struct copied whole would let a
 // key added to it, and read by nothing, change the plan and pass as
-// consumed (obs.log once did: the plan held config.Log).
+// consumed (obs.log once did: the plan held the config's Log).
 func TestPlanHoldsNoConfigStruct(t *testing.T) {
 	schema := schemaStructs(reflect.TypeFor[config.Config](), map[reflect.Type]bool{})
 	if bad := typesIn(reflect.TypeFor[plan](), "plan", schema, map[reflect.Type]bool{}); len(bad) > 0 {
 		t.Errorf("the plan holds structs of the config file (build Options field by field):\n  %s", strings.Join(bad, "\n  "))
 	}
-	// The check itself: a plan-like struct holding config.Log is caught.
+	// The check itself: a plan-like struct holding obs.LogConfig is caught.
 	type leaky struct {
 		Addr string
-		Log  config.Log
+		Log  obs.LogConfig
 	}
 	if bad := typesIn(reflect.TypeFor[leaky](), "leaky", schema, map[reflect.Type]bool{}); len(bad) != 1 {
-		t.Errorf("a copied config.Log was not caught: %v", bad)
+		t.Errorf("a copied obs.LogConfig was not caught: %v", bad)
 	}
 }
 

@@ -190,7 +190,7 @@ func (d *daemon) close() {
 // openLog opens the logger: obs.log.file when set, else out, else (a
 // detached daemon, whose out is nil) the home's log file, with stdout and
 // stderr pointed at it. Files rotate at obs.log.max_size_mb.
-func openLog(lc logPlan, out io.Writer, homeLog string) (*slog.Logger, func(), error) {
+func openLog(lc obs.LogOptions, out io.Writer, homeLog string) (*slog.Logger, func(), error) {
 	closeFn := func() {}
 	rot := lc.Rotate
 	path := lc.File

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/a2a"
-	"github.com/beamclaw/beamclaw-go/internal/admin"
 	"github.com/beamclaw/beamclaw-go/internal/agent"
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/channel"
@@ -14,7 +13,6 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/loop"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
-	"github.com/beamclaw/beamclaw-go/internal/memory"
 	"github.com/beamclaw/beamclaw-go/internal/memory/embedcache"
 	"github.com/beamclaw/beamclaw-go/internal/obs"
 	"github.com/beamclaw/beamclaw-go/internal/pairing"
@@ -22,7 +20,6 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 	"github.com/beamclaw/beamclaw-go/internal/session"
-	"github.com/beamclaw/beamclaw-go/internal/tool"
 	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
 )
 
@@ -32,10 +29,10 @@ import (
 // prove that every config key reaches it (consumed_test.go); the wiring
 // then adds the live parts (store, logger, event bus, registries).
 type plan struct {
-	Addr            string  // gateway.http.addr
-	Log             logPlan // obs.log
-	QueueSize       int     // obs.queue_size
-	Metrics         bool    // obs.metrics.enabled: the Prometheus backend and GET /metrics
+	Addr            string         // gateway.http.addr
+	Log             obs.LogOptions // obs.log
+	QueueSize       int            // obs.queue_size
+	Metrics         bool           // obs.metrics.enabled: the Prometheus backend and GET /metrics
 	ShutdownTimeout time.Duration
 	DefaultAgent    string
 	CanonicalUser   string   // BEAMCLAW_USER: one user across channels
@@ -44,9 +41,7 @@ type plan struct {
 	Providers providerPlan
 	Embedding *embeddingPlan // nil: memory search is keyword only
 	Agent     agent.Options
-	Tools     tool.Options
-	Builtin   builtin.Options
-	Bash      bool // tools.bash.enabled: bash and terminal
+	Tools     builtin.Settings // the tools section
 	MCP       mcp.Options
 	// Sandbox is the code sandbox (the exec tool); nil when
 	// sandbox.enabled is false. The wiring adds the install id, the
@@ -54,9 +49,6 @@ type plan struct {
 	// and the event bus.
 	Sandbox *sandbox.Options
 	Loop    loop.Options
-	// RemoteHighRisk is tools.remote_high_risk, applied by the loop's
-	// policy to remote channels.
-	RemoteHighRisk string
 	// MemoryFlush saves durable facts to the daily log before compaction
 	// (core.agentic_loop.memory_flush).
 	MemoryFlush bool
@@ -81,19 +73,6 @@ type plan struct {
 
 	// Warnings are printed at start: keys that do nothing yet.
 	Warnings []string
-}
-
-// logPlan is obs.log: the level and format of the logger, and the file
-// (none: stderr, or the home's log for a detached daemon) with its
-// rotation.
-type logPlan struct {
-	Level, Format, File string
-	Rotate              obs.RotateOptions
-}
-
-func planLog(l config.Log) logPlan {
-	return logPlan{Level: l.Level, Format: l.Format, File: l.File,
-		Rotate: obs.RotateOptions{MaxSize: int64(l.MaxSizeMB * (1 << 20)), MaxFiles: l.MaxFiles}}
 }
 
 // channelPlan is a registered channel to build.
@@ -159,7 +138,7 @@ func (a autonomies) For(agentID string) beamclaw.Autonomy {
 func buildPlan(l config.Loaded, getenv func(string) string) (*plan, error) {
 	c := l.Config
 	p := &plan{
-		Addr: c.Gateway.HTTP.Addr, Log: planLog(c.Obs.Log), QueueSize: c.Obs.QueueSize, Metrics: c.Obs.Metrics.Enabled,
+		Addr: c.Gateway.HTTP.Addr, Log: c.Obs.Log.Options(), QueueSize: c.Obs.QueueSize, Metrics: c.Obs.Metrics.Enabled,
 		ShutdownTimeout: c.Core.ShutdownTimeout.Duration, DefaultAgent: c.Core.DefaultAgent,
 		CanonicalUser: getenv("BEAMCLAW_USER"), Secrets: c.SecretValues(getenv),
 		Warnings: l.Warnings(),
@@ -168,14 +147,14 @@ func buildPlan(l config.Loaded, getenv func(string) string) (*plan, error) {
 	p.Warnings = append(p.Warnings, c.ProviderProblems(getenv, l.Paths.AgentNames(c.Core.DefaultAgent))...)
 	p.Embedding = planEmbedding(c, getenv)
 	p.Agent = planAgent(c, l.Paths)
-	p.planTools(c, getenv)
-	mp, err := planMCP(c, getenv)
+	p.Tools = c.Tools.Settings(getenv)
+	mp, err := c.MCP.Options(getenv)
 	if err != nil {
 		p.Warnings = append(p.Warnings, "MCP servers disabled until their variables are set: "+err.Error())
 	}
 	p.MCP = mp
 	p.Sandbox = planSandbox(c, getenv)
-	p.Loop, p.RemoteHighRisk = planLoop(c), c.Tools.RemoteHighRisk
+	p.Loop = planLoop(c)
 	p.MemoryFlush = c.Core.AgenticLoop.MemoryFlush
 	p.Sessions = c.Core.Sessions.Options()
 	p.Autonomy = planAutonomy(c)
@@ -256,43 +235,12 @@ func planEmbedding(c *config.Config, getenv func(string) string) *embeddingPlan 
 }
 
 func planAgent(c *config.Config, paths config.Paths) agent.Options {
-	mo := memory.DefaultOptions()
-	s := c.Memory.Search
-	mo.Search = memory.SearchOptions{
-		VectorWeight: s.VectorWeight, BM25Weight: s.BM25Weight, MinScore: s.MinScore,
-		DefaultLimit: s.DefaultLimit, ChunkSize: s.ChunkSize, ChunkOverlap: s.ChunkOverlap,
-		WorkspaceFiles: s.WorkspaceFiles, DailyLogLookback: s.DailyLogLookback,
-	}
-	mo.Backend = c.Memory.Backend
-	mo.CacheTTL = time.Duration(c.Memory.Embedding.CacheTTLSeconds) * time.Second
-	o := agent.Options{AgentsDir: paths.AgentsDir, SkillsDir: paths.SkillsDir, Memory: mo,
+	o := agent.Options{AgentsDir: paths.AgentsDir, SkillsDir: paths.SkillsDir, Memory: c.Memory.Options(),
 		AllowFlagged: c.Core.Skills.AllowFlagged}
 	if c.Core.AgenticLoop.AutoContext {
 		o.AutoContextLimit = c.Core.AgenticLoop.AutoContextLimit
 	}
 	return o
-}
-
-func (p *plan) planTools(c *config.Config, getenv func(string) string) {
-	tc := c.Tools
-	p.Tools = tool.Options{Timeout: time.Duration(tc.TimeoutSeconds) * time.Second, MaxOutputBytes: tc.MaxOutputBytes}
-	key, _ := tc.WebSearch.APIKey.Resolve(getenv)
-	p.Builtin = builtin.Options{
-		Files: builtin.FileOptions{Roots: tc.FileRoots},
-		Curl: builtin.CurlOptions{AllowPrivate: tc.Curl.AllowPrivate, MaxResponseBytes: tc.Curl.MaxResponseBytes,
-			Timeout: time.Duration(tc.Curl.TimeoutSeconds) * time.Second},
-		WebSearch: builtin.WebSearchOptions{APIKey: key, BaseURL: tc.WebSearch.BaseURL, MaxResults: tc.WebSearch.MaxResults},
-	}
-	p.Bash = tc.Bash.Enabled
-}
-
-func planMCP(c *config.Config, getenv func(string) string) (mcp.Options, error) {
-	servers, err := admin.MCPServers(c, getenv)
-	return mcp.Options{
-		Servers: servers, ProtocolVersion: c.MCP.ProtocolVersion, MaxInlineTools: c.MCP.MaxInlineTools,
-		Restart: mcp.RestartPolicy{MaxRestarts: c.MCP.MaxRestarts,
-			Window: time.Duration(c.MCP.RestartWindowSeconds) * time.Second},
-	}, err
 }
 
 func planSandbox(c *config.Config, getenv func(string) string) *sandbox.Options {
@@ -330,22 +278,12 @@ func planAutonomy(c *config.Config) autonomies {
 
 func (p *plan) planEdges(c *config.Config, getenv func(string) string) error {
 	g := c.Gateway
-	trusted, err := gateway.ParseTrusted(g.TrustedProxies)
-	if err != nil {
+	var err error
+	if p.Gateway, err = g.Server.Options(getenv); err != nil {
 		return err
 	}
-	token, _ := g.Auth.Token.Resolve(getenv)
-	p.Gateway = gateway.Options{Token: token, TrustedProxies: trusted, MaxBodyBytes: g.HTTP.MaxBodyBytes,
-		ReadHeaderTimeout: time.Duration(g.HTTP.ReadHeaderTimeoutSeconds) * time.Second,
-		ReadTimeout:       time.Duration(g.HTTP.ReadTimeoutSeconds) * time.Second,
-		MaxConnsPerClient: g.HTTP.MaxConnsPerClient, CORSOrigins: g.HTTP.CORSOrigins}
-	if g.RateLimit.Enabled {
-		p.Gateway.RateLimit = gateway.RateLimit{Requests: g.RateLimit.Requests,
-			Window: time.Duration(g.RateLimit.WindowSeconds) * time.Second, MaxClients: g.RateLimit.MaxClients}
-	}
-	p.WS = gateway.WSOptions{AllowedOrigins: g.WS.AllowedOrigins, DefaultAgent: c.Core.DefaultAgent,
-		SendQueue: g.WS.SendQueue, PingInterval: time.Duration(g.WS.PingIntervalSeconds) * time.Second,
-		MaxMessageBytes: g.WS.MaxMessageBytes}
+	p.WS = g.Server.WSOptions()
+	p.WS.DefaultAgent = c.Core.DefaultAgent
 	p.TUI = g.Channels.TUI.Enabled
 	p.OpenAI = gateway.OpenAIOptions{DefaultAgent: c.Core.DefaultAgent}
 	return p.planTelegram(c, getenv)

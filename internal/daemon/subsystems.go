@@ -132,17 +132,17 @@ func (d *daemon) embedder() (beamclaw.Embedder, suture.Service, error) {
 // leaves out both shells, bash and terminal), and a2a_call when a peer in
 // a2a.peers has a url.
 func (d *daemon) toolRegistry(ag *agent.Runtime) (*tool.Registry, error) {
-	to := d.plan.Tools
+	to := d.plan.Tools.Registry
 	to.Logger = d.log
 	reg := tool.New(to)
-	bo := d.plan.Builtin
+	bo := d.plan.Tools.Tools
 	bo.Process.Isolate = procguard.Isolate(func(err error) {
 		d.log.Warn("tool processes are not isolated from the daemon", "err", err)
 	})
 	bo.Memory = builtin.MemoryOptions{Workspace: ag.Files(), Search: ag, Notes: ag}
 	bo.Skills = builtin.SkillOptions{Reader: ag}
 	for _, t := range builtin.Defaults(bo) {
-		if !d.plan.Bash && builtin.IsShell(t.Spec().Def.Name) {
+		if !d.plan.Tools.Bash && builtin.IsShell(t.Spec().Def.Name) {
 			continue
 		}
 		if err := reg.Register(t); err != nil {
@@ -218,7 +218,7 @@ func (d *daemon) sessions(rt *agentRuntime, provs *providers) (*session.Manager,
 		}
 		lo.CompactionProvider = c
 	}
-	highRisk := p.RemoteHighRisk
+	highRisk := p.Tools.RemoteHighRisk
 	lo.Providers, lo.Tools, lo.Prompt, lo.Window = provs.forAgent, rt.tools, rt.agents.Prompt, provs.window
 	lo.Policy = func(spec beamclaw.ToolSpec, a beamclaw.Autonomy, channel beamclaw.Channel) tool.Verdict {
 		return tool.Decide(spec, a, channel.Remote(), highRisk)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/clock"
+	"github.com/beamclaw/beamclaw-go/internal/setting"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
@@ -218,18 +219,21 @@ func TestBoltRejectsUnknownVersion(t *testing.T) {
 	}
 }
 
-func TestOptionsValidate(t *testing.T) {
-	if err := DefaultOptions().Validate(); err != nil {
+func TestConfigValidate(t *testing.T) {
+	var ok setting.Problems
+	DefaultConfig().Validate(&ok)
+	if err := ok.Err(); err != nil {
 		t.Fatalf("defaults invalid: %v", err)
 	}
-	o := DefaultOptions()
-	o.Backend = "redis"
-	o.Search.ChunkOverlap = o.Search.ChunkSize
-	o.Search.MinScore = 2
-	o.CacheTTL = 0
-	err := o.Validate()
-	for _, want := range []string{"memory.backend", "chunk_overlap", "min_score", "cache_ttl_seconds"} {
-		if err == nil || !strings.Contains(err.Error(), want) {
+	c := DefaultConfig()
+	c.Backend = "redis"
+	c.Search.ChunkOverlap = c.Search.ChunkSize
+	c.Search.MinScore = 2
+	c.Embedding.CacheTTLSeconds = -1
+	var p setting.Problems
+	c.Validate(p.Under("memory"))
+	for _, want := range []string{"memory.backend", "memory.search.chunk_overlap", "memory.search.min_score", "memory.embedding.cache_ttl_seconds"} {
+		if err := p.Err(); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate() = %v, want a problem about %s", err, want)
 		}
 	}

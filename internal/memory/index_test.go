@@ -5,8 +5,9 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
 
 var indexNotes = map[string]string{

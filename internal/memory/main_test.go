@@ -6,9 +6,10 @@ import (
 	"sync"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/memory/search"
-	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

@@ -9,8 +9,6 @@
 package memory
 
 import (
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/clock"
@@ -69,41 +67,6 @@ func DefaultOptions() Options {
 		CacheTTL:        DefaultCacheTTL,
 		RefreshInterval: DefaultRefreshInterval,
 	}
-}
-
-// Validate reports every problem of o at once.
-func (o Options) Validate() error {
-	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	if o.Backend != BackendMemory && o.Backend != BackendBolt {
-		bad("memory.backend: %q is not %q or %q", o.Backend, BackendMemory, BackendBolt)
-	}
-	s := o.Search
-	if s.VectorWeight < 0 || s.BM25Weight < 0 || s.VectorWeight+s.BM25Weight == 0 {
-		bad("memory.search: vector_weight and bm25_weight must be >= 0 and not both 0")
-	}
-	if s.MinScore < 0 || s.MinScore > 1 {
-		bad("memory.search.min_score: %v is outside [0, 1]", s.MinScore)
-	}
-	if s.DefaultLimit < 1 {
-		bad("memory.search.default_limit: %d must be >= 1", s.DefaultLimit)
-	}
-	if s.ChunkSize < 1 {
-		bad("memory.search.chunk_size: %d must be >= 1", s.ChunkSize)
-	}
-	if s.ChunkOverlap < 0 || s.ChunkOverlap >= s.ChunkSize {
-		bad("memory.search.chunk_overlap: %d must be in [0, chunk_size)", s.ChunkOverlap)
-	}
-	if s.DailyLogLookback < 0 {
-		bad("memory.search.daily_log_lookback: %d must be >= 0", s.DailyLogLookback)
-	}
-	if o.CacheTTL <= 0 {
-		bad("memory.embedding.cache_ttl_seconds: must be > 0")
-	}
-	if o.RefreshInterval <= 0 {
-		bad("memory refresh interval: must be > 0")
-	}
-	return errors.Join(errs...)
 }
 
 func (o Options) now() time.Time { return clock.Or(o.Clock).Now() }

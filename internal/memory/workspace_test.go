@@ -9,8 +9,9 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 )
 
 func writeFile(t *testing.T, path, content string) {

@@ -24,11 +24,11 @@ type Bus struct {
 	now      func() time.Time
 }
 
-// NewBus returns a bus holding at most size queued events (1024 if size
-// is not positive).
+// NewBus returns a bus holding at most size queued events
+// (DefaultQueueSize if size is not positive).
 func NewBus(size int) *Bus {
 	if size <= 0 {
-		size = 1024
+		size = DefaultQueueSize
 	}
 	b := &Bus{queue: make(chan beamclaw.Event, size), now: time.Now}
 	b.backends.Store(&[]Backend{})

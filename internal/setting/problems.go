@@ -165,3 +165,22 @@ func (p *Problems) EnvNames(key string, names []string) {
 		}
 	}
 }
+
+// MinTokenLen is the shortest bearer token accepted (gateway.auth.token,
+// the A2A peers' tokens).
+const MinTokenLen = 32
+
+// Secret records a problem when the secret s is configured but its
+// variable is unset in getenv's environment, or shorter than minLen.
+func (p *Problems) Secret(key string, s Secret, getenv func(string) string, minLen int) {
+	if s.IsZero() {
+		return
+	}
+	v, ok := s.Resolve(getenv)
+	switch {
+	case !ok:
+		p.Add(key, "environment variable %s is not set", s.Env)
+	case len(v) < minLen:
+		p.Add(key, "the value of %s is too short (at least %d characters)", s.Env, minLen)
+	}
+}

@@ -26,7 +26,7 @@ type CurlOptions struct {
 	// Resolver resolves host names (default net.DefaultResolver).
 	Resolver Resolver
 	// MaxResponseBytes caps the body shown (tools.curl.max_response_bytes,
-	// default 64 KiB).
+	// default 1 MiB; the registry caps what reaches the model further).
 	MaxResponseBytes int64
 	// Timeout bounds a whole request, redirects included (default 30 s).
 	Timeout time.Duration
@@ -64,8 +64,8 @@ var _ beamclaw.Tool = (*Curl)(nil)
 
 // NewCurl returns the curl tool.
 func NewCurl(opts CurlOptions) *Curl {
-	opts.MaxResponseBytes = orInt(opts.MaxResponseBytes, 64<<10)
-	opts.Timeout = orDuration(opts.Timeout, 30*time.Second)
+	opts.MaxResponseBytes = orInt(opts.MaxResponseBytes, DefaultCurlMaxResponseBytes)
+	opts.Timeout = orDuration(opts.Timeout, DefaultCurlTimeout)
 	opts.MaxRedirects = orInt(opts.MaxRedirects, 5)
 	if opts.UserAgent == "" {
 		opts.UserAgent = "beamclaw-curl"

@@ -59,7 +59,7 @@ func NewWebSearch(opts WebSearchOptions) *WebSearch {
 		opts.BaseURL = DefaultBraveBaseURL
 	}
 	opts.BaseURL = strings.TrimSuffix(opts.BaseURL, "/")
-	opts.MaxResults = orInt(opts.MaxResults, 10)
+	opts.MaxResults = orInt(opts.MaxResults, DefaultWebSearchMaxResults)
 	opts.Timeout = orDuration(opts.Timeout, 15*time.Second)
 	if opts.HTTPClient == nil {
 		opts.HTTPClient = &http.Client{Timeout: opts.Timeout}
