@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/a2a"
+	"github.com/beamclaw/beamclaw-go/internal/channel/telegram"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/memory"
@@ -74,26 +75,8 @@ func defaultGateway() Gateway {
 	return Gateway{
 		Server: gateway.DefaultConfig(),
 		Channels: Channels{
-			Telegram: Telegram{
-				Token:         Env("TELEGRAM_BOT_TOKEN"),
-				Mode:          "long_poll",
-				APIURL:        "https://api.telegram.org",
-				WebhookSecret: Env("TELEGRAM_WEBHOOK_SECRET"),
-				DMPolicy:      "pairing",
-				AllowFrom:     []string{},
-				Groups:        TelegramGroups{Allow: []string{}},
-				Agent:         "default",
-				Photo:         Photo{Enabled: true, MaxSizeBytes: 5 << 20},
-				Voice: Voice{
-					Enabled:            true,
-					MaxDurationSeconds: 120,
-					STTBaseURL:         "https://api.groq.com/openai/v1",
-					STTAPIKey:          Env("GROQ_API_KEY"),
-					STTModel:           "whisper-large-v3-turbo",
-				},
-				EditIntervalMs: 1000,
-			},
-			TUI: TUI{Enabled: true},
+			Telegram: telegram.DefaultConfig(),
+			TUI:      TUI{Enabled: true},
 		},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"reflect"
 
 	"github.com/beamclaw/beamclaw-go/internal/channel"
+	"github.com/beamclaw/beamclaw-go/internal/channel/telegram"
 	"github.com/beamclaw/beamclaw-go/internal/channel/webhook"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 )
@@ -24,9 +25,9 @@ type Server = gateway.Config
 // (Sections lists them; the daemon builds, supervises, mounts and
 // delivers to each through its Module).
 type Channels struct {
-	Telegram Telegram       `yaml:"telegram"`
-	TUI      TUI            `yaml:"tui"`
-	Webhook  webhook.Config `yaml:"webhook"`
+	Telegram telegram.Config `yaml:"telegram"`
+	TUI      TUI             `yaml:"tui"`
+	Webhook  webhook.Config  `yaml:"webhook"`
 }
 
 // Sections are the registered channels' sections, in field order.
@@ -50,44 +51,6 @@ func (c *Channels) registeredDefaults() {
 			v.Field(i).Set(reflect.ValueOf(s.Module().Default()))
 		}
 	}
-}
-
-// Telegram configures the Telegram bot channel.
-type Telegram struct {
-	Enabled        bool           `yaml:"enabled"`
-	Token          Secret         `yaml:"token"`
-	Mode           string         `yaml:"mode"`
-	APIURL         string         `yaml:"api_url"`
-	WebhookURL     string         `yaml:"webhook_url"`
-	WebhookSecret  Secret         `yaml:"webhook_secret"`
-	DMPolicy       string         `yaml:"dm_policy"`
-	AllowFrom      []string       `yaml:"allow_from"`
-	Groups         TelegramGroups `yaml:"groups"`
-	Agent          string         `yaml:"agent"`
-	Photo          Photo          `yaml:"photo"`
-	Voice          Voice          `yaml:"voice"`
-	EditIntervalMs int            `yaml:"edit_interval_ms"`
-}
-
-// TelegramGroups lets the bot answer in listed group chats.
-type TelegramGroups struct {
-	Enabled bool     `yaml:"enabled"`
-	Allow   []string `yaml:"allow"`
-}
-
-// Photo controls inbound images.
-type Photo struct {
-	Enabled      bool  `yaml:"enabled"`
-	MaxSizeBytes int64 `yaml:"max_size_bytes"`
-}
-
-// Voice controls inbound voice notes and their transcription.
-type Voice struct {
-	Enabled            bool   `yaml:"enabled"`
-	MaxDurationSeconds int    `yaml:"max_duration_seconds"`
-	STTBaseURL         string `yaml:"stt_base_url"`
-	STTAPIKey          Secret `yaml:"stt_api_key"`
-	STTModel           string `yaml:"stt_model"`
 }
 
 // TUI configures the terminal channel.

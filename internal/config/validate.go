@@ -13,8 +13,6 @@ import (
 // Enumerations accepted by Validate.
 var (
 	AutonomyLevels = []string{"read_only", "supervised", "full"}
-	TelegramModes  = []string{"long_poll", "webhook"}
-	DMPolicies     = []string{"pairing", "allowlist", "open"}
 	// Channels that may appear in core.channel_autonomy (with the
 	// registered channels, autonomyChannels).
 )

@@ -15,7 +15,6 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/memory/embedcache"
 	"github.com/beamclaw/beamclaw-go/internal/obs"
-	"github.com/beamclaw/beamclaw-go/internal/pairing"
 	"github.com/beamclaw/beamclaw-go/internal/provider/openai"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
@@ -294,24 +293,14 @@ func (p *plan) planTelegram(c *config.Config, getenv func(string) string) error 
 	if !tc.Enabled {
 		return nil
 	}
-	token, _ := tc.Token.Resolve(getenv)
-	secret, _ := tc.WebhookSecret.Resolve(getenv)
-	policy, err := pairing.ParsePolicy(tc.DMPolicy)
+	o, err := tc.Options(getenv)
 	if err != nil {
-		return fmt.Errorf("gateway.channels.telegram.dm_policy: %w", err)
+		return fmt.Errorf("gateway.channels.telegram: %w", err)
 	}
-	p.Telegram = &telegram.Options{
-		Token: token, APIURL: tc.APIURL, Mode: tc.Mode, WebhookURL: tc.WebhookURL, WebhookSecret: secret,
-		DMPolicy: policy, AllowFrom: tc.AllowFrom,
-		Groups:        telegram.Groups{Enabled: tc.Groups.Enabled, Allow: tc.Groups.Allow},
-		Agent:         tc.Agent,
-		Photo:         telegram.Photo{Enabled: tc.Photo.Enabled, MaxSizeBytes: tc.Photo.MaxSizeBytes},
-		Voice:         telegram.Voice{Enabled: tc.Voice.Enabled, MaxDurationSeconds: tc.Voice.MaxDurationSeconds},
-		EditInterval:  time.Duration(tc.EditIntervalMs) * time.Millisecond,
-		EditChunk:     c.Core.AgenticLoop.StreamChunkSize,
-		Autonomy:      p.Sessions.Ceilings[beamclaw.ChannelTelegram],
-		CanonicalUser: p.CanonicalUser,
-	}
+	o.EditChunk = c.Core.AgenticLoop.StreamChunkSize
+	o.Autonomy = p.Sessions.Ceilings[beamclaw.ChannelTelegram]
+	o.CanonicalUser = p.CanonicalUser
+	p.Telegram = o
 	if tc.Voice.Enabled {
 		key, _ := tc.Voice.STTAPIKey.Resolve(getenv)
 		p.STT = &openai.Options{Name: "stt", BaseURL: tc.Voice.STTBaseURL, APIKey: key, Model: tc.Voice.STTModel}
