@@ -284,37 +284,3 @@ func contains(ids []string, id string) bool {
 	}
 	return false
 }
-
-// inHours reports whether hour h is in [start, end) (wrapping past midnight
-// when start > end).
-// WaitRoute is a Route that keeps a run's terminal event, for a caller
-// that waits for the answer (scheduled turns, maintenance).
-type WaitRoute struct {
-	once sync.Once
-	done chan struct{}
-	ev   beamclaw.RunEvent
-}
-
-// NewWaitRoute returns an empty WaitRoute.
-func NewWaitRoute() *WaitRoute { return &WaitRoute{done: make(chan struct{})} }
-
-// Deliver implements beamclaw.Route.
-func (w *WaitRoute) Deliver(ev beamclaw.RunEvent) {
-	if ev.Type != beamclaw.EvFinal && ev.Type != beamclaw.EvError {
-		return
-	}
-	w.once.Do(func() {
-		w.ev = ev
-		close(w.done)
-	})
-}
-
-// Wait returns the terminal event once it came, or ctx's error.
-func (w *WaitRoute) Wait(ctx context.Context) (beamclaw.RunEvent, error) {
-	select {
-	case <-w.done:
-		return w.ev, nil
-	case <-ctx.Done():
-		return beamclaw.RunEvent{}, ctx.Err()
-	}
-}
