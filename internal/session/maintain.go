@@ -68,7 +68,9 @@ func (m *Manager) maintenance(ctx context.Context) error {
 	}
 }
 
-// maintainOnce is one scan.
+// maintainOnce is one scan: the pre-expiry flushes and idle compactions,
+// then inside the quiet hours the night's pass, at most maxMaintainPerScan
+// runs in all.
 func (m *Manager) maintainOnce(ctx context.Context) error {
 	o := m.opts.Maintenance
 	mt := &m.maint
@@ -81,13 +83,24 @@ func (m *Manager) maintainOnce(ctx context.Context) error {
 		return err
 	}
 	mt.prune(sums)
-	budget := maxMaintainPerScan
 	nightly := o.QuietHours != setting.HourRange{} && o.QuietHours.Contains(now.UTC().Hour())
 	date := now.UTC().Format(time.DateOnly)
 	mt.mu.Lock()
 	nightly = nightly && mt.lastNight != date
 	mt.mu.Unlock()
-	var nightlyIDs []string
+	nightlyIDs, budget := m.maintainIdle(ctx, sums, now, nightly, maxMaintainPerScan)
+	if !nightly {
+		return nil
+	}
+	return m.maintainNightly(ctx, sums, nightlyIDs, date, budget)
+}
+
+// maintainIdle flushes the sessions about to expire and compacts those
+// idle for long, within budget runs; with nightly it lists the sessions
+// the night's pass is for. It returns what is left of budget.
+func (m *Manager) maintainIdle(ctx context.Context, sums []Summary, now time.Time, nightly bool, budget int) (nightlyIDs []string, left int) {
+	o := m.opts.Maintenance
+	mt := &m.maint
 	for _, s := range sums {
 		if !s.Archived.IsZero() || budget == 0 {
 			continue
@@ -112,16 +125,21 @@ func (m *Manager) maintainOnce(ctx context.Context) error {
 			nightlyIDs = append(nightlyIDs, s.ID)
 		}
 	}
-	if !nightly {
-		return nil
-	}
-	m.emit(ctx, beamclaw.EventMaintenanceNightlyStart, "", slog.Int("session_count", len(nightlyIDs)))
+	return nightlyIDs, budget
+}
+
+// maintainNightly is the night's pass of date: it flushes and compacts the
+// sessions of ids, within budget runs, then records the night as done.
+func (m *Manager) maintainNightly(ctx context.Context, sums []Summary, ids []string, date string, budget int) error {
+	o := m.opts.Maintenance
+	mt := &m.maint
+	m.emit(ctx, beamclaw.EventMaintenanceNightlyStart, "", slog.Int("session_count", len(ids)))
 	flushed := 0
 	for _, s := range sums {
 		if ctx.Err() != nil {
 			break // stopping: queue no more runs
 		}
-		if budget == 0 || !contains(nightlyIDs, s.ID) {
+		if budget == 0 || !contains(ids, s.ID) {
 			continue
 		}
 		budget--
@@ -265,38 +283,4 @@ func contains(ids []string, id string) bool {
 		}
 	}
 	return false
-}
-
-// inHours reports whether hour h is in [start, end) (wrapping past midnight
-// when start > end).
-// WaitRoute is a Route that keeps a run's terminal event, for a caller
-// that waits for the answer (scheduled turns, maintenance).
-type WaitRoute struct {
-	once sync.Once
-	done chan struct{}
-	ev   beamclaw.RunEvent
-}
-
-// NewWaitRoute returns an empty WaitRoute.
-func NewWaitRoute() *WaitRoute { return &WaitRoute{done: make(chan struct{})} }
-
-// Deliver implements beamclaw.Route.
-func (w *WaitRoute) Deliver(ev beamclaw.RunEvent) {
-	if ev.Type != beamclaw.EvFinal && ev.Type != beamclaw.EvError {
-		return
-	}
-	w.once.Do(func() {
-		w.ev = ev
-		close(w.done)
-	})
-}
-
-// Wait returns the terminal event once it came, or ctx's error.
-func (w *WaitRoute) Wait(ctx context.Context) (beamclaw.RunEvent, error) {
-	select {
-	case <-w.done:
-		return w.ev, nil
-	case <-ctx.Done():
-		return beamclaw.RunEvent{}, ctx.Err()
-	}
 }

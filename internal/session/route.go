@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"sync"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
@@ -52,4 +53,36 @@ func (o *onceRoute) ended() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.done
+}
+
+// WaitRoute is a Route that keeps a run's terminal event, for a caller
+// that waits for the answer (scheduled turns, maintenance).
+type WaitRoute struct {
+	once sync.Once
+	done chan struct{}
+	ev   beamclaw.RunEvent
+}
+
+// NewWaitRoute returns an empty WaitRoute.
+func NewWaitRoute() *WaitRoute { return &WaitRoute{done: make(chan struct{})} }
+
+// Deliver implements beamclaw.Route.
+func (w *WaitRoute) Deliver(ev beamclaw.RunEvent) {
+	if ev.Type != beamclaw.EvFinal && ev.Type != beamclaw.EvError {
+		return
+	}
+	w.once.Do(func() {
+		w.ev = ev
+		close(w.done)
+	})
+}
+
+// Wait returns the terminal event once it came, or ctx's error.
+func (w *WaitRoute) Wait(ctx context.Context) (beamclaw.RunEvent, error) {
+	select {
+	case <-w.done:
+		return w.ev, nil
+	case <-ctx.Done():
+		return beamclaw.RunEvent{}, ctx.Err()
+	}
 }

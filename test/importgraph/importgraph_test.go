@@ -1,6 +1,8 @@
 // Package importgraph guards the architecture of beamclaw-go: it reads
 // `go list -json ./...` and checks every internal import against the
-// layers and rules of ARCHITECTURE.md.
+// layers and rules of ARCHITECTURE.md, the owners of third-party modules
+// (thirdparty_test.go) and the size of production files and functions
+// (size_test.go).
 package importgraph
 
 import (
@@ -59,6 +61,12 @@ type pkg struct {
 	ImportPath string
 	Imports    []string
 	Deps       []string
+	Dir        string   // sizes: where its files are
+	GoFiles    []string // sizes: its non-test files, the built ones
+	CgoFiles   []string
+	// IgnoredGoFiles are those left out by build constraints (test files
+	// among them).
+	IgnoredGoFiles []string
 }
 
 func listPackages(t *testing.T) []pkg {

@@ -1,0 +1,185 @@
+package session
+
+import (
+	"context"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/loop"
+)
+
+// maxAttempts: a run whose loop crashed is retried once, then failed.
+const maxAttempts = 2
+
+// next blocks until there is a run to serve. A run still in flight means
+// the previous loop ended without finishing it (a crash): it is retried
+// once, or answered from history when the answer was already stored, or
+// failed with msgCrashed.
+//
+// With nothing to serve it parks the lane (for activation gen) and
+// returns a nil run: the caller's loop ends.
+func (l *lane) next(ctx context.Context, gen int) (*run, loop.Run, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, loop.Run{}, err
+	}
+	r := l.pick(gen)
+	if r == nil {
+		// Parked. A run given up after crashes left its user message
+		// unwritten: write it, as every message that was not answered.
+		// When that fails it stays for the session's next write.
+		if err := l.flush(); err != nil && beamclaw.KindOf(err) != beamclaw.KindStorage { // the store logs its own failures
+			l.m.log.Error("store the message of a run given up", "session_id", l.id, "err", err)
+		}
+		return nil, loop.Run{}, nil
+	}
+	if err := l.promote(r); err != nil {
+		return nil, loop.Run{}, err
+	}
+	l.mu.Lock()
+	lr := l.loopRun(r)
+	l.mu.Unlock()
+	return r, lr, nil
+}
+
+// pick returns the run to serve now, or parks the lane when there is none.
+func (l *lane) pick(gen int) *run {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r := l.pickLocked()
+	if r == nil && l.gen == gen {
+		l.active, l.parkedGen = false, gen
+	}
+	return r
+}
+
+// pickLocked returns the run to serve now, if any. The caller holds l.mu.
+func (l *lane) pickLocked() *run {
+	if r := l.inflight; r != nil {
+		// A run the loop did not finish: skip it if its route is gone,
+		// deliver its stored answer, give up after maxAttempts, or retry.
+		l.inflight = nil
+		if r.maintain != nil { // maintenance is not retried: the next scan asks again
+			r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: r.id, SessionID: l.id, Text: msgCrashed})
+		} else if !r.route.ended() {
+			text, answered := l.answered(r)
+			switch {
+			case answered:
+				r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, RunID: r.id, SessionID: l.id, Text: text})
+			case r.attempts >= maxAttempts:
+				r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: r.id, SessionID: l.id, Text: msgCrashed})
+			default:
+				r.attempts++
+				l.inflight = r
+				return r
+			}
+		}
+	}
+	if len(l.queue) == 0 {
+		return nil
+	}
+	r := l.queue[0]
+	l.queue[0] = nil
+	l.queue = l.queue[1:]
+	if len(l.queue) == 0 {
+		l.queue = nil
+	}
+	r.attempts = 1
+	l.inflight = r
+	return r
+}
+
+// answered finds the final answer of r when it was stored before a crash.
+func (l *lane) answered(r *run) (string, bool) {
+	if r.pending != 0 || r.epoch != l.epoch {
+		return "", false
+	}
+	for i := r.start + 1; i < len(l.history); i++ {
+		if m := l.history[i]; m.Role == beamclaw.RoleAssistant && len(m.ToolCalls) == 0 {
+			return m.Content, true
+		}
+	}
+	return "", false
+}
+
+// promote moves r's user message from the pending area (or, held in
+// memory, straight) into history.
+func (l *lane) promote(r *run) error {
+	if r.held {
+		return l.promoteHeld(r)
+	}
+	if r.pending == 0 {
+		return nil
+	}
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	l.mu.Lock()
+	rec := l.rec
+	rec.Updated = l.m.clock.Now()
+	c := change{from: rec.NextSeq, msgs: []beamclaw.Message{r.msg}, unpend: []uint64{r.pending}}
+	rec.NextSeq++
+	rec.Messages++
+	c.rec = rec
+	l.mu.Unlock()
+	if err := l.write(c); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.rec = rec
+	l.history = append(l.history, r.msg)
+	r.start, r.epoch, r.pending = len(l.history)-1, l.epoch, 0
+	l.mu.Unlock()
+	return nil
+}
+
+// promoteHeld appends a held message to history; its write is deferred to
+// the run's first write like an idle session's (or done now when the store
+// cannot write).
+func (l *lane) promoteHeld(r *run) error {
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	if err := l.flushLocked(); err != nil { // an earlier run's message first
+		return err
+	}
+	l.mu.Lock()
+	rec := l.rec
+	rec.Updated = l.m.clock.Now()
+	c := change{from: rec.NextSeq, msgs: []beamclaw.Message{r.msg}, seen: r.heldSeen}
+	rec.NextSeq++
+	rec.Messages++
+	c.rec = rec
+	l.mu.Unlock()
+	if l.m.store.writable() {
+		l.deferred = &c
+	} else if err := l.m.store.apply(l.id, c); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.rec = rec
+	l.history = append(l.history, r.msg)
+	r.start, r.epoch, r.held = len(l.history)-1, l.epoch, false
+	l.mu.Unlock()
+	return nil
+}
+
+func (l *lane) loopRun(r *run) loop.Run {
+	n := len(l.history)
+	return loop.Run{ID: r.id, SessionID: l.id, UserID: l.rec.UserID, AgentID: l.rec.AgentID,
+		Channel: r.channel, Autonomy: r.autonomy, History: l.history[:n:n], Route: r.route,
+		Lane: &runLane{l: l, r: r}, NoApproval: r.noAsk, Sampling: r.sampling, Maintain: r.maintain}
+}
+
+// finish records that the loop completed r. A user message still
+// deferred (the run failed before writing anything) is written now, as
+// every other message is.
+func (l *lane) finish(r *run) {
+	if err := l.flush(); err != nil && beamclaw.KindOf(err) != beamclaw.KindStorage { // the store logs its own failures, once
+		l.m.log.Error("store the message of a failed run", "session_id", l.id, "run_id", r.id, "err", err)
+	}
+	if !r.route.ended() {
+		r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: r.id, SessionID: l.id, Text: msgCrashed})
+	}
+	l.mu.Lock()
+	if l.inflight == r {
+		l.inflight = nil
+	}
+	l.mu.Unlock()
+}

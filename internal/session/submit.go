@@ -1,0 +1,184 @@
+package session
+
+import (
+	"slices"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+// submit persists the user message of r and queues r. The message goes
+// straight into history when the lane is idle, and into the pending area
+// otherwise (it joins history when its run starts, so history stays in
+// conversation order).
+func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
+	now := l.m.clock.Now()
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	l.mu.Lock()
+	if prev, ok := l.seenRun(msgID); ok {
+		l.mu.Unlock()
+		return prev, nil
+	}
+	var seen *seenID
+	var forget []string
+	if msgID != "" {
+		seen = &seenID{ID: msgID, RunID: r.id, At: now}
+		forget = l.expiring(now)
+	}
+	idle := l.inflight == nil && len(l.queue) == 0
+	rec := l.rec
+	rec.Updated, rec.Archived = now, time.Time{} // a message makes an archived session active again
+	c := change{created: !l.stored, seen: seen, forget: forget}
+	var rewrite []beamclaw.Message // a thread's history made to match the client's copy
+	if idle && r.transcript != nil {
+		hist, marks, same := l.transcriptHistory(r.transcript)
+		if !same {
+			rewrite = append(hist, r.msg)
+			c.reset, c.from, c.msgs = true, rec.NextSeq, rewrite
+			rec.NextSeq += uint64(len(rewrite))
+			rec.Messages, rec.Marks = len(rewrite), marks
+		}
+	}
+	switch {
+	case rewrite != nil:
+	case idle:
+		c.from, c.msgs = rec.NextSeq, []beamclaw.Message{r.msg}
+		rec.NextSeq++
+		rec.Messages++
+	default:
+		rec.NextPending++
+		c.pend, c.pendSeq = &r.msg, rec.NextPending
+	}
+	c.rec = rec
+	deferWrite := rewrite == nil && r.ackOnAnswer && l.m.store.writable()
+	if deferWrite && !idle { // held in memory until it joins history (promote)
+		rec, c.rec = l.rec, l.rec
+		r.held, r.heldSeen = true, seen
+	}
+	l.mu.Unlock()
+	switch {
+	case r.held:
+	case deferWrite:
+		l.deferred = &c // written with the run's first write (l.wmu held)
+	default:
+		if err := l.write(c); err != nil {
+			return "", err
+		}
+	}
+	l.mu.Lock()
+	l.rec, l.stored, l.last = rec, true, now
+	if rewrite != nil {
+		l.history = slices.Clip(rewrite)
+		l.epoch++ // runs dispatched before see a history that is gone
+	}
+	switch {
+	case idle:
+		if rewrite == nil {
+			l.history = append(l.history, r.msg)
+		}
+		r.start, r.epoch = len(l.history)-1, l.epoch
+	case !r.held:
+		r.pending = c.pendSeq
+	}
+	l.queue = append(l.queue, r)
+	l.forgetIDs(forget)
+	if seen != nil {
+		l.remember(*seen)
+	}
+	l.mu.Unlock()
+	l.activate()
+	return "", nil
+}
+
+// answerResend answers a message whose id the session already holds,
+// without storing or running it again: a run still queued or in flight
+// streams its answer to the resend's route too; a stored answer is
+// delivered at once; a message stored but never answered (the daemon
+// stopped mid-answer) is answered now, once, when it is still the newest
+// of the conversation.
+func (l *lane) answerResend(prevRunID string, resend *run) {
+	route := resend.route
+	l.mu.Lock()
+	for _, r := range append([]*run{l.inflight}, l.queue...) {
+		if r != nil && r.id == prevRunID && r.route.attach(route) {
+			l.mu.Unlock()
+			return
+		}
+	}
+	idx := slices.IndexFunc(l.history, func(m beamclaw.Message) bool {
+		return m.Role == beamclaw.RoleUser && m.ID == prevRunID
+	})
+	if idx < 0 {
+		l.mu.Unlock()
+		route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: prevRunID, SessionID: l.id, Text: msgResendGone})
+		return
+	}
+	for _, m := range l.history[idx+1:] {
+		if m.Role == beamclaw.RoleAssistant && len(m.ToolCalls) == 0 {
+			l.mu.Unlock()
+			route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, RunID: prevRunID, SessionID: l.id, Text: m.Content})
+			return
+		}
+	}
+	if idx != len(l.history)-1 {
+		l.mu.Unlock()
+		route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: prevRunID, SessionID: l.id, Text: msgStopped})
+		return
+	}
+	// Stored, unanswered and newest: answer it now, without storing it twice.
+	resend.id, resend.msg = prevRunID, l.history[idx]
+	resend.start, resend.epoch, resend.pending = idx, l.epoch, 0
+	l.queue = append(l.queue, resend)
+	l.mu.Unlock()
+	l.activate()
+}
+
+// The window of remembered message ids: the last seenMax, or those of
+// the last seenTTL, whichever holds more.
+const (
+	seenMax = 1000
+	seenTTL = 24 * time.Hour
+)
+
+// seenRun returns the run of a channel message id already submitted.
+func (l *lane) seenRun(msgID string) (string, bool) {
+	if msgID == "" {
+		return "", false
+	}
+	e, ok := l.seen[msgID]
+	return e.RunID, ok
+}
+
+// remember adds a submitted message id to the window, once its change
+// is stored.
+func (l *lane) remember(e seenID) {
+	if l.seen == nil {
+		l.seen = make(map[string]seenID)
+	}
+	l.seen[e.ID] = e
+	l.seenOrder = append(l.seenOrder, e)
+}
+
+// expiring lists the ids that leave the window when one more is added at
+// now; they are deleted in the same change.
+func (l *lane) expiring(now time.Time) []string {
+	var out []string
+	n := len(l.seenOrder) + 1
+	for _, e := range l.seenOrder {
+		if n <= seenMax && now.Sub(e.At) < seenTTL {
+			break
+		}
+		out = append(out, e.ID)
+		n--
+	}
+	return out
+}
+
+// forgetIDs drops ids that left the window (stored already).
+func (l *lane) forgetIDs(ids []string) {
+	for _, id := range ids {
+		delete(l.seen, id)
+	}
+	l.seenOrder = l.seenOrder[len(ids):]
+}
