@@ -352,3 +352,30 @@ func (m *Manager) activeCount() int {
 	}
 	return n
 }
+
+// waitIdle waits until the live session id has nothing in flight: a run's
+// answer reaches its route before the lane records the run finished, so a
+// test that asks the cleaner to close an idle session waits for this
+// first (it polls, ten seconds at most).
+func (e *env) waitIdle(t testing.TB, id string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		e.m.mu.Lock()
+		l := e.m.live[id]
+		e.m.mu.Unlock()
+		if l == nil {
+			return
+		}
+		l.mu.Lock()
+		idle := l.idle()
+		l.mu.Unlock()
+		if idle {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("session %s still busy after 10 s", id)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -131,6 +131,8 @@ func TestCleanerArchivesThenRetentionDeletes(t *testing.T) {
 	r, _ = e.send(t, "local:new", "two")
 	r.wait(t)
 	clk.Advance(31 * time.Minute) // old: 61 min idle, new: 31 min
+	e.waitIdle(t, old)
+	e.waitIdle(t, fresh)
 	expire := func(wantArchived, wantDeleted int) {
 		t.Helper()
 		a, d, err := e.m.Expire(context.Background())
