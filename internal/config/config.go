@@ -2,6 +2,7 @@ package config
 
 import (
 	"github.com/beamclaw/beamclaw-go/internal/a2a"
+	"github.com/beamclaw/beamclaw-go/internal/loop"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/memory"
 	"github.com/beamclaw/beamclaw-go/internal/obs"
@@ -30,7 +31,7 @@ type Core struct {
 	DefaultProvider   string              `yaml:"default_provider"`
 	FallbackProviders []string            `yaml:"fallback_providers"`
 	Providers         map[string]Provider `yaml:"providers"`
-	AgenticLoop       AgenticLoop         `yaml:"agentic_loop"`
+	AgenticLoop       loop.Config         `yaml:"agentic_loop"`
 	AutonomyLevel     string              `yaml:"autonomy_level"`
 	ChannelAutonomy   map[string]string   `yaml:"channel_autonomy"`
 	// Session keys (approvals, lifetimes, sharing, maintenance) are the
@@ -60,20 +61,6 @@ func (p *Provider) SetDefaults() {
 	p.TimeoutSeconds = 120
 	p.FirstTokenTimeoutSeconds = 60
 	p.MaxRetries = 2
-}
-
-// AgenticLoop bounds one run of the loop and drives compaction.
-type AgenticLoop struct {
-	MaxToolIterations      int    `yaml:"max_tool_iterations"`
-	MaxRepeatedToolCalls   int    `yaml:"max_repeated_tool_calls"`
-	CompactionThresholdPct int    `yaml:"compaction_threshold_pct"`
-	CompactionTargetPct    int    `yaml:"compaction_target_pct"`
-	CompactionProvider     string `yaml:"compaction_provider"`
-	CompactionModel        string `yaml:"compaction_model"`
-	StreamChunkSize        int    `yaml:"stream_chunk_size"`
-	MemoryFlush            bool   `yaml:"memory_flush"`
-	AutoContext            bool   `yaml:"auto_context"`
-	AutoContextLimit       int    `yaml:"auto_context_limit"`
 }
 
 // Agent overrides core settings for one named agent; empty fields inherit.

@@ -6,6 +6,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/a2a"
 	"github.com/beamclaw/beamclaw-go/internal/channel/telegram"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
+	"github.com/beamclaw/beamclaw-go/internal/loop"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/memory"
 	"github.com/beamclaw/beamclaw-go/internal/obs"
@@ -47,15 +48,7 @@ func defaultCore() Core {
 			"openrouter": defaultProvider("OPENROUTER_API_KEY", "https://openrouter.ai/api/v1", "anthropic/claude-sonnet-4-5"),
 			"openai":     defaultProvider("OPENAI_API_KEY", "https://api.openai.com/v1", "gpt-4o"),
 		},
-		AgenticLoop: AgenticLoop{
-			MaxToolIterations:      10,
-			MaxRepeatedToolCalls:   3,
-			CompactionThresholdPct: 80,
-			CompactionTargetPct:    40,
-			StreamChunkSize:        80,
-			MemoryFlush:            true,
-			AutoContextLimit:       3,
-		},
+		AgenticLoop:   loop.DefaultConfig(),
 		AutonomyLevel: "supervised",
 		ChannelAutonomy: map[string]string{
 			"telegram": "supervised",

@@ -54,13 +54,8 @@ func (c *Config) validateCore(p *problems) {
 			p.Add(key, "%q is listed twice", f)
 		}
 	}
-	l := k.AgenticLoop
-	p.Min("core.agentic_loop.max_tool_iterations", l.MaxToolIterations, 1)
-	p.Min("core.agentic_loop.max_repeated_tool_calls", l.MaxRepeatedToolCalls, 1)
-	p.Pcts("core.agentic_loop.compaction", l.CompactionThresholdPct, l.CompactionTargetPct)
-	p.provider("core.agentic_loop.compaction_provider", l.CompactionProvider, k.Providers, true)
-	p.Min("core.agentic_loop.stream_chunk_size", l.StreamChunkSize, 1)
-	p.Min("core.agentic_loop.auto_context_limit", l.AutoContextLimit, 0)
+	k.AgenticLoop.Validate(p.Under("core.agentic_loop"))
+	p.provider("core.agentic_loop.compaction_provider", k.AgenticLoop.CompactionProvider, k.Providers, true)
 	p.Enum("core.autonomy_level", k.AutonomyLevel, AutonomyLevels)
 	known := c.autonomyChannels()
 	for _, ch := range sortedKeys(k.ChannelAutonomy) {

@@ -153,7 +153,7 @@ func buildPlan(l config.Loaded, getenv func(string) string) (*plan, error) {
 	}
 	p.MCP = mp
 	p.Sandbox = planSandbox(c, getenv)
-	p.Loop = planLoop(c)
+	p.Loop = c.Core.AgenticLoop.Options()
 	p.MemoryFlush = c.Core.AgenticLoop.MemoryFlush
 	p.Sessions = c.Core.Sessions.Options()
 	p.Autonomy = planAutonomy(c)
@@ -249,17 +249,6 @@ func planSandbox(c *config.Config, getenv func(string) string) *sandbox.Options 
 	o := c.Sandbox.Options()
 	o.DockerHost = getenv("DOCKER_HOST")
 	return &o
-}
-
-func planLoop(c *config.Config) loop.Options {
-	al := c.Core.AgenticLoop
-	return loop.Options{
-		CompactionModel:        al.CompactionModel,
-		MaxToolIterations:      al.MaxToolIterations,
-		MaxRepeatedToolCalls:   al.MaxRepeatedToolCalls,
-		CompactionThresholdPct: al.CompactionThresholdPct,
-		CompactionTargetPct:    al.CompactionTargetPct,
-	}
 }
 
 func planAutonomy(c *config.Config) autonomies {
