@@ -118,7 +118,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.DefaultAgent = "default"
 	}
 	if o.Retention <= 0 {
-		o.Retention = 7 * 24 * time.Hour
+		o.Retention = DefaultRetention
 	}
 	if o.UserID == nil {
 		o.UserID = func(caller string) string { return "a2a:" + caller }

@@ -73,7 +73,8 @@ func DefaultConfig() Config {
 			MaxBodyBytes: 1 << 20, MaxConnsPerClient: 256, CORSOrigins: []string{}},
 		TrustedProxies: []string{},
 		RateLimit:      RateLimitConfig{Enabled: true, Requests: 60, WindowSeconds: 60, MaxClients: 10000},
-		WS:             WSConfig{AllowedOrigins: []string{}, MaxMessageBytes: 1 << 20, SendQueue: 64, PingIntervalSeconds: 30},
+		WS: WSConfig{AllowedOrigins: []string{}, MaxMessageBytes: DefaultWSMaxMessage, SendQueue: DefaultWSSendQueue,
+			PingIntervalSeconds: int(DefaultWSPingInterval / time.Second)},
 	}
 }
 

@@ -99,10 +99,10 @@ type RestartPolicy struct {
 
 func (p RestartPolicy) withDefaults() RestartPolicy {
 	if p.MaxRestarts <= 0 {
-		p.MaxRestarts = 5
+		p.MaxRestarts = DefaultMaxRestarts
 	}
 	if p.Window <= 0 {
-		p.Window = 30 * time.Second
+		p.Window = DefaultRestartWindow
 	}
 	if p.BackoffBase <= 0 {
 		p.BackoffBase = 500 * time.Millisecond
