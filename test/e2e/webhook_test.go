@@ -261,3 +261,36 @@ func TestWebhookPrivateDeliveryRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestWebhookResendAfterKill9: a message whose run a kill -9 cut short has
+// no answer to queue; the system sends the same id again after the
+// restart, and it is answered then, once.
+func TestWebhookResendAfterKill9(t *testing.T) {
+	sink := newAnswerSink(t)
+	r := webhookRig(t, sink, "")
+	hold := make(chan struct{})
+	r.llm.Script(fakellm.Reply{Text: "never sent", Hold: hold})
+	r.start()
+	msg := webhook.Inbound{ID: "cut-1", User: "ops", Text: "long job"}
+	if code, body := r.webhookSend(webhookSecret, msg); code != http.StatusAccepted {
+		t.Fatalf("message: %d %s", code, body)
+	}
+	pollUntil(t, 30*time.Second, "the model asked", func() bool { return len(r.llm.Requests()) > 0 })
+	r.kill9()
+	close(hold)
+	r.start()
+	if code, body := r.webhookSend(webhookSecret, msg); code != http.StatusAccepted {
+		t.Fatalf("resent message: %d %s", code, body)
+	}
+	a := sink.waitFor("cut-1")
+	if a.Error || !strings.Contains(a.Text, "long job") {
+		t.Errorf("answer after the resend: %+v", a)
+	}
+	if code, body := r.webhookSend(webhookSecret, webhook.Inbound{ID: "after-2", User: "ops", Text: "next"}); code != http.StatusAccepted {
+		t.Fatalf("message: %d %s", code, body)
+	}
+	sink.waitFor("after-2")
+	if n := sink.count("cut-1"); n != 1 {
+		t.Errorf("cut-1 answered %d times, want once", n)
+	}
+}
