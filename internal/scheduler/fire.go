@@ -14,11 +14,8 @@ import (
 // executor and events out only after the commit.
 func (r *Runner) fire(ctx context.Context, idx *index, ids []string, now time.Time) error {
 	s := r.s
-	var (
-		runs []dispatch
-		evs  []event
-		next = make(map[string]time.Time, len(ids))
-	)
+	var out settled
+	next := make(map[string]time.Time, len(ids))
 	err := s.db().Update(func(tx *bolt.Tx) error {
 		for _, id := range ids {
 			j, ok, err := s.load(tx, id)
@@ -29,17 +26,9 @@ func (r *Runner) fire(ctx context.Context, idx *index, ids []string, now time.Ti
 				next[id] = activeNext(j, ok)
 				continue
 			}
-			d, e, err := s.decide(tx, &j, now)
-			if err != nil {
+			if err := out.settle(tx, &j, now, s.decide); err != nil {
 				return err
 			}
-			if err := putJob(tx, j); err != nil {
-				return err
-			}
-			if d != nil {
-				runs = append(runs, *d)
-			}
-			evs = append(evs, e...)
 			next[id] = activeNext(j, true)
 		}
 		return nil
@@ -50,8 +39,33 @@ func (r *Runner) fire(ctx context.Context, idx *index, ids []string, now time.Ti
 	for id, at := range next {
 		idx.set(id, at)
 	}
-	s.enqueue(runs...)
-	s.emit(ctx, evs...)
+	s.enqueue(out.runs...)
+	s.emit(ctx, out.evs...)
+	return nil
+}
+
+// settled collects, inside one transaction, the runs to hand to the
+// executor and the events to emit once it has committed.
+type settled struct {
+	runs []dispatch
+	evs  []event
+}
+
+// settle applies step (decide, settleInterrupted) to j, stores j, and
+// keeps the run and events step produced.
+func (o *settled) settle(tx *bolt.Tx, j *Job, now time.Time,
+	step func(*bolt.Tx, *Job, time.Time) (*dispatch, []event, error)) error {
+	d, e, err := step(tx, j, now)
+	if err != nil {
+		return err
+	}
+	if err := putJob(tx, *j); err != nil {
+		return err
+	}
+	if d != nil {
+		o.runs = append(o.runs, *d)
+	}
+	o.evs = append(o.evs, e...)
 	return nil
 }
 
@@ -138,10 +152,7 @@ func (r *Runner) recoverInterrupted(ctx context.Context, idx *index, ids []strin
 		return nil
 	}
 	s := r.s
-	var (
-		runs []dispatch
-		evs  []event
-	)
+	var out settled
 	err := s.db().Update(func(tx *bolt.Tx) error {
 		for _, id := range ids {
 			j, ok, err := s.load(tx, id)
@@ -151,17 +162,9 @@ func (r *Runner) recoverInterrupted(ctx context.Context, idx *index, ids []strin
 			if !ok || !j.Running() || s.inFlight(id) {
 				continue
 			}
-			d, ev, err := s.settleInterrupted(tx, &j, now)
-			if err != nil {
+			if err := out.settle(tx, &j, now, s.settleInterrupted); err != nil {
 				return err
 			}
-			if err := putJob(tx, j); err != nil {
-				return err
-			}
-			if d != nil {
-				runs = append(runs, *d)
-			}
-			evs = append(evs, ev...)
 			idx.set(id, activeNext(j, true))
 		}
 		return nil
@@ -169,8 +172,8 @@ func (r *Runner) recoverInterrupted(ctx context.Context, idx *index, ids []strin
 	if err != nil {
 		return storeErr("scheduler: recover interrupted runs", err)
 	}
-	s.enqueue(runs...)
-	s.emit(ctx, evs...)
+	s.enqueue(out.runs...)
+	s.emit(ctx, out.evs...)
 	return nil
 }
 
