@@ -109,25 +109,16 @@ func (l *lane) promote(r *run) error {
 	if r.pending == 0 {
 		return nil
 	}
-	l.wmu.Lock()
-	defer l.wmu.Unlock()
-	l.mu.Lock()
-	rec := l.rec
-	rec.Updated = l.m.clock.Now()
-	c := change{from: rec.NextSeq, msgs: []beamclaw.Message{r.msg}, unpend: []uint64{r.pending}}
-	rec.NextSeq++
-	rec.Messages++
-	c.rec = rec
-	l.mu.Unlock()
-	if err := l.write(c); err != nil {
-		return err
-	}
-	l.mu.Lock()
-	l.rec = rec
-	l.history = append(l.history, r.msg)
-	r.start, r.epoch, r.pending = len(l.history)-1, l.epoch, 0
-	l.mu.Unlock()
-	return nil
+	return l.update(func(rec *record) (change, bool) {
+		rec.Updated = l.m.clock.Now()
+		c := change{from: rec.NextSeq, msgs: []beamclaw.Message{r.msg}, unpend: []uint64{r.pending}}
+		rec.NextSeq++
+		rec.Messages++
+		return c, true
+	}, func() {
+		l.history = append(l.history, r.msg)
+		r.start, r.epoch, r.pending = len(l.history)-1, l.epoch, 0
+	})
 }
 
 // promoteHeld appends a held message to history; its write is deferred to

@@ -131,26 +131,15 @@ func (m *Manager) MarkTurn(ctx context.Context, sessionID, runID, key string) er
 	if l == nil || key == "" {
 		return nil
 	}
-	l.wmu.Lock()
-	defer l.wmu.Unlock()
-	l.mu.Lock()
-	end, ok := l.ends[runID]
-	if !ok || l.rec.Thread == "" || end > len(l.history) {
-		l.mu.Unlock()
-		return nil
-	}
-	rec := l.rec
-	rec.Marks = append(slices.Clone(rec.Marks), mark{Key: key, Len: end})
-	if n := len(rec.Marks); n > maxMarks {
-		rec.Marks = rec.Marks[n-maxMarks:]
-	}
-	c := change{rec: rec, index: map[string]string{threadKey(rec.UserID, rec.AgentID, key): rec.Thread}}
-	l.mu.Unlock()
-	if err := l.write(c); err != nil {
-		return err
-	}
-	l.mu.Lock()
-	l.rec.Marks = rec.Marks
-	l.mu.Unlock()
-	return nil
+	return l.update(func(rec *record) (change, bool) {
+		end, ok := l.ends[runID]
+		if !ok || rec.Thread == "" || end > len(l.history) {
+			return change{}, false
+		}
+		rec.Marks = append(slices.Clone(rec.Marks), mark{Key: key, Len: end})
+		if n := len(rec.Marks); n > maxMarks {
+			rec.Marks = rec.Marks[n-maxMarks:]
+		}
+		return change{index: map[string]string{threadKey(rec.UserID, rec.AgentID, key): rec.Thread}}, true
+	}, func() {})
 }

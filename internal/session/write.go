@@ -65,36 +65,26 @@ func (rl *runLane) Commit(_ context.Context, msgs []beamclaw.Message) error {
 // input and everything after it.
 func (rl *runLane) Replace(_ context.Context, history []beamclaw.Message) error {
 	l := rl.l
-	l.wmu.Lock()
-	defer l.wmu.Unlock()
-	l.mu.Lock()
-	if rl.r.epoch != l.epoch {
-		l.mu.Unlock()
-		return nil
-	}
-	rec := l.rec
-	if rl.r.maintain == nil { // maintenance is not activity: the TTL still counts from the last message
-		rec.Updated = l.m.clock.Now()
-	}
-	c := change{reset: true, from: rec.NextSeq, msgs: history}
-	rec.NextSeq += uint64(len(history))
-	rec.Messages = len(history)
-	rec.Marks = nil // a thread's marks point into the history that is gone
-	c.rec = rec
-	l.mu.Unlock()
-	if err := l.write(c); err != nil {
-		return err
-	}
-	l.mu.Lock()
-	tail := len(l.history) - rl.r.start
-	l.rec = rec
-	l.history = slices.Clip(history)
-	rl.r.start = max(0, len(history)-tail)
-	if rl.r.maintain != nil {
-		rl.r.compactedTo = len(history)
-	}
-	l.mu.Unlock()
-	return nil
+	return l.update(func(rec *record) (change, bool) {
+		if rl.r.epoch != l.epoch {
+			return change{}, false
+		}
+		if rl.r.maintain == nil { // maintenance is not activity: the TTL still counts from the last message
+			rec.Updated = l.m.clock.Now()
+		}
+		c := change{reset: true, from: rec.NextSeq, msgs: history}
+		rec.NextSeq += uint64(len(history))
+		rec.Messages = len(history)
+		rec.Marks = nil // a thread's marks point into the history that is gone
+		return c, true
+	}, func() {
+		tail := len(l.history) - rl.r.start
+		l.history = slices.Clip(history)
+		rl.r.start = max(0, len(history)-tail)
+		if rl.r.maintain != nil {
+			rl.r.compactedTo = len(history)
+		}
+	})
 }
 
 // Allowed reports whether an "always" approval covers key.
@@ -169,24 +159,47 @@ func (l *lane) decide(id, origin string, d beamclaw.Decision) (beamclaw.Approval
 // reset empties the history (session_reset). Runs queued stay queued; a
 // run in flight keeps answering but its messages are not stored.
 func (l *lane) reset(ctx context.Context) error {
+	err := l.update(func(rec *record) (change, bool) {
+		rec.Updated = l.m.clock.Now()
+		rec.Messages, rec.Marks = 0, nil
+		return change{reset: true, created: !l.stored}, true
+	}, func() {
+		l.stored = true
+		l.history = nil
+		l.allow = nil
+		l.epoch++
+	})
+	if err != nil {
+		return err
+	}
+	l.m.emit(ctx, beamclaw.EventSessionReset, l.id)
+	return nil
+}
+
+// update is how a lane changes what it stores: with l.wmu held, prepare
+// edits a copy of the record under l.mu and returns the change to write
+// (false: nothing to do); the change, carrying the record, is written
+// after any deferred user message; then, under l.mu, the record becomes
+// the lane's and done brings the rest of memory along. A failed write
+// leaves memory as it was.
+func (l *lane) update(prepare func(rec *record) (change, bool), done func()) error {
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
 	l.mu.Lock()
 	rec := l.rec
-	rec.Updated = l.m.clock.Now()
-	rec.Messages, rec.Marks = 0, nil
-	c := change{reset: true, rec: rec, created: !l.stored}
+	c, ok := prepare(&rec)
 	l.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	c.rec = rec
 	if err := l.write(c); err != nil {
 		return err
 	}
 	l.mu.Lock()
-	l.rec, l.stored = rec, true
-	l.history = nil
-	l.allow = nil
-	l.epoch++
+	l.rec = rec
+	done()
 	l.mu.Unlock()
-	l.m.emit(ctx, beamclaw.EventSessionReset, l.id)
 	return nil
 }
 
