@@ -57,9 +57,6 @@ type Host struct {
 	DB       *store.DB
 	Logger   *slog.Logger
 	Clock    clock.Clock
-	// UserID names a user of the channel ("<prefix>:<id>", or the one
-	// canonical user of BEAMCLAW_USER).
-	UserID func(prefix, id string) string
 	// KnownAgent reports whether an agent exists.
 	KnownAgent func(name string) bool
 }

@@ -56,7 +56,7 @@ func (d *daemon) edges(rt *agentRuntime) (routes, control []gateway.Mount, servi
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	registered, err := d.registeredChannels(rt, userID)
+	registered, err := d.registeredChannels(rt)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -86,11 +86,11 @@ func (d *daemon) edges(rt *agentRuntime) (routes, control []gateway.Mount, servi
 }
 
 // registeredChannels builds the registered channels that are on.
-func (d *daemon) registeredChannels(rt *agentRuntime, userID func(prefix, id string) string) (map[beamclaw.Channel]channel.Instance, error) {
+func (d *daemon) registeredChannels(rt *agentRuntime) (map[beamclaw.Channel]channel.Instance, error) {
 	out := make(map[beamclaw.Channel]channel.Instance, len(d.plan.Channels))
 	for _, cp := range d.plan.Channels {
 		inst, err := cp.Module.New(channel.Host{Sessions: rt.sessions, DB: d.db, Logger: d.log.With("channel", string(cp.Module.Name)),
-			UserID: userID, KnownAgent: rt.agents.Exists}, cp.Options)
+			KnownAgent: rt.agents.Exists}, cp.Options)
 		if err != nil {
 			return nil, fmt.Errorf("channel %s: %w", cp.Module.Name, err)
 		}

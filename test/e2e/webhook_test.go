@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/channel/webhook"
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
 
@@ -292,5 +293,26 @@ func TestWebhookResendAfterKill9(t *testing.T) {
 	sink.waitFor("after-2")
 	if n := sink.count("cut-1"); n != 1 {
 		t.Errorf("cut-1 answered %d times, want once", n)
+	}
+}
+
+// TestWebhookUsersAreNotTheOwner: with BEAMCLAW_USER set (one user across
+// the owner's channels), a webhook's users keep sessions of their own:
+// a remote system never speaks as the owner.
+func TestWebhookUsersAreNotTheOwner(t *testing.T) {
+	sink := newAnswerSink(t)
+	r := webhookRig(t, sink, "")
+	r.h.env = append(r.h.env, "BEAMCLAW_USER=owner")
+	r.start()
+	if code, body := r.webhookSend(webhookSecret, webhook.Inbound{ID: "u-1", User: "ci-bot", Text: "hello"}); code != http.StatusAccepted {
+		t.Fatalf("message: %d %s", code, body)
+	}
+	sink.waitFor("u-1")
+	var list protocol.SessionList
+	if err := json.Unmarshal([]byte(r.h.must("sessions", "list", "--json").stdout), &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Sessions) != 1 || list.Sessions[0].User != "webhook:ci:ci-bot" || list.Sessions[0].Channel != "webhook" {
+		t.Errorf("sessions: %+v, want one of user webhook:ci:ci-bot", list.Sessions)
 	}
 }

@@ -168,8 +168,14 @@ func (c *Channel) receive(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "id, user and text are required (id and user at most 200 bytes)")
 		return
 	}
+	if c.host.KnownAgent != nil && !c.host.KnownAgent(ep.Agent) {
+		writeError(w, http.StatusServiceUnavailable, "the endpoint's agent "+ep.Agent+" does not exist (beamclaw agent create "+ep.Agent+")")
+		return
+	}
 	runID, err := c.host.Sessions.Send(r.Context(), beamclaw.Inbound{
-		Channel: Name, UserID: c.host.UserID("webhook:"+ep.Name, in.User), AgentID: ep.Agent,
+		// The sender's users stay its own, whatever BEAMCLAW_USER says: a
+		// remote system never speaks as the owner.
+		Channel: Name, UserID: "webhook:" + ep.Name + ":" + in.User, AgentID: ep.Agent,
 		MessageID: "webhook:" + ep.Name + ":" + in.ID, Content: in.Text, NoApproval: true,
 		Route: &answerRoute{c: c, endpoint: ep.Name, id: in.ID, user: in.User},
 	})
