@@ -45,6 +45,10 @@ type Module struct {
 	// Delivers reports whether the scheduler may deliver answers to the
 	// channel ("<name>:<target>"); Instance.Deliver takes them.
 	Delivers bool
+	// Reply is the delivery target that reaches a user of the channel
+	// back ("" for none): where a job an agent creates in a conversation
+	// on this channel, naming no delivery, sends its answers.
+	Reply func(userID string) string
 	// Default is the section's defaults (the channel off).
 	Default func() Section
 	// New builds the channel from what Options returned.

@@ -49,7 +49,7 @@ func (d *daemon) schedulerInto(ctx context.Context, root *suture.Supervisor, opt
 	if err != nil {
 		return fmt.Errorf("scheduler: %w", err)
 	}
-	if err := rt.tools.Register(s.Tool(scheduler.ToolOptions{DefaultDelivery: defaultDelivery})); err != nil {
+	if err := rt.tools.Register(s.Tool(scheduler.ToolOptions{DefaultDelivery: d.defaultDelivery})); err != nil {
 		return fmt.Errorf("scheduler tool: %w", err)
 	}
 	specs := make([]scheduler.HeartbeatSpec, 0)
@@ -88,8 +88,14 @@ func (d *daemon) schedulerInto(ctx context.Context, root *suture.Supervisor, opt
 // defaultDelivery is where a job an agent creates without a delivery
 // sends its answers: back to the conversation's channel when it can be
 // reached without a request (a Telegram chat, open terminals or
-// WebSocket clients); other channels must name one.
-func defaultDelivery(inv beamclaw.Invocation) string {
+// WebSocket clients, a registered channel's Reply: a webhook endpoint);
+// other channels must name one.
+func (d *daemon) defaultDelivery(inv beamclaw.Invocation) string {
+	for _, cp := range d.plan.Channels { // registered channels say themselves
+		if cp.Module.Name == inv.Channel && cp.Module.Reply != nil {
+			return cp.Module.Reply(inv.UserID)
+		}
+	}
 	switch inv.Channel {
 	case beamclaw.ChannelTUI:
 		return "tui"

@@ -316,3 +316,29 @@ func TestWebhookUsersAreNotTheOwner(t *testing.T) {
 		t.Errorf("sessions: %+v, want one of user webhook:ci:ci-bot", list.Sessions)
 	}
 }
+
+// TestWebhookJobRepliesToItsEndpoint: a job the agent creates in a webhook
+// conversation without naming a delivery answers through that endpoint.
+func TestWebhookJobRepliesToItsEndpoint(t *testing.T) {
+	sink := newAnswerSink(t)
+	r := newChatRig(t, rigOptions{autonomy: "full", channels: map[string]string{"webhook": "full"},
+		gateway: "  auth: {token: {env: E2E_GATEWAY_TOKEN}}\n  channels:\n    webhook:\n" +
+			"      - {name: ci, secret: {env: CI_WEBHOOK_SECRET}, agent: default, deliver_url: \"" + sink.srv.URL + "/answer\", allow_private_delivery: true}\n",
+		extra: "scheduler:\n  enabled: true\n"})
+	r.h.env = append(r.h.env, "CI_WEBHOOK_SECRET="+webhookSecret, "E2E_GATEWAY_TOKEN="+webhookToken)
+	r.llm.SetDefault(fakellm.Rules)
+	r.start()
+	args := `{"action":"create","schedule":"in 1s","prompt":"rotate the logs"}`
+	if code, body := r.webhookSend(webhookSecret, webhook.Inbound{ID: "job-1", User: "ops", Text: "call tool scheduler " + args}); code != http.StatusAccepted {
+		t.Fatalf("message: %d %s", code, body)
+	}
+	sink.waitFor("job-1") // the turn's own answer
+	pollUntil(t, 30*time.Second, "the job's answer at the endpoint", func() bool {
+		for _, a := range sink.answers() {
+			if strings.HasPrefix(a.ID, "job:") && strings.Contains(a.Text, "rotate the logs") {
+				return true
+			}
+		}
+		return false
+	})
+}

@@ -175,7 +175,7 @@ func (c *Channel) receive(w http.ResponseWriter, r *http.Request) {
 	runID, err := c.host.Sessions.Send(r.Context(), beamclaw.Inbound{
 		// The sender's users stay its own, whatever BEAMCLAW_USER says: a
 		// remote system never speaks as the owner.
-		Channel: Name, UserID: "webhook:" + ep.Name + ":" + in.User, AgentID: ep.Agent,
+		Channel: Name, UserID: string(Name) + ":" + ep.Name + ":" + in.User, AgentID: ep.Agent,
 		MessageID: "webhook:" + ep.Name + ":" + in.ID, Content: in.Text, NoApproval: true,
 		Route: &answerRoute{c: c, endpoint: ep.Name, id: in.ID, user: in.User},
 	})

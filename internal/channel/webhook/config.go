@@ -42,8 +42,22 @@ func DefaultConfig() Config { return Config{} }
 
 // Module describes the channel to the daemon.
 func (Config) Module() channel.Module {
-	return channel.Module{Name: Name, Autonomy: beamclaw.Supervised, Delivers: true,
+	return channel.Module{Name: Name, Autonomy: beamclaw.Supervised, Delivers: true, Reply: reply,
 		Default: func() channel.Section { return DefaultConfig() }, New: newChannel}
+}
+
+// reply is the endpoint a user came through: "webhook:<endpoint>" for the
+// user "webhook:<endpoint>:<sender's user>".
+func reply(userID string) string {
+	rest, ok := strings.CutPrefix(userID, string(Name)+":")
+	if !ok {
+		return ""
+	}
+	endpoint, _, ok := strings.Cut(rest, ":")
+	if !ok || endpoint == "" {
+		return ""
+	}
+	return string(Name) + ":" + endpoint
 }
 
 // Enabled reports whether any endpoint is configured.

@@ -69,3 +69,15 @@ func TestSign(t *testing.T) {
 		t.Fatalf("Sign = %s", got)
 	}
 }
+
+// reply finds the endpoint a user came through.
+func TestReply(t *testing.T) {
+	for user, want := range map[string]string{
+		"webhook:ci:ci-bot": "webhook:ci", "webhook:ci:a:b": "webhook:ci",
+		"webhook:ci": "", "webhook::x": "", "tg:42": "", "": "",
+	} {
+		if got := reply(user); got != want {
+			t.Errorf("reply(%q) = %q, want %q", user, got, want)
+		}
+	}
+}
