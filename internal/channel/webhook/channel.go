@@ -245,6 +245,8 @@ func (c *Channel) enqueue(id, endpoint string, out Outbound) error {
 // ones a restart found first, then each as it comes, retrying with
 // backoff.
 func (c *Channel) Serve(ctx context.Context) error {
+	defer c.guarded.CloseIdleConnections()
+	defer c.open.CloseIdleConnections()
 	for {
 		next, err := c.deliverDue(ctx)
 		if err != nil {
