@@ -5,24 +5,29 @@
 # Node 22, and @a2a-js/sdk into the test cache; the sandbox image. Each step
 # is skipped when its result is already there, so a second run takes a
 # moment. `make test` and `make check` run it first; .ci/run is `make check`.
-# Without root (or without the registries) a step that cannot run says so
-# and the suite goes on: the tests that need it then skip with
-# "MISSING TOOL:", and fail under CI=true.
+# Without root (or without the registries) a step that cannot run says so:
+# a developer's suite goes on (the tests that need it skip with "MISSING
+# TOOL:"), and under CI=true the script fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+failed=0
 say() { echo "test-deps: $*"; }
-warn() { echo "test-deps: WARNING: $*" >&2; }
+warn() { echo "test-deps: WARNING: $*" >&2; failed=1; }
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo "$@"; else return 1; fi
 }
 
 need_apt=()
+command -v gcc  >/dev/null 2>&1 || need_apt+=(gcc libc6-dev)  # go test -race needs cgo
+[ -d /usr/share/zoneinfo ] || need_apt+=(tzdata)           # the scheduler's time zones
 command -v jq   >/dev/null 2>&1 || need_apt+=(jq)      # the jq tool is compared with Debian's jq
 command -v tmux >/dev/null 2>&1 || need_apt+=(tmux)    # the TUI is tested in tmux
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)  # npm-based MCP reference servers
 command -v npm  >/dev/null 2>&1 || need_apt+=(npm)
 command -v dockerd >/dev/null 2>&1 || need_apt+=(docker.io)  # the sandbox and the image run on Docker's engine
+# Debian after bookworm ships the docker CLI as a package of its own.
+if ! command -v docker >/dev/null 2>&1 && apt-cache show docker-cli >/dev/null 2>&1; then need_apt+=(docker-cli); fi
 command -v mmdebstrap >/dev/null 2>&1 || need_apt+=(mmdebstrap)  # the sandbox image's Debian rootfs
 [ -f /etc/ssl/certs/ca-certificates.crt ] || need_apt+=(ca-certificates)
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -32,12 +37,17 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   fi
 fi
 
-# Docker's engine: start dockerd when nothing answers.
+# Docker's engine: start dockerd when nothing answers (as root, or with
+# passwordless sudo; otherwise say so at once).
 if command -v dockerd >/dev/null 2>&1 && ! docker info >/dev/null 2>&1; then
-  say "starting dockerd"
-  (as_root dockerd > /tmp/beamclaw-test-dockerd.log 2>&1 &)
-  for _ in $(seq 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
-  docker info >/dev/null 2>&1 || { warn "dockerd did not start:"; tail -20 /tmp/beamclaw-test-dockerd.log >&2; }
+  if [ "$(id -u)" != 0 ] && ! { command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; }; then
+    warn "Docker's engine does not answer and starting it needs root: start dockerd, or add yourself to the docker group"
+  else
+    say "starting dockerd"
+    (as_root dockerd > /tmp/beamclaw-test-dockerd.log 2>&1 &)
+    for _ in $(seq 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
+    docker info >/dev/null 2>&1 || { warn "dockerd did not answer in 60 s:"; tail -20 /tmp/beamclaw-test-dockerd.log >&2; }
+  fi
 fi
 
 npm_into() { # npm_into DIR PACKAGE...
@@ -77,5 +87,12 @@ if docker info >/dev/null 2>&1; then
   BEAMCLAW_HOME="$home" go run ./cmd/beamclaw sandbox build >/tmp/beamclaw-test-sandbox-build.log 2>&1 \
     || { warn "the sandbox image did not build:"; tail -20 /tmp/beamclaw-test-sandbox-build.log >&2; }
   rm -rf "$home"
+fi
+
+# Under CI a step that could not be taken fails here, next to its cause,
+# instead of as a MISSING TOOL test later; a developer's run goes on.
+if [ "$failed" = 1 ] && [ -n "${CI:-}" ] && [ "${CI}" != false ] && [ "${CI}" != 0 ]; then
+  echo "test-deps: a step above failed (CI=$CI)" >&2
+  exit 1
 fi
 exit 0

@@ -32,6 +32,13 @@ type Section interface {
 	Options(getenv func(string) string) any
 }
 
+// RuntimeValidator is a Section that also checks what needs the
+// environment (its secrets set and long enough); start runs it, `config
+// check` may run where the variables are not set.
+type RuntimeValidator interface {
+	ValidateRuntime(p *setting.Problems, getenv func(string) string)
+}
+
 // Module is what the daemon needs to know of a channel besides its
 // section.
 type Module struct {
@@ -96,5 +103,5 @@ type Route struct {
 
 // Delivery is a scheduled answer.
 type Delivery struct {
-	JobID, UserID, Agent, Text string
+	JobID, UserID, Agent, SessionID, Text string
 }

@@ -16,21 +16,34 @@ type Field struct {
 // `yaml:",inline"` contributes its own keys at its place: a section owned
 // by another package (session.Config inside core) keeps its keys where
 // the file has always had them. Untagged and "-" fields are not keys.
+// A schema that inlines anything but a struct, or names a key twice, is a
+// programming error: Fields panics, and every config test hits it.
 func Fields(t reflect.Type) []Field {
 	var out []Field
+	seen := map[string]bool{}
+	add := func(f Field) {
+		if seen[f.Name] {
+			panic("config: key " + f.Name + " of " + t.String() + " is declared twice")
+		}
+		seen[f.Name] = true
+		out = append(out, f)
+	}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "" && opts == "inline" && f.Type.Kind() == reflect.Struct {
+		if opts == "inline" {
+			if name != "" || f.Type.Kind() != reflect.Struct {
+				panic("config: " + t.String() + "." + f.Name + ": only an unnamed struct field can be inlined")
+			}
 			for _, in := range Fields(f.Type) {
-				out = append(out, Field{Name: in.Name, Index: append([]int{i}, in.Index...)})
+				add(Field{Name: in.Name, Index: append([]int{i}, in.Index...)})
 			}
 			continue
 		}
 		if name == "" || name == "-" {
 			continue
 		}
-		out = append(out, Field{Name: name, Index: []int{i}})
+		add(Field{Name: name, Index: []int{i}})
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"slices"
 
+	"github.com/beamclaw/beamclaw-go/internal/channel"
 	"github.com/beamclaw/beamclaw-go/internal/setting"
 )
 
@@ -25,6 +26,11 @@ func (c *Config) ValidateRuntime(getenv func(string) string) error {
 	c.Gateway.Server.ValidateRuntime(p.Under("gateway"), getenv)
 	c.Gateway.Channels.Telegram.ValidateRuntime(p.Under("gateway.channels.telegram"), getenv)
 	c.A2A.ValidateRuntime(p.Under("a2a"), getenv)
+	for _, s := range c.Gateway.Channels.Sections() {
+		if rv, ok := s.(channel.RuntimeValidator); ok && s.Enabled() {
+			rv.ValidateRuntime(p.Under("gateway.channels."+string(s.Module().Name)), getenv)
+		}
+	}
 	return p.Err()
 }
 

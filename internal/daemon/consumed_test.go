@@ -98,6 +98,15 @@ func TestConsumedDetectsAnUnreadKey(t *testing.T) {
 	}{
 		{key: "core.maintenance.pre_expiry_minutes", before: func(c *config.Config) { c.Core.Maintenance.PreExpiryMinutes = 0 }},
 		{key: "tools.web_search.api_key", after: func(p *plan) { p.Tools.Tools.WebSearch.APIKey = "" }},
+		{key: "gateway.channels.webhook[0].allow_private_delivery", after: func(p *plan) {
+			for _, cp := range p.Channels { // a registered channel's key, dropped by its Options
+				if v := reflect.ValueOf(cp.Options); v.Kind() == reflect.Slice {
+					for j := range v.Len() {
+						v.Index(j).FieldByName("AllowPrivate").SetBool(false)
+					}
+				}
+			}
+		}},
 		{key: "gateway.channels.telegram.webhook_secret", after: func(p *plan) {
 			if p.Telegram != nil {
 				p.Telegram.WebhookSecret = ""
@@ -133,6 +142,21 @@ func TestPlanHoldsNoConfigStruct(t *testing.T) {
 	schema := schemaStructs(reflect.TypeFor[config.Config](), map[reflect.Type]bool{})
 	if bad := typesIn(reflect.TypeFor[plan](), "plan", schema, map[reflect.Type]bool{}); len(bad) > 0 {
 		t.Errorf("the plan holds structs of the config file (build Options field by field):\n  %s", strings.Join(bad, "\n  "))
+	}
+	// A registered channel's options are held as any: their dynamic type
+	// must hold no schema struct either.
+	p, err := buildPlan(config.Loaded{Config: mustParse(t, consumedBase), Paths: config.NewPaths("/home/test"), Keys: map[string]int{}},
+		func(k string) string { return "value-of-" + k + "-0123456789abcdefghijklmnopqrstuvwxyz" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Channels) == 0 {
+		t.Fatal("the base config turns no registered channel on")
+	}
+	for _, cp := range p.Channels {
+		if bad := typesIn(reflect.TypeOf(cp.Options), "channel "+string(cp.Module.Name), schema, map[reflect.Type]bool{}); len(bad) > 0 {
+			t.Errorf("a channel's options hold structs of the config file:\n  %s", strings.Join(bad, "\n  "))
+		}
 	}
 	// The check itself: a plan-like struct holding obs.LogConfig is caught.
 	type leaky struct {

@@ -62,7 +62,12 @@ func (d *daemon) edges(rt *agentRuntime) (routes, control []gateway.Mount, servi
 	}
 	if rt.deliver != nil { // scheduled answers reach these channels
 		rt.deliver.telegram, rt.deliver.tui, rt.deliver.ws = tg, local, public
-		rt.deliver.channels = registered
+		rt.deliver.channels = make(map[beamclaw.Channel]channel.Instance, len(registered))
+		for _, cp := range d.plan.Channels {
+			if cp.Module.Delivers {
+				rt.deliver.channels[cp.Module.Name] = registered[cp.Module.Name]
+			}
+		}
 	}
 	if tg != nil || len(registered) > 0 {
 		// A channel whose upstream keeps failing (Telegram down, a revoked

@@ -162,7 +162,7 @@ func (t schedTurns) Run(ctx context.Context, turn scheduler.Turn) (scheduler.Res
 type schedDeliverer struct {
 	telegram *telegram.Channel // nil when the channel is off
 	tui, ws  *gateway.WS
-	channels map[beamclaw.Channel]channel.Instance // the registered channels that are on
+	channels map[beamclaw.Channel]channel.Instance // the registered channels that are on and take deliveries
 }
 
 // Deliver implements scheduler.Deliverer.
@@ -184,7 +184,8 @@ func (sd *schedDeliverer) Deliver(ctx context.Context, to scheduler.Delivery, ms
 		return nil
 	}
 	if ch, ok := sd.channels[beamclaw.Channel(to.Kind)]; ok {
-		return ch.Deliver(ctx, to.Target, channel.Delivery{JobID: msg.JobID, UserID: msg.UserID, Agent: msg.Agent, Text: msg.Text})
+		return ch.Deliver(ctx, to.Target, channel.Delivery{JobID: msg.JobID, UserID: msg.UserID, Agent: msg.Agent,
+			SessionID: msg.SessionID, Text: msg.Text})
 	}
 	return fmt.Errorf("deliver to %s: the %s channel is off", to, to.Kind)
 }

@@ -80,7 +80,7 @@ func (c Config) Validate(p *setting.Problems) {
 	hb.Hours("active_hours", c.Heartbeat.ActiveHours)
 	hb.Min("max_tokens", c.Heartbeat.MaxTokens, 1)
 	if _, err := ParseDelivery(c.Heartbeat.Deliver); err != nil {
-		hb.Add("deliver", "%v", err)
+		hb.Add("deliver", "%s", err.Error()) // a string, so a value that looks like a secret is redacted
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -126,10 +127,10 @@ func literalSecretError(v string) error {
 	return errors.New("secret fields take {env: VAR}, not a literal value")
 }
 
-var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // IsEnvName reports whether s is a valid environment variable name.
-func IsEnvName(s string) bool { return envNameRE.MatchString(s) }
+func IsEnvName(s string) bool { return envNameRE().MatchString(s) }
 
 // envRef reads the mapping {env: NAME}.
 func envRef(n *yaml.Node) (string, error) {

@@ -342,3 +342,21 @@ func TestWebhookJobRepliesToItsEndpoint(t *testing.T) {
 		return false
 	})
 }
+
+// TestWebhookStartNeedsItsSecret: config check and start refuse an
+// endpoint whose secret is unset or shorter than 16 characters (its
+// answers would otherwise wait for an endpoint that is not there).
+func TestWebhookStartNeedsItsSecret(t *testing.T) {
+	for _, env := range []string{"", "CI_WEBHOOK_SECRET=short"} {
+		h := newHome(t, "gateway:\n  http:\n    addr: \"127.0.0.1:0\"\n  channels:\n    webhook:\n"+
+			"      - {name: ci, secret: {env: CI_WEBHOOK_SECRET}, agent: default, deliver_url: \"https://ci.example.com/answer\"}\n")
+		if env != "" {
+			h.env = append(h.env, env)
+		}
+		for name, r := range map[string]result{"config check": h.run("config", "check"), "start": h.run("start")} {
+			if r.code == 0 || !strings.Contains(r.stdout+r.stderr, "gateway.channels.webhook[0].secret") {
+				t.Errorf("%s with %q: exit %d, want a refusal naming the secret:\n%s%s", name, env, r.code, r.stdout, r.stderr)
+			}
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -40,12 +41,17 @@ const (
 // PathPrefix is where endpoints receive messages: PathPrefix + name.
 const PathPrefix = "/channels/webhook/"
 
-// outboxBucket holds answers by delivery id: those not yet delivered, and
-// for a week those delivered (so a resent message's answer, which is the
-// same run's, is not delivered again).
-const outboxBucket = "webhook_outbox"
+// Buckets: the answers waiting to be delivered, by delivery id, and for a
+// week the ids of those delivered or given up (so a resent message's
+// answer, which is the same run's, is not delivered again).
+const (
+	outboxBucket    = "webhook_outbox"
+	deliveredBucket = "webhook_delivered"
+)
 
-// keepDelivered is how long a delivered answer's record stays.
+// keepDelivered is how long a delivered answer's id is remembered, and
+// how long an answer waits for an endpoint that is not configured (its
+// secret unset, or the endpoint removed).
 const keepDelivered = 7 * 24 * time.Hour
 
 const (
@@ -53,7 +59,7 @@ const (
 	deliveryTimeout = 30 * time.Second
 	firstRetry      = time.Second
 	maxRetryWait    = 5 * time.Minute
-	maxAttempts     = 12 // about 30 minutes of retries, then the answer is dropped (logged)
+	maxAttempts     = 12 // about 18 minutes of waits between attempts, then the answer is dropped (logged)
 )
 
 // Inbound is the JSON an endpoint POSTs.
@@ -78,9 +84,7 @@ type pending struct {
 	Body     Outbound  `json:"body"`
 	Attempts int       `json:"attempts"`
 	NextAt   time.Time `json:"next_at"`
-	// Done is when the answer was delivered (or given up); zero while it
-	// waits.
-	Done time.Time `json:"done,omitzero"`
+	Queued   time.Time `json:"queued"`
 }
 
 // Channel serves the endpoints and delivers their answers.
@@ -88,6 +92,8 @@ type Channel struct {
 	host      channel.Host
 	endpoints map[string]endpoint
 	outbox    *store.KV
+	delivered *store.KV // delivery id -> when (RFC 3339)
+	pruned    time.Time // when delivered was last pruned
 	log       *slog.Logger
 	clk       clock.Clock
 	guarded   *http.Client // deliver_url through the SSRF guard
@@ -107,12 +113,14 @@ func newChannel(h channel.Host, options any) (channel.Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Channel{host: h, endpoints: make(map[string]endpoint, len(eps)), outbox: outbox, log: h.Logger,
-		clk: clock.Or(h.Clock), wake: make(chan struct{}, 1),
-		guarded: &http.Client{Timeout: deliveryTimeout, Transport: &http.Transport{Proxy: nil,
-			DialContext: builtin.GuardedDialer(builtin.CheckPublicIP, nil, deliveryTimeout)}},
-		open: &http.Client{Timeout: deliveryTimeout, Transport: &http.Transport{Proxy: nil,
-			DialContext: (&net.Dialer{Timeout: deliveryTimeout}).DialContext}}}
+	delivered, err := store.NewKV(h.DB, deliveredBucket)
+	if err != nil {
+		return nil, err
+	}
+	c := &Channel{host: h, endpoints: make(map[string]endpoint, len(eps)), outbox: outbox, delivered: delivered,
+		log: h.Logger, clk: clock.Or(h.Clock), wake: make(chan struct{}, 1),
+		guarded: deliveryClient(builtin.GuardedDialer(builtin.CheckPublicIP, nil, deliveryTimeout)),
+		open:    deliveryClient((&net.Dialer{Timeout: deliveryTimeout}).DialContext)}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
@@ -120,6 +128,16 @@ func newChannel(h channel.Host, options any) (channel.Instance, error) {
 		c.endpoints[e.Name] = e
 	}
 	return c, nil
+}
+
+// deliveryClient posts answers through dial. It follows no redirect (a 3xx
+// fails the attempt): a redirect would turn the POST into a GET that
+// looks delivered, or carry the signed answer to another host. No proxy:
+// a proxy would connect on our behalf, past the guard.
+func deliveryClient(dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Client {
+	return &http.Client{Timeout: deliveryTimeout,
+		Transport:     &http.Transport{Proxy: nil, DialContext: dial, IdleConnTimeout: 90 * time.Second},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
 // Routes implements channel.Instance: the subtree of the endpoints
@@ -222,12 +240,17 @@ func (c *Channel) Deliver(_ context.Context, target string, d channel.Delivery) 
 		return fmt.Errorf("no webhook endpoint %q", target)
 	}
 	id := "job:" + d.JobID + ":" + c.clk.Now().UTC().Format(time.RFC3339Nano)
-	return c.enqueue(id, target, Outbound{ID: "job:" + d.JobID, User: d.UserID, Text: d.Text})
+	return c.enqueue(id, target, Outbound{ID: "job:" + d.JobID, User: d.UserID, SessionID: d.SessionID, Text: d.Text})
 }
 
-// enqueue stores an answer unless one with its id is queued already.
+// enqueue stores an answer unless one with its id is queued or was
+// delivered already.
 func (c *Channel) enqueue(id, endpoint string, out Outbound) error {
-	b, err := json.Marshal(pending{Endpoint: endpoint, Body: out, NextAt: c.clk.Now()})
+	if _, done, err := c.delivered.Get(id); err != nil || done {
+		return err
+	}
+	now := c.clk.Now()
+	b, err := json.Marshal(pending{Endpoint: endpoint, Body: out, NextAt: now, Queued: now})
 	if err != nil {
 		return err
 	}
@@ -266,7 +289,9 @@ func (c *Channel) Serve(ctx context.Context) error {
 }
 
 // deliverDue posts every answer that is due and returns when the next
-// one falls due (zero: none queued).
+// one falls due (zero: none queued). After a failure, an endpoint's other
+// answers wait for the next pass, so one endpoint that is down does not
+// hold up the others.
 func (c *Channel) deliverDue(ctx context.Context) (time.Time, error) {
 	type item struct {
 		id string
@@ -275,19 +300,15 @@ func (c *Channel) deliverDue(ctx context.Context) (time.Time, error) {
 	var due []item
 	var next time.Time
 	now := c.clk.Now()
-	var expired []string
+	var drop []string
 	err := c.outbox.Each(func(id, v string) error {
 		var p pending
 		if err := json.Unmarshal([]byte(v), &p); err != nil {
 			c.log.Error("webhook outbox record unreadable; dropped", "id", id, "err", err)
-			expired = append(expired, id)
+			drop = append(drop, id)
 			return nil
 		}
 		switch {
-		case !p.Done.IsZero():
-			if now.Sub(p.Done) > keepDelivered {
-				expired = append(expired, id)
-			}
 		case !p.NextAt.After(now):
 			due = append(due, item{id, p})
 		case next.IsZero() || p.NextAt.Before(next):
@@ -295,43 +316,63 @@ func (c *Channel) deliverDue(ctx context.Context) (time.Time, error) {
 		}
 		return nil
 	})
-	for _, id := range expired {
-		if err := c.outbox.Delete(id); err != nil {
-			c.log.Error("webhook outbox delete", "id", id, "err", err)
-		}
+	for _, id := range drop {
+		c.remove(id)
 	}
 	if err != nil {
 		return time.Time{}, fmt.Errorf("webhook outbox: %w", err)
 	}
+	failed := map[string]bool{}
 	for _, it := range due {
 		if ctx.Err() != nil {
 			return next, nil
 		}
-		if at, again := c.attempt(ctx, it.id, it.p); again && (next.IsZero() || at.Before(next)) {
-			next = at
+		if failed[it.p.Endpoint] {
+			if next.IsZero() || now.Before(next) {
+				next = now
+			}
+			continue
+		}
+		at, again := c.attempt(ctx, it.id, it.p)
+		if again {
+			failed[it.p.Endpoint] = true
+			if next.IsZero() || at.Before(next) {
+				next = at
+			}
 		}
 	}
+	c.prune(now)
 	return next, nil
 }
 
 // attempt posts one answer; on failure it records the next attempt and
-// returns its time.
+// returns its time (again true). An answer for an endpoint that is not
+// configured waits (its secret may be set at the next start) until
+// keepDelivered has passed.
 func (c *Channel) attempt(ctx context.Context, id string, p pending) (time.Time, bool) {
 	ep, ok := c.endpoints[p.Endpoint]
 	if !ok {
-		c.log.Warn("webhook answer for an endpoint no longer configured; dropped", "endpoint", p.Endpoint, "id", id)
-		c.finish(id, p)
-		return time.Time{}, false
+		if c.clk.Now().Sub(p.Queued) > keepDelivered {
+			c.log.Warn("webhook answer for an endpoint not configured for a week; dropped", "endpoint", p.Endpoint, "id", id)
+			c.finish(id)
+			return time.Time{}, false
+		}
+		p.NextAt = c.clk.Now().Add(maxRetryWait)
+		c.store(id, p)
+		return p.NextAt, false
 	}
 	err := c.post(ctx, ep, id, p.Body)
-	if err == nil {
-		c.finish(id, p)
+	switch {
+	case err == nil:
+		c.finish(id)
 		return time.Time{}, false
+	case ctx.Err() != nil:
+		return time.Time{}, false // stopping: the attempt does not count
 	}
 	p.Attempts++
 	if p.Attempts >= maxAttempts {
 		c.log.Error("webhook answer not delivered; dropped", "endpoint", ep.Name, "id", id, "attempts", p.Attempts, "err", err)
-		c.finish(id, p)
+		c.finish(id)
 		return time.Time{}, false
 	}
 	wait := min(firstRetry<<(p.Attempts-1), maxRetryWait)
@@ -341,12 +382,21 @@ func (c *Channel) attempt(ctx context.Context, id string, p pending) (time.Time,
 	return p.NextAt, true
 }
 
-// finish marks an answer delivered (or given up): it is never posted
-// again, and its record goes after keepDelivered.
-func (c *Channel) finish(id string, p pending) {
-	p.Done = c.clk.Now()
-	p.Body.Text = "" // the record only keeps the answer from being queued again
-	c.store(id, p)
+// finish records an answer delivered (or given up): its id is remembered,
+// then it leaves the outbox. A stop between the two leaves it in both;
+// the next pass finds it delivered and only removes it.
+func (c *Channel) finish(id string) {
+	if _, err := c.delivered.PutIfAbsent(id, c.clk.Now().UTC().Format(time.RFC3339)); err != nil {
+		c.log.Error("webhook delivered write", "id", id, "err", err)
+		return
+	}
+	c.remove(id)
+}
+
+func (c *Channel) remove(id string) {
+	if err := c.outbox.Delete(id); err != nil {
+		c.log.Error("webhook outbox delete", "id", id, "err", err)
+	}
 }
 
 func (c *Channel) store(id string, p pending) {
@@ -356,6 +406,29 @@ func (c *Channel) store(id string, p pending) {
 	}
 	if err != nil {
 		c.log.Error("webhook outbox write", "id", id, "err", err)
+	}
+}
+
+// prune forgets delivered ids older than keepDelivered, at most hourly.
+func (c *Channel) prune(now time.Time) {
+	if now.Sub(c.pruned) < time.Hour {
+		return
+	}
+	c.pruned = now
+	var old []string
+	err := c.delivered.Each(func(id, at string) error {
+		if t, err := time.Parse(time.RFC3339, at); err != nil || now.Sub(t) > keepDelivered {
+			old = append(old, id)
+		}
+		return nil
+	})
+	if err != nil {
+		c.log.Error("webhook delivered read", "err", err)
+	}
+	for _, id := range old {
+		if err := c.delivered.Delete(id); err != nil {
+			c.log.Error("webhook delivered delete", "id", id, "err", err)
+		}
 	}
 }
 
@@ -378,12 +451,19 @@ func (c *Channel) post(ctx context.Context, ep endpoint, id string, out Outbound
 	}
 	resp, err := client.Do(req)
 	if err != nil {
+		var ue *url.Error // its text holds deliver_url, which may carry a token
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return err
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("deliver_url answered %s", resp.Status)
+	switch resp.StatusCode / 100 {
+	case 2:
+		return nil
+	case 3:
+		return fmt.Errorf("deliver_url answered %s: redirects are not followed", resp.Status)
 	}
-	return nil
+	return fmt.Errorf("deliver_url answered %s", resp.Status)
 }

@@ -104,6 +104,17 @@ func private(raw string) bool {
 	return ip != nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified())
 }
 
+// MinSecretLen is the shortest HMAC key accepted.
+const MinSecretLen = 16
+
+// ValidateRuntime checks each endpoint's secret in getenv's environment:
+// set, and at least MinSecretLen characters.
+func (c Config) ValidateRuntime(p *setting.Problems, getenv func(string) string) {
+	for i, e := range c {
+		p.Secret(fmt.Sprintf("[%d].secret", i), e.Secret, getenv, MinSecretLen)
+	}
+}
+
 // endpoint is an Endpoint with its secret resolved.
 type endpoint struct {
 	Name, Secret, Agent, DeliverURL string
@@ -111,7 +122,7 @@ type endpoint struct {
 }
 
 // Options resolves the endpoints' secrets; an endpoint whose variable is
-// unset is left out (the daemon warns about unset secrets at start).
+// unset is left out (start refuses that: ValidateRuntime).
 func (c Config) Options(getenv func(string) string) any {
 	out := make([]endpoint, 0, len(c))
 	for _, e := range c {
