@@ -10,6 +10,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/config"
+	"github.com/beamclaw/beamclaw-go/internal/control"
 	"github.com/beamclaw/beamclaw-go/internal/skill"
 	"github.com/beamclaw/beamclaw-go/pkg/client"
 )
@@ -122,26 +123,6 @@ func (a *Admin) ConfigShow() ([]byte, error) {
 	return l.Show(a.getenv)
 }
 
-// userError shows a user-facing message while keeping the cause for
-// errors.Is and errors.As.
-type userError struct {
-	msg string
-	err error
-}
-
-func (e *userError) Error() string { return e.msg }
-func (e *userError) Unwrap() error { return e.err }
-
-// plain turns a beamclaw.Error that carries a user message (not found,
-// invalid, conflict...) into that message alone; other errors pass.
-func plain(err error) error {
-	var be *beamclaw.Error
-	if err == nil || !errors.As(err, &be) || be.Kind == beamclaw.KindInternal {
-		return err
-	}
-	return &userError{msg: beamclaw.UserMessage(err), err: err}
-}
-
 // controlDo calls a control route of the running daemon. ok is false
 // (with no error) when no daemon answers on the socket; a daemon's error
 // answer becomes its message alone.
@@ -154,7 +135,7 @@ func controlDo(ctx context.Context, socket, method, path string, in, out any) (o
 	}
 	var ce *client.Error
 	if errors.As(err, &ce) {
-		return true, &userError{msg: ce.Message, err: err}
+		return true, &control.UserError{Msg: ce.Message, Err: err}
 	}
 	return true, err
 }

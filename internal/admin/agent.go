@@ -6,6 +6,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/config"
+	"github.com/beamclaw/beamclaw-go/internal/control"
 	"github.com/beamclaw/beamclaw-go/internal/skill"
 	"github.com/beamclaw/beamclaw-go/internal/workspace"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
@@ -30,7 +31,7 @@ func (a *Admin) AgentCreate(name string) (protocol.Agent, error) {
 		return protocol.Agent{}, err
 	}
 	if err := ws.Create(name); err != nil {
-		return protocol.Agent{}, plain(err)
+		return protocol.Agent{}, control.Plain(err)
 	}
 	return agentShow(ws, name)
 }
@@ -43,7 +44,7 @@ func (a *Admin) AgentList() ([]protocol.Agent, error) {
 	}
 	list, err := ws.List()
 	if err != nil {
-		return nil, plain(err)
+		return nil, control.Plain(err)
 	}
 	out := make([]protocol.Agent, 0, len(list))
 	for _, ag := range list {
@@ -64,7 +65,7 @@ func (a *Admin) AgentShow(name string) (protocol.Agent, error) {
 func agentShow(ws *workspace.Store, name string) (protocol.Agent, error) {
 	a, err := ws.Get(name)
 	if err != nil {
-		return protocol.Agent{}, plain(err)
+		return protocol.Agent{}, control.Plain(err)
 	}
 	return agentWire(a), nil
 }
@@ -80,7 +81,7 @@ func (a *Admin) AgentPrompt(name string) (string, error) {
 		if err == nil {
 			err = beamclaw.E("agent", beamclaw.KindNotFound, "no agent named "+name, nil)
 		}
-		return "", plain(err)
+		return "", control.Plain(err)
 	}
 	cat, err := skill.Discover(skill.Options{Bundled: skills.FS, GlobalDir: paths.SkillsDir,
 		AgentDir: paths.AgentDir(name) + "/skills"})
@@ -88,7 +89,7 @@ func (a *Admin) AgentPrompt(name string) (string, error) {
 		return "", fmt.Errorf("skills: %w", err)
 	}
 	p, err := ws.SystemPrompt(name, workspace.PromptExtras{Skills: skill.PromptSection(cat.Skills)})
-	return p, plain(err)
+	return p, control.Plain(err)
 }
 
 // AgentDelete removes the agent's workspace and everything in it.
@@ -97,7 +98,7 @@ func (a *Admin) AgentDelete(name string) error {
 	if err != nil {
 		return err
 	}
-	return plain(ws.Delete(name))
+	return control.Plain(ws.Delete(name))
 }
 
 // AgentRehatch restores the default templates, keeping memory/ unless all.
@@ -107,7 +108,7 @@ func (a *Admin) AgentRehatch(name string, all bool) (protocol.Agent, error) {
 		return protocol.Agent{}, err
 	}
 	if err := ws.Rehatch(name, all); err != nil {
-		return protocol.Agent{}, plain(err)
+		return protocol.Agent{}, control.Plain(err)
 	}
 	return agentShow(ws, name)
 }

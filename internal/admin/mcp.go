@@ -8,6 +8,7 @@ import (
 	"net/url"
 
 	"github.com/beamclaw/beamclaw-go/internal/config"
+	"github.com/beamclaw/beamclaw-go/internal/control"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/mcp/oauth"
 	"github.com/beamclaw/beamclaw-go/internal/store"
@@ -72,7 +73,7 @@ func (a *Admin) MCPTest(ctx context.Context, name string) ([]protocol.MCPTool, e
 	if err != nil {
 		return nil, err
 	}
-	return MCPToolsWire(infos), nil
+	return control.MCPToolsWire(infos), nil
 }
 
 // MCPTestInfos is MCPTest with the tools' definition hashes.
@@ -102,7 +103,7 @@ func (a *Admin) MCPTestInfos(ctx context.Context, name string) ([]mcp.ToolInfo, 
 		infos, err = mcp.Probe(ctx, sc, opts)
 	}
 	if errors.Is(err, oauth.ErrLoginRequired) || errors.Is(err, oauth.ErrInsufficientScope) {
-		return nil, &userError{msg: fmt.Sprintf("%v; run `beamclaw mcp login %s`", err, name), err: err}
+		return nil, &control.UserError{Msg: fmt.Sprintf("%v; run `beamclaw mcp login %s`", err, name), Err: err}
 	}
 	return infos, err
 }
@@ -114,24 +115,6 @@ func (a *Admin) mcpServerConfig(cfg config.Loaded, name string) (mcp.ServerConfi
 			return s.Resolve(a.getenv)
 		}
 	}
-	return mcp.ServerConfig{}, &userError{msg: fmt.Sprintf("no MCP server named %q in mcp.servers (see `beamclaw mcp list`)", name),
-		err: mcp.ErrUnknownTool}
-}
-
-func MCPToolsWire(infos []mcp.ToolInfo) []protocol.MCPTool {
-	out := make([]protocol.MCPTool, 0, len(infos))
-	for _, t := range infos {
-		out = append(out, protocol.MCPTool{Name: t.Name, Server: t.Server, RemoteName: t.RemoteName,
-			Description: t.Description, Changed: t.Changed, Trusted: t.Trusted})
-	}
-	return out
-}
-
-func MCPServersWire(st []mcp.ServerStatus) []protocol.MCPServer {
-	out := make([]protocol.MCPServer, 0, len(st))
-	for _, s := range st {
-		out = append(out, protocol.MCPServer{Name: s.Name, Transport: s.Transport, State: string(s.State),
-			Tools: s.Tools, Restarts: s.Restarts, LastError: s.LastError, Changed: s.Changed, NeedsScope: s.NeedsScope})
-	}
-	return out
+	return mcp.ServerConfig{}, &control.UserError{Msg: fmt.Sprintf("no MCP server named %q in mcp.servers (see `beamclaw mcp list`)", name),
+		Err: mcp.ErrUnknownTool}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/beamclaw/beamclaw-go/internal/control"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
@@ -47,6 +48,6 @@ func (a *Admin) MCPAccept(ctx context.Context, server, tool string) (string, err
 		}
 		return t.Name, nil
 	}
-	return "", &userError{msg: fmt.Sprintf("MCP server %q has no tool %q (see `beamclaw mcp test %s`)", server, tool, server),
-		err: mcp.ErrUnknownTool}
+	return "", &control.UserError{Msg: fmt.Sprintf("MCP server %q has no tool %q (see `beamclaw mcp test %s`)", server, tool, server),
+		Err: mcp.ErrUnknownTool}
 }

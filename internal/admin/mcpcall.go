@@ -11,7 +11,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/config"
-	"github.com/beamclaw/beamclaw-go/internal/elicit"
+	"github.com/beamclaw/beamclaw-go/internal/control"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/mcp/oauth"
 	"github.com/beamclaw/beamclaw-go/internal/scrub"
@@ -48,7 +48,7 @@ func (a *Admin) MCPCall(ctx context.Context, server, tool string, args json.RawM
 		return protocol.MCPCallResult{}, err
 	}
 	if len(args) > 0 && !json.Valid(args) {
-		return protocol.MCPCallResult{}, &userError{msg: "the arguments are not JSON: " + string(args), err: mcp.ErrUnknownTool}
+		return protocol.MCPCallResult{}, &control.UserError{Msg: "the arguments are not JSON: " + string(args), Err: mcp.ErrUnknownTool}
 	}
 	req := protocol.MCPCallRequest{Server: server, Tool: tool, Args: args, Elicit: o.Elicit}
 	if req.Elicit == protocol.ElicitAsk {
@@ -109,7 +109,7 @@ func (a *Admin) callLocal(ctx context.Context, cfg config.Loaded, sc mcp.ServerC
 		out.Structured = json.RawMessage(scrubber.String(string(res.Structured)))
 	}
 	if err != nil {
-		return out, plain(errors.New(scrubber.String(err.Error())))
+		return out, control.Plain(errors.New(scrubber.String(err.Error())))
 	}
 	return out, nil
 }
@@ -188,21 +188,5 @@ func callAsker(o MCPCallOptions) beamclaw.Asker {
 	if o.Elicit == protocol.ElicitAsk && o.Asker != nil {
 		return o.Asker
 	}
-	return FixedAsker(o.Elicit)
-}
-
-// FixedAsker answers every elicitation the same way: accept with the
-// schema's defaults (protocol.ElicitDefaults) or decline.
-type FixedAsker string
-
-// Ask implements beamclaw.Asker.
-func (f FixedAsker) Ask(_ context.Context, e beamclaw.Elicitation) (beamclaw.ElicitAnswer, error) {
-	if string(f) != protocol.ElicitDefaults || e.URL != "" {
-		return beamclaw.ElicitAnswer{Action: beamclaw.ElicitDecline}, nil
-	}
-	form, err := elicit.Parse(e.Schema)
-	if err != nil {
-		return beamclaw.ElicitAnswer{Action: beamclaw.ElicitDecline}, nil
-	}
-	return beamclaw.ElicitAnswer{Action: beamclaw.ElicitAccept, Content: form.Defaults()}, nil
+	return control.FixedAsker(o.Elicit)
 }

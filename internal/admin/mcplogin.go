@@ -9,6 +9,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/config"
+	"github.com/beamclaw/beamclaw-go/internal/control"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/mcp/oauth"
 	"github.com/beamclaw/beamclaw-go/internal/store"
@@ -33,8 +34,8 @@ func (a *Admin) MCPLogin(ctx context.Context, name string, show func(authURL str
 		return protocol.MCPLogin{}, err
 	}
 	if sc.Transport != mcp.TransportHTTP {
-		return protocol.MCPLogin{}, &userError{msg: fmt.Sprintf("MCP server %q is a %s server: only http servers log in", name, sc.Transport),
-			err: mcp.ErrUnknownTool}
+		return protocol.MCPLogin{}, &control.UserError{Msg: fmt.Sprintf("MCP server %q is a %s server: only http servers log in", name, sc.Transport),
+			Err: mcp.ErrUnknownTool}
 	}
 	var list protocol.MCPList
 	daemon, err := controlDo(ctx, cfg.Paths.Socket, http.MethodGet, protocol.ControlMCP, nil, &list)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/config"
+	"github.com/beamclaw/beamclaw-go/internal/control"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/pairing"
 	"github.com/beamclaw/beamclaw-go/internal/store"
@@ -123,7 +124,7 @@ func TestPairingThroughControlSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	gw := gateway.New(gateway.Options{
-		Control: ControlRoutes(ControlDeps{DB: db, Paths: paths}),
+		Control: control.Routes(control.Deps{DB: db, AgentsDir: paths.AgentsDir}),
 		Status:  func(context.Context) protocol.Status { return protocol.Status{PID: os.Getpid()} },
 	})
 	srv := &http.Server{Handler: gw.ControlHandler(), ReadHeaderTimeout: 5 * time.Second}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/config"
+	"github.com/beamclaw/beamclaw-go/internal/control"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
@@ -38,7 +39,7 @@ func (a *Admin) sandboxManager(l config.Loaded) (*sandbox.Manager, error) {
 	o.InstallID = id
 	m, err := sandbox.New(o)
 	if err != nil {
-		return nil, plain(err)
+		return nil, control.Plain(err)
 	}
 	return m, nil
 }
@@ -62,7 +63,7 @@ func (a *Admin) SandboxStatus(ctx context.Context) (protocol.SandboxStatus, erro
 		return protocol.SandboxStatus{}, err
 	}
 	defer m.Close()
-	return SandboxStatusWire(m.Status(ctx), l.Sandbox.Enabled, ""), nil
+	return control.SandboxStatusWire(m.Status(ctx), l.Sandbox.Enabled, ""), nil
 }
 
 // SandboxList lists this installation's sandbox containers.
@@ -84,9 +85,9 @@ func (a *Admin) SandboxList(ctx context.Context) (protocol.SandboxContainers, er
 	defer m.Close()
 	list, err := m.List(ctx)
 	if err != nil {
-		return protocol.SandboxContainers{}, plain(err)
+		return protocol.SandboxContainers{}, control.Plain(err)
 	}
-	return protocol.SandboxContainers{Containers: SandboxContainersWire(list)}, nil
+	return protocol.SandboxContainers{Containers: control.SandboxContainersWire(list)}, nil
 }
 
 // SandboxKill removes one of this installation's containers (by name,
@@ -108,7 +109,7 @@ func (a *Admin) SandboxKill(ctx context.Context, container string) error {
 		return err
 	}
 	defer m.Close()
-	return plain(m.Kill(ctx, container))
+	return control.Plain(m.Kill(ctx, container))
 }
 
 // SandboxBuild builds sandbox.docker_image on the local engine, writing
@@ -122,7 +123,7 @@ func (a *Admin) SandboxBuild(ctx context.Context, force bool, mirror string, pro
 	res, err := sandbox.BuildImage(ctx, sandbox.BuildOptions{Image: l.Sandbox.DockerImage, Force: force, Mirror: mirror,
 		DockerHost: a.getenv("DOCKER_HOST")}, progress)
 	if err != nil {
-		return protocol.SandboxBuild{}, plain(err)
+		return protocol.SandboxBuild{}, control.Plain(err)
 	}
 	out := protocol.SandboxBuild{Image: res.Image, ImageID: res.ImageID, Built: res.Built, Base: res.Base, BaseBuilt: res.BaseBuilt}
 	if l.Sandbox.Enabled {
@@ -155,21 +156,6 @@ func (a *Admin) sandboxCheck(ctx context.Context, l config.Loaded) protocol.Chec
 	return ok("sandbox", detail)
 }
 
-// sandboxFix is what to do about a status's problem ("" without one).
-func sandboxFix(st protocol.SandboxStatus) string {
-	switch {
-	case st.Problem == "":
-		return ""
-	case !st.EngineOK:
-		return "start dockerd (or add this user to the docker group, or set DOCKER_HOST); a running daemon turns exec on by itself once it answers"
-	case st.ImageID == "" || !st.ImageCurrent:
-		return "run `beamclaw sandbox build`; a running daemon turns exec on when it finishes"
-	case !st.RuntimeOK:
-		return "register runsc with the engine (see docs/sandbox.md), or set sandbox.runtime: runc"
-	}
-	return "see docs/sandbox.md#troubleshooting"
-}
-
 // cannotRun lists the sections the config enables that cannot run here,
 // one warning each (config check and start print them).
 func (a *Admin) cannotRun(ctx context.Context, l config.Loaded) []string {
@@ -187,37 +173,4 @@ func (a *Admin) cannotRun(ctx context.Context, l config.Loaded) []string {
 		}
 	}
 	return out
-}
-
-// SandboxStatusWire is the wire form of a Manager's Status, with the fix
-// for its problem; problem, when not empty, replaces Status's (the gate's
-// own words are better when Enable failed).
-func SandboxStatusWire(st sandbox.Status, enabled bool, problem string) protocol.SandboxStatus {
-	if problem == "" {
-		problem = st.Problem
-	}
-	out := protocol.SandboxStatus{Enabled: enabled, Problem: problem, InstallID: st.InstallID,
-		Engine: st.Engine, EngineOK: st.EngineOK, EngineVersion: st.EngineVersion, APIVersion: st.APIVersion,
-		Image: st.Image, ImageID: shortImageID(st.ImageID), ImageCurrent: st.ImageCurrent,
-		Runtime: st.Runtime, RuntimeOK: st.RuntimeOK, Runtimes: st.Runtimes, Containers: st.Containers}
-	out.Fix = sandboxFix(out)
-	return out
-}
-
-// SandboxContainersWire is the wire form of a Manager's List.
-func SandboxContainersWire(list []sandbox.ContainerInfo) []protocol.SandboxContainer {
-	out := make([]protocol.SandboxContainer, 0, len(list))
-	for _, c := range list {
-		out = append(out, protocol.SandboxContainer{ID: c.ID, Name: c.Name, Scope: c.Scope, Session: c.Session,
-			Agent: c.Agent, State: c.State, Status: c.Status, Created: stamp(c.Created), Mine: c.Mine, InFlight: c.InFlight})
-	}
-	return out
-}
-
-func shortImageID(id string) string {
-	id = strings.TrimPrefix(id, "sha256:")
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
 }

@@ -9,19 +9,11 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/config"
-	"github.com/beamclaw/beamclaw-go/internal/gateway"
+	"github.com/beamclaw/beamclaw-go/internal/control"
 	"github.com/beamclaw/beamclaw-go/internal/session"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
-
-// Sessions is what the control routes need of the running daemon's
-// sessions (*session.Manager).
-type Sessions interface {
-	List(f session.Filter) ([]session.Summary, error)
-	Show(id string) (session.Summary, []beamclaw.Message, error)
-	Delete(ctx context.Context, id string) error
-}
 
 // The sessions commands go through the running daemon (it owns the
 // database and knows which sessions are live); when none runs they read
@@ -52,7 +44,7 @@ func (a *Admin) SessionsList(ctx context.Context, f protocol.SessionQuery) (prot
 	}
 	err = withCatalog(paths, func(c *session.Catalog) error {
 		sums, err := c.List(filterOf(f))
-		out = protocol.SessionList{Sessions: sessionsWire(sums)}
+		out = protocol.SessionList{Sessions: control.SessionsWire(sums)}
 		return err
 	})
 	return out, err
@@ -75,7 +67,7 @@ func (a *Admin) SessionShow(ctx context.Context, id string) (protocol.SessionDet
 	}
 	err = withCatalog(paths, func(c *session.Catalog) error {
 		sum, hist, err := c.Show(id)
-		out = detailWire(sum, hist)
+		out = control.DetailWire(sum, hist)
 		return sessionError(err)
 	})
 	return out, err
@@ -122,9 +114,9 @@ func (a *Admin) resolveSession(ctx context.Context, id string) (string, error) {
 	case 1:
 		return found[0], nil
 	case 0:
-		return "", &userError{msg: "no session " + id + " (see `beamclaw sessions list --archived`)", err: errNoSession}
+		return "", &control.UserError{Msg: "no session " + id + " (see `beamclaw sessions list --archived`)", Err: errNoSession}
 	}
-	return "", &userError{msg: "session " + id + " is ambiguous: give more of its id", err: errNoSession}
+	return "", &control.UserError{Msg: "session " + id + " is ambiguous: give more of its id", Err: errNoSession}
 }
 
 var errNoSession = errors.New("no such session")
@@ -146,85 +138,11 @@ func withCatalog(paths config.Paths, fn func(*session.Catalog) error) error {
 
 func sessionError(err error) error {
 	if beamclaw.KindOf(err) == beamclaw.KindNotFound {
-		return &userError{msg: "no such session (see `beamclaw sessions list --archived`)", err: errNoSession}
+		return &control.UserError{Msg: "no such session (see `beamclaw sessions list --archived`)", Err: errNoSession}
 	}
 	return err
 }
 
 func filterOf(f protocol.SessionQuery) session.Filter {
 	return session.Filter{UserID: f.User, AgentID: f.Agent, Archived: f.Archived, Text: f.Search}
-}
-
-func sessionsWire(sums []session.Summary) []protocol.SessionInfo {
-	out := make([]protocol.SessionInfo, 0, len(sums))
-	for _, s := range sums {
-		out = append(out, gateway.WireSession(s))
-	}
-	return out
-}
-
-func detailWire(s session.Summary, hist []beamclaw.Message) protocol.SessionDetail {
-	return protocol.SessionDetail{Session: gateway.WireSession(s), Messages: gateway.WireHistory(hist)}
-}
-
-// Control routes.
-
-func (c *control) sessionsList(w http.ResponseWriter, r *http.Request) {
-	if c.sessions == nil {
-		controlError(w, http.StatusNotFound, "this daemon keeps no sessions")
-		return
-	}
-	q := r.URL.Query()
-	sums, err := c.sessions.List(session.Filter{AgentID: q.Get("agent"), UserID: q.Get("user"),
-		Archived: q.Get("archived") == "1", Text: q.Get("q")})
-	if err != nil {
-		controlError(w, http.StatusInternalServerError, beamclaw.UserMessage(err))
-		return
-	}
-	controlJSON(w, http.StatusOK, protocol.SessionList{Sessions: sessionsWire(sums)})
-}
-
-func (c *control) sessionShow(w http.ResponseWriter, r *http.Request) {
-	if c.sessions == nil {
-		controlError(w, http.StatusNotFound, "this daemon keeps no sessions")
-		return
-	}
-	sum, hist, err := c.sessions.Show(sessionIDOf(r))
-	if err != nil {
-		controlError(w, kindStatus(err), beamclaw.UserMessage(err))
-		return
-	}
-	controlJSON(w, http.StatusOK, detailWire(sum, hist))
-}
-
-func (c *control) sessionDelete(w http.ResponseWriter, r *http.Request) {
-	if c.sessions == nil {
-		controlError(w, http.StatusNotFound, "this daemon keeps no sessions")
-		return
-	}
-	if err := c.sessions.Delete(r.Context(), sessionIDOf(r)); err != nil {
-		controlError(w, kindStatus(err), beamclaw.UserMessage(err))
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
-}
-
-// kindStatus maps a session error to its control-route status.
-func kindStatus(err error) int {
-	switch beamclaw.KindOf(err) {
-	case beamclaw.KindNotFound:
-		return http.StatusNotFound
-	case beamclaw.KindConflict:
-		return http.StatusConflict
-	}
-	return http.StatusInternalServerError
-}
-
-// sessionIDOf is the {id} of a /control/sessions/{id} route.
-func sessionIDOf(r *http.Request) string {
-	id := strings.TrimPrefix(r.URL.Path, protocol.ControlSession+"/")
-	if u, err := url.PathUnescape(id); err == nil {
-		return u
-	}
-	return id
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/control"
 	"github.com/beamclaw/beamclaw-go/internal/skill"
 	"github.com/beamclaw/beamclaw-go/internal/workspace"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
@@ -31,7 +32,7 @@ func (a *Admin) discoverSkills(se skillEnv, agent string) (skill.Catalog, string
 		agent = cfg.Core.DefaultAgent
 	}
 	if err := workspace.ValidName(agent); err != nil {
-		return skill.Catalog{}, "", plain(err)
+		return skill.Catalog{}, "", control.Plain(err)
 	}
 	cat, err := skill.Discover(skill.Options{Bundled: skills.FS, GlobalDir: paths.SkillsDir,
 		AgentDir: paths.AgentDir(agent) + "/skills", Env: se.machine, AllowFlagged: cfg.Core.Skills.AllowFlagged})
@@ -78,7 +79,7 @@ func (a *Admin) findSkill(se skillEnv, agent, name string) (skill.Skill, error) 
 	}
 	s, ok := cat.Get(name)
 	if !ok {
-		return skill.Skill{}, plain(beamclaw.E("skills", beamclaw.KindNotFound,
+		return skill.Skill{}, control.Plain(beamclaw.E("skills", beamclaw.KindNotFound,
 			fmt.Sprintf("no skill named %q for agent %s (see `beamclaw skills list`)", name, agent), nil))
 	}
 	return s, nil

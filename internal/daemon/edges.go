@@ -5,9 +5,9 @@ import (
 
 	"github.com/thejerf/suture/v4"
 
-	"github.com/beamclaw/beamclaw-go/internal/admin"
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/channel"
+	"github.com/beamclaw/beamclaw-go/internal/control"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/session"
 	"github.com/beamclaw/beamclaw-go/internal/supervise"
@@ -17,7 +17,7 @@ import (
 // edges builds the gateway routes over the runtime, and the services
 // (WebSocket hubs, the A2A edge, channels) that must run under the gateway
 // supervisor.
-func (d *daemon) edges(rt *agentRuntime) (routes, control []gateway.Mount, services []suture.Service, err error) {
+func (d *daemon) edges(rt *agentRuntime) (routes, socket []gateway.Mount, services []suture.Service, err error) {
 	canonical := d.plan.CanonicalUser
 	userID := func(prefix, id string) string { return session.UserID(prefix, id, canonical) }
 	api := rt.sessions
@@ -35,14 +35,14 @@ func (d *daemon) edges(rt *agentRuntime) (routes, control []gateway.Mount, servi
 	localOpts := wsOpts
 	localOpts.Local, localOpts.TUIDisabled = true, !d.plan.TUI
 	local := gateway.NewWS(localOpts)
-	control = append(control, local.Routes()...)
-	deps := admin.ControlDeps{Sessions: rt.sessions, MCP: rt.mcp, Tokens: rt.tokens,
-		Scrub: rt.scrubber.String, DB: d.db, Paths: d.paths, Log: d.log,
+	socket = append(socket, local.Routes()...)
+	deps := control.Deps{Sessions: rt.sessions, MCP: rt.mcp, Tokens: rt.tokens,
+		Scrub: rt.scrubber.String, DB: d.db, AgentsDir: d.paths.AgentsDir, Log: d.log,
 		Sandbox: rt.sandbox, SandboxGate: rt.sandboxGate}
 	if rt.scheduler != nil {
 		deps.Scheduler = rt.scheduler
 	}
-	control = append(control, admin.ControlRoutes(deps)...)
+	socket = append(socket, control.Routes(deps)...)
 	services = []suture.Service{public, local}
 	a2aSvc, a2aRoutes, err := d.a2aEdge(rt)
 	if err != nil {
@@ -87,7 +87,7 @@ func (d *daemon) edges(rt *agentRuntime) (routes, control []gateway.Mount, servi
 		}
 		services = append(services, channels)
 	}
-	return routes, control, services, nil
+	return routes, socket, services, nil
 }
 
 // registeredChannels builds the registered channels that are on.

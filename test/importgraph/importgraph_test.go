@@ -32,27 +32,31 @@ var layers = []struct {
 	{"edges", []string{"internal/gateway", "internal/channel/...", "internal/a2a"}},
 	// the file: composes the sections their packages own (ADR-025)
 	{"config", []string{"internal/config"}},
-	{"root", []string{"internal/daemon", "internal/admin", "internal/cli"}},
+	{"root", []string{"internal/daemon", "internal/admin", "internal/control", "internal/cli"}},
 	{"main", []string{"cmd/..."}},
 }
 
 // siblings that may import each other within a layer (the loop drives
 // tools and the session drives the loop).
 var sameLayerAllowed = map[[2]string]bool{
-	{"internal/loop", "internal/tool"}:                true,
-	{"internal/loop", "internal/toolparse"}:           true,
-	{"internal/session", "internal/loop"}:             true,
-	{"internal/session", "internal/tool"}:             true,
-	{"internal/tool/builtin", "internal/tool"}:        true,
-	{"internal/obs", "internal/beamclaw"}:             true,
-	{"internal/obs", "internal/setting"}:              true, // obs owns its config section
-	{"internal/setting", "internal/scrub"}:            true, // one definition of "looks like a secret"
-	{"internal/agent", "internal/memory"}:             true, // the agent runtime ties workspace, skills and memory
-	{"internal/agent", "internal/skill"}:              true,
-	{"internal/agent", "internal/workspace"}:          true,
-	{"internal/agent", "internal/tool/builtin"}:       true, // it implements the tools' memory and skill interfaces
-	{"internal/agent", "skills"}:                      true,
-	{"internal/daemon", "internal/admin"}:             true, // the daemon serves admin's control routes
+	{"internal/loop", "internal/tool"}:          true,
+	{"internal/loop", "internal/toolparse"}:     true,
+	{"internal/session", "internal/loop"}:       true,
+	{"internal/session", "internal/tool"}:       true,
+	{"internal/tool/builtin", "internal/tool"}:  true,
+	{"internal/obs", "internal/beamclaw"}:       true,
+	{"internal/obs", "internal/setting"}:        true, // obs owns its config section
+	{"internal/setting", "internal/scrub"}:      true, // one definition of "looks like a secret"
+	{"internal/agent", "internal/memory"}:       true, // the agent runtime ties workspace, skills and memory
+	{"internal/agent", "internal/skill"}:        true,
+	{"internal/agent", "internal/workspace"}:    true,
+	{"internal/agent", "internal/tool/builtin"}: true, // it implements the tools' memory and skill interfaces
+	{"internal/agent", "skills"}:                true,
+	{"internal/daemon", "internal/admin"}:       true, // the daemon opens the MCP logins' store admin's CLI shares
+	// the control API: the daemon serves its routes, the CLI's offline
+	// paths use its operations and wire conversions (one copy of each)
+	{"internal/daemon", "internal/control"}:           true,
+	{"internal/admin", "internal/control"}:            true,
 	{"internal/memory", "internal/memory/search"}:     true,
 	{"internal/memory", "internal/memory/embedcache"}: true,
 }

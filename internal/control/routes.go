@@ -1,0 +1,88 @@
+package control
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/beamclaw/beamclaw-go/internal/gateway"
+	"github.com/beamclaw/beamclaw-go/internal/mcp"
+	"github.com/beamclaw/beamclaw-go/internal/mcp/oauth"
+	"github.com/beamclaw/beamclaw-go/internal/pairing"
+	"github.com/beamclaw/beamclaw-go/internal/sandbox"
+	"github.com/beamclaw/beamclaw-go/internal/store"
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
+)
+
+// handlers serve the CLI's routes on the control socket: MCP state and
+// pairing, which need the running daemon's memory or its database.
+type handlers struct {
+	sessions  Sessions
+	mcp       *mcp.Manager // nil without MCP
+	db        *store.DB
+	tokens    oauth.Store // MCP OAuth logins; nil without MCP
+	scrub     func(string) string
+	pairing   *pairing.Store
+	agentsDir string
+	log       *slog.Logger
+	sandbox   *sandbox.Manager // nil unless sandbox.enabled
+	gate      *sandbox.Gate
+	scheduler Scheduler // nil unless scheduler.enabled
+}
+
+// Deps is what the control routes work on: the daemon's live MCP
+// manager and its logins (nil without MCP), its scrubber, its database.
+type Deps struct {
+	Sessions Sessions // the daemon's sessions
+	MCP      *mcp.Manager
+	Tokens   oauth.Store
+	Scrub    func(string) string // nil: nothing to scrub
+	DB       *store.DB
+	// AgentsDir is the agents' workspace directory (config.Paths.AgentsDir),
+	// where pairing approval looks for the agent a peer is bound to.
+	AgentsDir string
+	Log       *slog.Logger
+	// Sandbox and SandboxGate are the code sandbox (nil unless
+	// sandbox.enabled).
+	Sandbox     *sandbox.Manager
+	SandboxGate *sandbox.Gate
+	// Scheduler is the running scheduler (nil unless scheduler.enabled).
+	Scheduler Scheduler
+}
+
+// Routes returns the routes the daemon serves on its control socket for
+// the CLI (beamclaw mcp list|tools|accept|login|logout|call, beamclaw pair
+// ..., beamclaw sandbox status|list|kill, beamclaw sessions ..., beamclaw
+// scheduler ..., beamclaw db backup|check).
+func Routes(d Deps) []gateway.Mount {
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	if d.Scrub == nil {
+		d.Scrub = func(s string) string { return s }
+	}
+	c := &handlers{sessions: d.Sessions, mcp: d.MCP, tokens: d.Tokens, scrub: d.Scrub, db: d.DB, pairing: pairing.New(d.DB, pairing.Options{}),
+		agentsDir: d.AgentsDir, log: d.Log, sandbox: d.Sandbox, gate: d.SandboxGate, scheduler: d.Scheduler}
+	return append(c.routes(), c.schedulerRoutes()...)
+}
+
+func (c *handlers) routes() []gateway.Mount {
+	return []gateway.Mount{
+		{Method: http.MethodGet, Pattern: protocol.ControlMCP, Handler: http.HandlerFunc(c.mcpList)},
+		{Method: http.MethodGet, Pattern: protocol.ControlMCPTools, Handler: http.HandlerFunc(c.mcpTools)},
+		{Method: http.MethodPost, Pattern: protocol.ControlMCPAccept, Handler: http.HandlerFunc(c.mcpAccept)},
+		{Method: http.MethodPost, Pattern: protocol.ControlMCPLogin, Handler: http.HandlerFunc(c.mcpLogin)},
+		{Method: http.MethodPost, Pattern: protocol.ControlMCPLogout, Handler: http.HandlerFunc(c.mcpLogout)},
+		{Method: http.MethodPost, Pattern: protocol.ControlMCPCall, Handler: http.HandlerFunc(c.mcpCall)},
+		{Method: http.MethodGet, Pattern: protocol.ControlPairing, Handler: http.HandlerFunc(c.pairList)},
+		{Method: http.MethodPost, Pattern: protocol.ControlPairingApprove, Handler: http.HandlerFunc(c.pairApprove)},
+		{Method: http.MethodPost, Pattern: protocol.ControlPairingRevoke, Handler: http.HandlerFunc(c.pairRevoke)},
+		{Method: http.MethodGet, Pattern: protocol.ControlDBBackup, Handler: http.HandlerFunc(c.dbBackup)},
+		{Method: http.MethodGet, Pattern: protocol.ControlDBCheck, Handler: http.HandlerFunc(c.dbCheck)},
+		{Method: http.MethodGet, Pattern: protocol.ControlSessions, Handler: http.HandlerFunc(c.sessionsList)},
+		{Method: http.MethodGet, Pattern: protocol.ControlSession + "/{id}", Handler: http.HandlerFunc(c.sessionShow)},
+		{Method: http.MethodDelete, Pattern: protocol.ControlSession + "/{id}", Handler: http.HandlerFunc(c.sessionDelete)},
+		{Method: http.MethodGet, Pattern: protocol.ControlSandbox, Handler: http.HandlerFunc(c.sandboxStatus)},
+		{Method: http.MethodGet, Pattern: protocol.ControlSandboxContainers, Handler: http.HandlerFunc(c.sandboxList)},
+		{Method: http.MethodPost, Pattern: protocol.ControlSandboxKill, Handler: http.HandlerFunc(c.sandboxKill)},
+	}
+}
