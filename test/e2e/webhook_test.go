@@ -25,12 +25,14 @@ const (
 // answerSink is a system's deliver_url: it checks each answer's signature
 // and keeps the good ones; failing makes it answer 500.
 type answerSink struct {
-	t    *testing.T
-	srv  *httptest.Server
-	mu   sync.Mutex
-	got  []sinkAnswer
-	fail int // requests still to refuse
-	hits int
+	t        *testing.T
+	srv      *httptest.Server
+	mu       sync.Mutex
+	got      []sinkAnswer
+	fail     int // requests still to refuse
+	redirect int // requests still to answer 302 (to /elsewhere)
+	hits     int
+	followed int // requests that reached /elsewhere
 }
 
 type sinkAnswer struct {
@@ -44,6 +46,10 @@ func newAnswerSink(t *testing.T) *answerSink {
 		body, _ := io.ReadAll(r.Body)
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		if r.URL.Path == "/elsewhere" {
+			s.followed++
+			return
+		}
 		s.hits++
 		if r.Header.Get(webhook.SignatureHeader) != webhook.Sign(webhookSecret, body) {
 			t.Errorf("an answer with a wrong signature: %q", r.Header.Get(webhook.SignatureHeader))
@@ -53,6 +59,11 @@ func newAnswerSink(t *testing.T) *answerSink {
 		if s.fail > 0 {
 			s.fail--
 			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		if s.redirect > 0 {
+			s.redirect--
+			http.Redirect(w, r, "/elsewhere", http.StatusFound)
 			return
 		}
 		var a sinkAnswer
@@ -147,7 +158,8 @@ func runIDOf(t *testing.T, body string) string {
 // (and no bearer token is needed: the signature is the credential); a
 // signed one is answered 202 with its run, its answer is POSTed signed to
 // deliver_url; the same id again runs once and is answered once; a
-// failing deliver_url is retried with backoff under one delivery id.
+// failing deliver_url is retried with backoff under one delivery id, and
+// a redirect is not followed (it fails the attempt).
 func TestWebhookChannel(t *testing.T) {
 	sink := newAnswerSink(t)
 	r := webhookRig(t, sink, "")
@@ -180,7 +192,9 @@ func TestWebhookChannel(t *testing.T) {
 	if code != http.StatusAccepted || runIDOf(t, body) != run {
 		t.Errorf("resent message: %d %s, want 202 naming %s", code, body, run)
 	}
-	sink.failNext(2) // the next answer is refused twice, then taken
+	sink.mu.Lock()
+	sink.fail, sink.redirect = 1, 1 // the next answer is refused, redirected (not followed), then taken
+	sink.mu.Unlock()
 	if code, body := r.webhookSend(webhookSecret, webhook.Inbound{ID: "build-2", User: "ci-bot", Text: "build 2 passed"}); code != http.StatusAccepted {
 		t.Fatalf("second message: %d %s", code, body)
 	}
@@ -190,6 +204,12 @@ func TestWebhookChannel(t *testing.T) {
 	}
 	if n := sink.count("build-2"); n != 1 || b2.Delivery == "" {
 		t.Errorf("build-2 answered %d times (delivery id %q), want once after two refusals", n, b2.Delivery)
+	}
+	sink.mu.Lock()
+	followed := sink.followed
+	sink.mu.Unlock()
+	if followed != 0 {
+		t.Errorf("a redirect was followed %d times", followed)
 	}
 	if turns := len(r.llm.Requests()); turns != 2 {
 		t.Errorf("%d model calls, want 2 (the resent message must not run again)", turns)
