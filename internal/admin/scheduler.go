@@ -97,7 +97,7 @@ func (a *Admin) withScheduler(ctx context.Context, method, path string, in, out 
 		return err
 	}
 	o := l.Scheduler.Options()
-	o.DB = db
+	o.DB, o.CheckTarget = db, l.CheckDelivery
 	s, err := scheduler.New(o)
 	if err == nil {
 		err = schedError(offline(s))

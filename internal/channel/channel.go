@@ -39,6 +39,13 @@ type RuntimeValidator interface {
 	ValidateRuntime(p *setting.Problems, getenv func(string) string)
 }
 
+// TargetChecker is a Section whose delivery targets are configured
+// (a webhook's endpoints): a scheduled delivery naming another is refused
+// by config check and when a job is made.
+type TargetChecker interface {
+	HasTarget(target string) bool
+}
+
 // Module is what the daemon needs to know of a channel besides its
 // section.
 type Module struct {

@@ -1,12 +1,15 @@
 package config
 
 import (
+	"fmt"
 	"reflect"
 
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/channel"
 	"github.com/beamclaw/beamclaw-go/internal/channel/telegram"
 	"github.com/beamclaw/beamclaw-go/internal/channel/webhook"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
+	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 )
 
 // Gateway configures the HTTP/WebSocket server and the channels.
@@ -40,6 +43,28 @@ func (c Channels) Sections() []channel.Section {
 		}
 	}
 	return out
+}
+
+// CheckDelivery refuses a scheduled delivery to a registered channel that
+// is off or to a target it does not have (webhook:<endpoint> of no
+// configured endpoint); direct and built-in deliveries pass.
+func (c *Config) CheckDelivery(d scheduler.Delivery) error {
+	if d.Direct() {
+		return nil
+	}
+	for _, s := range c.Gateway.Channels.Sections() {
+		if s.Module().Name != beamclaw.Channel(d.Kind) {
+			continue
+		}
+		tc, ok := s.(channel.TargetChecker)
+		switch {
+		case !s.Enabled():
+			return fmt.Errorf("delivery %q: the %s channel is off (gateway.channels.%s)", d, d.Kind, d.Kind)
+		case ok && !tc.HasTarget(d.Target):
+			return fmt.Errorf("delivery %q: gateway.channels.%s has no %q", d, d.Kind, d.Target)
+		}
+	}
+	return nil
 }
 
 // registeredDefaults sets each registered channel's section to its

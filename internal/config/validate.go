@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 )
 
 // Enumerations accepted by Validate.
@@ -33,6 +34,11 @@ func (c *Config) Validate() error {
 	c.Sandbox.Validate(p.Under("sandbox"))
 	for _, s := range c.Gateway.Channels.Sections() {
 		s.Validate(p.Under("gateway.channels." + string(s.Module().Name)))
+	}
+	if d, err := scheduler.ParseDelivery(c.Scheduler.Heartbeat.Deliver); err == nil {
+		if err := c.CheckDelivery(d); err != nil {
+			p.Add("scheduler.heartbeat.deliver", "%s", err.Error())
+		}
 	}
 	c.Scheduler.Validate(p.Under("scheduler"))
 	c.Obs.Validate(p.Under("obs"))

@@ -192,7 +192,9 @@ func planScheduler(c *config.Config, getenv func(string) string) *schedPlan {
 		}
 		user = session.UserID("local", local, getenv("BEAMCLAW_USER"))
 	}
-	return &schedPlan{Options: c.Scheduler.Options(), HeartbeatUser: user, HeartbeatDeliver: hb.Deliver}
+	o := c.Scheduler.Options()
+	o.CheckTarget = c.CheckDelivery
+	return &schedPlan{Options: o, HeartbeatUser: user, HeartbeatDeliver: hb.Deliver}
 }
 
 func planProviders(c *config.Config, getenv func(string) string) providerPlan {

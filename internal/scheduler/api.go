@@ -105,6 +105,11 @@ func (s *Scheduler) newJob(req AddRequest, now time.Time) (Job, error) {
 	if err != nil {
 		return Job{}, err
 	}
+	if s.opts.CheckTarget != nil {
+		if err := s.opts.CheckTarget(to); err != nil {
+			return Job{}, beamclaw.E("scheduler.Add", beamclaw.KindInvalid, err.Error(), err)
+		}
+	}
 	id := s.opts.NewID()
 	tz := req.TimeZone
 	if tz == "" {

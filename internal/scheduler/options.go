@@ -82,6 +82,11 @@ type Options struct {
 	// with their runs when the runner starts. Negative keeps them.
 	RetainFinished time.Duration
 
+	// CheckTarget, when set, refuses a new job's delivery that names no
+	// configured target (a webhook endpoint that does not exist), so the
+	// mistake is said when the job is made, not when it fires.
+	CheckTarget func(Delivery) error
+
 	// Scrub cleans error texts and answer excerpts before they are stored
 	// or emitted (scrub.String when nil; the daemon passes its Scrubber's).
 	Scrub func(string) string

@@ -155,6 +155,7 @@ func TestCheckAndStartAgree(t *testing.T) {
 		{"sandbox:\n  enabled: true\n  env_allowlist: [\"1BAD\"]\n", "sandbox.env_allowlist[0]"},
 		{"scheduler:\n  enabled: true\n  heartbeat:\n    deliver: \"telegram:abc\"\n", "scheduler.heartbeat.deliver"},
 		{"scheduler:\n  time_zone: Mars/Olympus\n", "scheduler.time_zone"},
+		{"scheduler:\n  heartbeat:\n    deliver: \"webhook:nosuch\"\n", "scheduler.heartbeat.deliver"},
 		{"core:\n  session_sharing: global\n", "core.session_sharing"},
 		{"core:\n  maintenance:\n    enabled: true\n    idle_compaction_target_pct: 50\n", "core.maintenance.idle_compaction_target_pct"},
 	}

@@ -268,6 +268,10 @@ func TestWebhookIsASchedulerTarget(t *testing.T) {
 	if k := r.h.run("scheduler", "add", "--schedule", "in 1h", "--prompt", "x", "--deliver", "webhook:no such"); k.code == 0 {
 		t.Errorf("a delivery to a malformed endpoint was accepted")
 	}
+	if k := r.h.run("scheduler", "add", "--schedule", "in 1h", "--prompt", "x", "--deliver", "webhook:nosuch"); k.code == 0 ||
+		!strings.Contains(k.stdout+k.stderr, `gateway.channels.webhook has no "nosuch"`) {
+		t.Errorf("a delivery to an endpoint that does not exist: exit %d\n%s%s", k.code, k.stdout, k.stderr)
+	}
 }
 
 // TestWebhookPrivateDeliveryRefused: a loopback deliver_url is refused by

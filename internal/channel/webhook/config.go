@@ -104,6 +104,16 @@ func private(raw string) bool {
 	return ip != nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified())
 }
 
+// HasTarget reports whether an endpoint is named target.
+func (c Config) HasTarget(target string) bool {
+	for _, e := range c {
+		if e.Name == target {
+			return true
+		}
+	}
+	return false
+}
+
 // MinSecretLen is the shortest HMAC key accepted.
 const MinSecretLen = 16
 
