@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -382,5 +383,45 @@ func TestWebhookStartNeedsItsSecret(t *testing.T) {
 				t.Errorf("%s with %q: exit %d, want a refusal naming the secret:\n%s%s", name, env, r.code, r.stdout, r.stderr)
 			}
 		}
+	}
+}
+
+// TestWebhookTimestampStopsReplays: a sender that signs a timestamp with
+// the body is accepted while it is fresh; the same request more than five
+// minutes off, or with the timestamp stripped, is refused and stores
+// nothing.
+func TestWebhookTimestampStopsReplays(t *testing.T) {
+	sink := newAnswerSink(t)
+	r := webhookRig(t, sink, "")
+	r.start()
+	send := func(ts string, sig string, body []byte) int {
+		req, _ := http.NewRequest(http.MethodPost, "http://"+r.addr+webhook.PathPrefix+"ci", bytes.NewReader(body))
+		if ts != "" {
+			req.Header.Set(webhook.TimestampHeader, ts)
+		}
+		req.Header.Set(webhook.SignatureHeader, sig)
+		resp, err := r.hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	body, _ := json.Marshal(webhook.Inbound{ID: "ts-1", User: "ops", Text: "fresh"})
+	now := strconv.FormatInt(time.Now().Unix(), 10)
+	if code := send(now, webhook.SignAt(webhookSecret, now, body), body); code != http.StatusAccepted {
+		t.Fatalf("fresh timestamped message: %d", code)
+	}
+	sink.waitFor("ts-1")
+	stale := strconv.FormatInt(time.Now().Add(-10*time.Minute).Unix(), 10)
+	old, _ := json.Marshal(webhook.Inbound{ID: "ts-2", User: "ops", Text: "replayed"})
+	if code := send(stale, webhook.SignAt(webhookSecret, stale, old), old); code != http.StatusUnauthorized {
+		t.Errorf("a stale timestamp: %d, want 401", code)
+	}
+	if code := send("", webhook.SignAt(webhookSecret, now, old), old); code != http.StatusUnauthorized {
+		t.Errorf("the timestamp stripped: %d, want 401", code)
+	}
+	if n := len(r.llm.Requests()); n != 1 {
+		t.Errorf("%d model calls, want 1 (refused messages must not run)", n)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,12 +31,21 @@ import (
 
 // Header names.
 const (
-	// SignatureHeader carries "sha256=<hex HMAC-SHA256 of the raw body>".
+	// SignatureHeader carries "sha256=<hex HMAC-SHA256 of the raw body>",
+	// or, with TimestampHeader, of "<timestamp>.<raw body>".
 	SignatureHeader = "X-Beamclaw-Signature"
+	// TimestampHeader (optional, inbound) is the sender's Unix time in
+	// seconds; when present it is signed with the body and must be within
+	// MaxSkew of the daemon's clock, so a captured request cannot be
+	// replayed later.
+	TimestampHeader = "X-Beamclaw-Timestamp"
 	// DeliveryHeader names an answer: the same answer retried carries the
 	// same value, so a receiver can drop a repeat.
 	DeliveryHeader = "X-Beamclaw-Delivery"
 )
+
+// MaxSkew is how far a signed timestamp may be from the daemon's clock.
+const MaxSkew = 5 * time.Minute
 
 // PathPrefix is where endpoints receive messages: PathPrefix + name.
 const PathPrefix = "/channels/webhook/"
@@ -137,7 +147,18 @@ func (c *Channel) Routes() []channel.Route {
 
 // Sign returns the signature header's value for body under secret.
 func Sign(secret string, body []byte) string {
+	return signParts(secret, nil, body)
+}
+
+// SignAt returns the signature of body sent with the timestamp ts (the
+// value of TimestampHeader).
+func SignAt(secret, ts string, body []byte) string {
+	return signParts(secret, []byte(ts+"."), body)
+}
+
+func signParts(secret string, prefix, body []byte) string {
 	m := hmac.New(sha256.New, []byte(secret))
+	m.Write(prefix)
 	m.Write(body)
 	return "sha256=" + hex.EncodeToString(m.Sum(nil))
 }
@@ -162,8 +183,8 @@ func (c *Channel) receive(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusRequestEntityTooLarge, "the message is larger than 1 MiB")
 		return
 	}
-	if !hmac.Equal([]byte(r.Header.Get(SignatureHeader)), []byte(Sign(ep.Secret, body))) {
-		writeError(w, http.StatusUnauthorized, "missing or wrong "+SignatureHeader+" (sha256=<hex HMAC-SHA256 of the body>)")
+	if why := c.verify(r, ep.Secret, body); why != "" {
+		writeError(w, http.StatusUnauthorized, why)
 		return
 	}
 	var in Inbound
@@ -194,6 +215,26 @@ func (c *Channel) receive(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusAccepted)
 	_ = json.NewEncoder(w).Encode(map[string]string{"run_id": runID})
+}
+
+// verify checks the signature (and the timestamp, when one is sent); it
+// returns why a request is refused, or "".
+func (c *Channel) verify(r *http.Request, secret string, body []byte) string {
+	want := Sign(secret, body)
+	if ts := r.Header.Get(TimestampHeader); ts != "" {
+		sec, err := strconv.ParseInt(ts, 10, 64)
+		if err != nil {
+			return TimestampHeader + " is not a Unix time in seconds"
+		}
+		if d := c.clk.Now().Sub(time.Unix(sec, 0)); d > MaxSkew || d < -MaxSkew {
+			return TimestampHeader + " is more than 5 minutes from the daemon's clock (a replay, or a clock to set)"
+		}
+		want = SignAt(secret, ts, body)
+	}
+	if !hmac.Equal([]byte(r.Header.Get(SignatureHeader)), []byte(want)) {
+		return "missing or wrong " + SignatureHeader + " (sha256=<hex HMAC-SHA256 of the body, or of \"<timestamp>.<body>\" with " + TimestampHeader + ">)"
+	}
+	return ""
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {

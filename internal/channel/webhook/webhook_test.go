@@ -81,3 +81,10 @@ func TestReply(t *testing.T) {
 		}
 	}
 }
+
+// SignAt signs "<timestamp>.<body>".
+func TestSignAt(t *testing.T) {
+	if SignAt("k", "1700000000", []byte("b")) != Sign("k", []byte("1700000000.b")) || SignAt("k", "1", []byte("b")) == Sign("k", []byte("b")) {
+		t.Fatal("SignAt is not the signature of <timestamp>.<body>")
+	}
+}
