@@ -425,3 +425,43 @@ func TestWebhookTimestampStopsReplays(t *testing.T) {
 		t.Errorf("%d model calls, want 1 (refused messages must not run)", n)
 	}
 }
+
+// TestWebhookRefusesWhatItCannotRun: a message over
+// gateway.http.max_body_bytes is 413, one for an endpoint whose agent does
+// not exist is 503, one for no such endpoint is 404; none runs.
+func TestWebhookRefusesWhatItCannotRun(t *testing.T) {
+	sink := newAnswerSink(t)
+	r := newChatRig(t, rigOptions{http: "    max_body_bytes: 4096\n",
+		gateway: "  channels:\n    webhook:\n" +
+			"      - {name: ci, secret: {env: CI_WEBHOOK_SECRET}, agent: default, deliver_url: \"" + sink.srv.URL + "/answer\", allow_private_delivery: true}\n" +
+			"      - {name: ghost, secret: {env: CI_WEBHOOK_SECRET}, agent: ghost, deliver_url: \"" + sink.srv.URL + "/answer\", allow_private_delivery: true}\n"})
+	r.h.env = append(r.h.env, "CI_WEBHOOK_SECRET="+webhookSecret)
+	r.start()
+	post := func(endpoint string, msg webhook.Inbound) int {
+		body, _ := json.Marshal(msg)
+		req, _ := http.NewRequest(http.MethodPost, "http://"+r.addr+webhook.PathPrefix+endpoint, bytes.NewReader(body))
+		req.Header.Set(webhook.SignatureHeader, webhook.Sign(webhookSecret, body))
+		resp, err := r.hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, c := range []struct {
+		endpoint string
+		msg      webhook.Inbound
+		want     int
+	}{
+		{"ci", webhook.Inbound{ID: "big", User: "ops", Text: strings.Repeat("x", 8000)}, http.StatusRequestEntityTooLarge},
+		{"ghost", webhook.Inbound{ID: "g", User: "ops", Text: "hello"}, http.StatusServiceUnavailable},
+		{"nosuch", webhook.Inbound{ID: "n", User: "ops", Text: "hello"}, http.StatusNotFound},
+	} {
+		if code := post(c.endpoint, c.msg); code != c.want {
+			t.Errorf("%s %s: %d, want %d", c.endpoint, c.msg.ID, code, c.want)
+		}
+	}
+	if n := len(r.llm.Requests()); n != 0 {
+		t.Errorf("%d model calls, want none", n)
+	}
+}

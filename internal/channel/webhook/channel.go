@@ -64,7 +64,6 @@ const (
 const keepDelivered = 7 * 24 * time.Hour
 
 const (
-	maxInbound      = 1 << 20 // bytes of one inbound message
 	deliveryTimeout = 30 * time.Second
 	firstRetry      = time.Second
 	maxRetryWait    = 5 * time.Minute
@@ -174,13 +173,13 @@ func (c *Channel) receive(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such webhook endpoint")
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxInbound+1))
+	body, err := io.ReadAll(r.Body) // the gateway bounds it (gateway.http.max_body_bytes)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "could not read the body")
-		return
-	}
-	if len(body) > maxInbound {
-		writeError(w, http.StatusRequestEntityTooLarge, "the message is larger than 1 MiB")
+		status, msg := http.StatusBadRequest, "could not read the body"
+		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+			status, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("the message is larger than %d bytes (gateway.http.max_body_bytes)", mbe.Limit)
+		}
+		writeError(w, status, msg)
 		return
 	}
 	if why := c.verify(r, ep.Secret, body); why != "" {

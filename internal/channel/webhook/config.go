@@ -9,6 +9,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/channel"
 	"github.com/beamclaw/beamclaw-go/internal/setting"
+	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
 )
 
 // Name is the channel's name (gateway.channels.webhook, the scheduler's
@@ -88,9 +89,9 @@ func (c Config) Validate(p *setting.Problems) {
 	}
 }
 
-// private reports whether a URL names localhost or a loopback, private
-// or link-local IP literal (names that resolve there are refused when
-// dialled).
+// private reports whether a URL names localhost or an IP literal the
+// SSRF guard refuses (loopback, private, link-local, metadata...); names
+// that resolve there are refused when dialled.
 func private(raw string) bool {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -101,7 +102,7 @@ func private(raw string) bool {
 		return true
 	}
 	ip := net.ParseIP(host)
-	return ip != nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified())
+	return ip != nil && builtin.CheckPublicIP(ip) != nil
 }
 
 // HasTarget reports whether an endpoint is named target.
