@@ -113,22 +113,20 @@ func (c *Channel) deliverDue(ctx context.Context) (time.Time, error) {
 			}
 			continue
 		}
-		at, again := c.attempt(ctx, it.id, it.p)
-		if again {
-			failed[it.p.Endpoint] = true
-			if next.IsZero() || at.Before(next) {
-				next = at
-			}
+		at, failedNow := c.attempt(ctx, it.id, it.p)
+		failed[it.p.Endpoint] = failed[it.p.Endpoint] || failedNow
+		if !at.IsZero() && (next.IsZero() || at.Before(next)) {
+			next = at
 		}
 	}
 	c.prune(now)
 	return next, nil
 }
 
-// attempt posts one answer; on failure it records the next attempt and
-// returns its time (again true). An answer for an endpoint that is not
-// configured waits (its secret may be set at the next start) until
-// keepDelivered has passed.
+// attempt posts one answer. It returns when the answer is due again (zero:
+// delivered or given up) and whether the endpoint failed. An answer for an
+// endpoint that is not configured waits (its secret may be set at the next
+// start) until keepDelivered has passed.
 func (c *Channel) attempt(ctx context.Context, id string, p pending) (time.Time, bool) {
 	ep, ok := c.endpoints[p.Endpoint]
 	if !ok {
