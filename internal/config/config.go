@@ -6,6 +6,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/memory"
 	"github.com/beamclaw/beamclaw-go/internal/obs"
+	"github.com/beamclaw/beamclaw-go/internal/provider"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 	"github.com/beamclaw/beamclaw-go/internal/session"
@@ -28,12 +29,12 @@ type Config struct {
 
 // Core configures sessions, the agentic loop and LLM providers.
 type Core struct {
-	DefaultProvider   string              `yaml:"default_provider"`
-	FallbackProviders []string            `yaml:"fallback_providers"`
-	Providers         map[string]Provider `yaml:"providers"`
-	AgenticLoop       loop.Config         `yaml:"agentic_loop"`
-	AutonomyLevel     string              `yaml:"autonomy_level"`
-	ChannelAutonomy   map[string]string   `yaml:"channel_autonomy"`
+	DefaultProvider   string                     `yaml:"default_provider"`
+	FallbackProviders []string                   `yaml:"fallback_providers"`
+	Providers         map[string]provider.Config `yaml:"providers"`
+	AgenticLoop       loop.Config                `yaml:"agentic_loop"`
+	AutonomyLevel     string                     `yaml:"autonomy_level"`
+	ChannelAutonomy   map[string]string          `yaml:"channel_autonomy"`
 	// Session keys (approvals, lifetimes, sharing, maintenance) are the
 	// session package's section, inlined: core.session_ttl_seconds...
 	Sessions        `yaml:",inline"`
@@ -41,26 +42,6 @@ type Core struct {
 	ShutdownTimeout Duration         `yaml:"shutdown_timeout"`
 	Agents          map[string]Agent `yaml:"agents"`
 	Skills          Skills           `yaml:"skills"`
-}
-
-// Provider is one OpenAI-compatible LLM endpoint (OpenRouter, OpenAI,
-// Ollama, vLLM...).
-type Provider struct {
-	APIKey                   Secret `yaml:"api_key"`
-	BaseURL                  string `yaml:"base_url"`
-	Model                    string `yaml:"model"`
-	TimeoutSeconds           int    `yaml:"timeout_seconds"`
-	FirstTokenTimeoutSeconds int    `yaml:"first_token_timeout_seconds"`
-	MaxRetries               int    `yaml:"max_retries"`
-	// ContextWindow in tokens; 0 looks the size up by model name.
-	ContextWindow int `yaml:"context_window"`
-}
-
-// SetDefaults fills a provider entry that appears only in the file.
-func (p *Provider) SetDefaults() {
-	p.TimeoutSeconds = 120
-	p.FirstTokenTimeoutSeconds = 60
-	p.MaxRetries = 2
 }
 
 // Agent overrides core settings for one named agent; empty fields inherit.

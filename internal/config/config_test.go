@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
+
+	"github.com/beamclaw/beamclaw-go/internal/provider"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -40,7 +42,7 @@ func TestDefaultIsValid(t *testing.T) {
 
 func TestDefaultReturnsFreshValues(t *testing.T) {
 	a := Default()
-	a.Core.Providers["x"] = Provider{}
+	a.Core.Providers["x"] = provider.Config{}
 	a.Sandbox.EnvAllowlist[0] = "CHANGED"
 	if diff := cmp.Diff(Default(), Default()); diff != "" {
 		t.Fatal(diff)

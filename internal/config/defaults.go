@@ -10,6 +10,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/memory"
 	"github.com/beamclaw/beamclaw-go/internal/obs"
+	"github.com/beamclaw/beamclaw-go/internal/provider"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 	"github.com/beamclaw/beamclaw-go/internal/session"
@@ -34,8 +35,8 @@ func Default() *Config {
 	return c
 }
 
-func defaultProvider(env, baseURL, model string) Provider {
-	p := Provider{APIKey: Env(env), BaseURL: baseURL, Model: model}
+func defaultProvider(env, baseURL, model string) provider.Config {
+	p := provider.Config{APIKey: Env(env), BaseURL: baseURL, Model: model}
 	p.SetDefaults()
 	return p
 }
@@ -44,7 +45,7 @@ func defaultCore() Core {
 	return Core{
 		DefaultProvider:   "openrouter",
 		FallbackProviders: []string{},
-		Providers: map[string]Provider{
+		Providers: map[string]provider.Config{
 			"openrouter": defaultProvider("OPENROUTER_API_KEY", "https://openrouter.ai/api/v1", "anthropic/claude-sonnet-4-5"),
 			"openai":     defaultProvider("OPENAI_API_KEY", "https://api.openai.com/v1", "gpt-4o"),
 		},

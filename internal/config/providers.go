@@ -8,7 +8,14 @@ import (
 	"strings"
 
 	"github.com/beamclaw/beamclaw-go/internal/provider"
+	"github.com/beamclaw/beamclaw-go/internal/provider/openai"
 )
+
+// ProviderAdapters are the registered kinds of core.providers.<name>.kind:
+// a native provider adapter is its package and a line here.
+func ProviderAdapters() []provider.Adapter {
+	return []provider.Adapter{openai.Adapter()}
+}
 
 // ProviderProblems names, in the environment getenv sees, every provider
 // in use (an agent's chain, the fallbacks, the compaction provider) whose

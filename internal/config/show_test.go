@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
+	"github.com/beamclaw/beamclaw-go/internal/provider"
 )
 
 func TestShowMarksSecrets(t *testing.T) {
@@ -50,7 +51,7 @@ func TestShowMarksSecrets(t *testing.T) {
 func TestMarshalRoundTrip(t *testing.T) {
 	c := Default()
 	c.Core.DefaultProvider = "local"
-	c.Core.Providers["local"] = Provider{BaseURL: "http://127.0.0.1:11434/v1", Model: "llama3.2", TimeoutSeconds: 5, FirstTokenTimeoutSeconds: 5}
+	c.Core.Providers["local"] = provider.Config{Kind: "openai", BaseURL: "http://127.0.0.1:11434/v1", Model: "llama3.2", TimeoutSeconds: 5, FirstTokenTimeoutSeconds: 5}
 	c.Core.FallbackProviders = []string{"openrouter", "openai"}
 	c.Core.Agents["coder"] = Agent{Provider: "openai", Model: "gpt-4o", AutonomyLevel: "full"}
 	c.Memory.Search.VectorWeight = 1

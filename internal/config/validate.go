@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/provider"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 )
 
@@ -47,8 +48,10 @@ func (c *Config) Validate() error {
 
 func (c *Config) validateCore(p *problems) {
 	k := &c.Core
+	kinds := provider.Kinds(ProviderAdapters())
 	for _, name := range sortedKeys(k.Providers) {
-		validateProvider(p, "core.providers."+name, name, k.Providers[name])
+		p.name("core.providers."+name, name)
+		k.Providers[name].Validate(p.Under("core.providers."+name), kinds)
 	}
 	p.provider("core.default_provider", k.DefaultProvider, k.Providers, false)
 	for i, f := range k.FallbackProviders {
@@ -86,25 +89,13 @@ func (c *Config) validateCore(p *problems) {
 	}
 }
 
-func validateProvider(p *problems, key, name string, pr Provider) {
-	p.name(key, name)
-	p.HTTPURL(key+".base_url", pr.BaseURL, true)
-	if strings.TrimSpace(pr.Model) == "" {
-		p.Add(key+".model", "must not be empty")
-	}
-	p.Min(key+".timeout_seconds", pr.TimeoutSeconds, 1)
-	p.Min(key+".first_token_timeout_seconds", pr.FirstTokenTimeoutSeconds, 1)
-	p.Between(key+".max_retries", pr.MaxRetries, 0, 10)
-	p.Min(key+".context_window", pr.ContextWindow, 0)
-}
-
 func (p *problems) name(key, v string) {
 	if !nameRE().MatchString(v) {
 		p.Add(key, "%q is not a valid name (1-64 of A-Z a-z 0-9 _ -)", v)
 	}
 }
 
-func (p *problems) provider(key, v string, providers map[string]Provider, optional bool) {
+func (p *problems) provider(key, v string, providers map[string]provider.Config, optional bool) {
 	if v == "" && optional {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
+	"github.com/beamclaw/beamclaw-go/internal/provider"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 )
 
@@ -61,7 +62,7 @@ func TestValidate(t *testing.T) {
 		{"providers", func(c *Config) {
 			c.Core.DefaultProvider = "openruter"
 			c.Core.FallbackProviders = []string{"openai", "openai", "groq"}
-			c.Core.Providers["bad name!"] = Provider{BaseURL: "ftp://x", TimeoutSeconds: 1, FirstTokenTimeoutSeconds: 1}
+			c.Core.Providers["bad name!"] = provider.Config{Kind: "openai", BaseURL: "ftp://x", TimeoutSeconds: 1, FirstTokenTimeoutSeconds: 1}
 		}, []string{
 			`core.providers.bad name!: "bad name!" is not a valid name`,
 			`core.providers.bad name!.base_url: "ftp://x" is not an http(s) URL`,
@@ -238,7 +239,7 @@ func TestListenHost(t *testing.T) {
 
 func TestProviderProblems(t *testing.T) {
 	c := Default()
-	c.Core.Providers = map[string]Provider{
+	c.Core.Providers = map[string]provider.Config{
 		"openai": {BaseURL: "https://api.openai.com/v1", Model: "m", APIKey: Env("OPENAI_KEY")},
 		"local":  {BaseURL: "http://127.0.0.1:11434/v1", Model: "m"},
 		"groq":   {BaseURL: "https://api.groq.com/v1", Model: "m", APIKey: Env("GROQ_KEY")},

@@ -15,7 +15,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/memory/embedcache"
 	"github.com/beamclaw/beamclaw-go/internal/obs"
-	"github.com/beamclaw/beamclaw-go/internal/provider/openai"
+	"github.com/beamclaw/beamclaw-go/internal/provider"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 	"github.com/beamclaw/beamclaw-go/internal/session"
@@ -62,7 +62,7 @@ type plan struct {
 	// Channels are the registered channels that are on (config.Channels'
 	// channel.Section fields), each with its resolved options.
 	Channels []channelPlan
-	STT      *openai.Options // Telegram voice transcription; nil when off
+	STT      *provider.Settings // Telegram voice transcription (OpenAI-compatible); nil when off
 	// A2A is the A2A edge and the a2a_call tool's peers (the a2a
 	// section); nil when a2a.enabled is false.
 	A2A *a2a.Options
@@ -96,10 +96,10 @@ func (p *plan) planChannels(c *config.Config, getenv func(string) string) {
 
 // providerPlan is the provider clients and how agents pick them.
 type providerPlan struct {
-	Clients   map[string]openai.Options // core.providers, by name
-	Default   string                    // core.default_provider
-	Fallbacks []string                  // core.fallback_providers
-	Agents    map[string]agentChoice    // core.agents.<name>.provider/model
+	Clients   map[string]provider.Settings // core.providers, by name
+	Default   string                       // core.default_provider
+	Fallbacks []string                     // core.fallback_providers
+	Agents    map[string]agentChoice       // core.agents.<name>.provider/model
 	// Compaction names the provider chain that summarises history
 	// (core.agentic_loop.compaction_provider; "" = the agent's own).
 	Compaction string
@@ -112,7 +112,7 @@ type agentChoice struct{ Provider, Model string }
 
 // embeddingPlan is the /embeddings client and its cache.
 type embeddingPlan struct {
-	Client     openai.Options
+	Client     provider.Settings // an OpenAI-compatible /embeddings endpoint
 	Dimensions int
 	Cache      embedcache.Options
 }
@@ -198,20 +198,12 @@ func planScheduler(c *config.Config, getenv func(string) string) *schedPlan {
 }
 
 func planProviders(c *config.Config, getenv func(string) string) providerPlan {
-	pp := providerPlan{Clients: make(map[string]openai.Options, len(c.Core.Providers)),
+	pp := providerPlan{Clients: make(map[string]provider.Settings, len(c.Core.Providers)),
 		Default: c.Core.DefaultProvider, Fallbacks: c.Core.FallbackProviders,
 		Agents: make(map[string]agentChoice, len(c.Core.Agents)), Compaction: c.Core.AgenticLoop.CompactionProvider,
 		Windows: map[string]int{}}
 	for name, pc := range c.Core.Providers {
-		key, _ := pc.APIKey.Resolve(getenv)
-		retries := pc.MaxRetries
-		if retries == 0 {
-			retries = -1 // config's 0 means none; the client's 0 means its default
-		}
-		pp.Clients[name] = openai.Options{Name: name, BaseURL: pc.BaseURL, APIKey: key, Model: pc.Model,
-			Timeout:           time.Duration(pc.TimeoutSeconds) * time.Second,
-			FirstTokenTimeout: time.Duration(pc.FirstTokenTimeoutSeconds) * time.Second,
-			MaxRetries:        retries}
+		pp.Clients[name] = pc.Settings(name, getenv)
 		if pc.ContextWindow > 0 {
 			pp.Windows[pc.Model] = pc.ContextWindow
 		}
@@ -229,7 +221,8 @@ func planEmbedding(c *config.Config, getenv func(string) string) *embeddingPlan 
 		return nil
 	}
 	return &embeddingPlan{
-		Client:     openai.Options{Name: "embeddings", BaseURL: ec.BaseURL, APIKey: key, Model: ec.Model},
+		Client: provider.Settings{Name: "embeddings", BaseURL: ec.BaseURL, APIKey: key, Model: ec.Model,
+			MaxRetries: provider.DefaultMaxRetries},
 		Dimensions: ec.Dimensions,
 		Cache:      embedcache.Options{Model: ec.Model, TTL: time.Duration(ec.CacheTTLSeconds) * time.Second},
 	}
@@ -294,7 +287,8 @@ func (p *plan) planTelegram(c *config.Config, getenv func(string) string) error 
 	p.Telegram = o
 	if tc.Voice.Enabled {
 		key, _ := tc.Voice.STTAPIKey.Resolve(getenv)
-		p.STT = &openai.Options{Name: "stt", BaseURL: tc.Voice.STTBaseURL, APIKey: key, Model: tc.Voice.STTModel}
+		p.STT = &provider.Settings{Name: "stt", BaseURL: tc.Voice.STTBaseURL, APIKey: key, Model: tc.Voice.STTModel,
+			MaxRetries: provider.DefaultMaxRetries}
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/provider"
-	"github.com/beamclaw/beamclaw-go/internal/provider/openai"
 )
 
 // providers holds one client per configured provider and answers, per
@@ -14,18 +13,22 @@ import (
 // then core.fallback_providers) and the model to ask for.
 type providers struct {
 	plan    providerPlan
-	clients map[string]*openai.Client
+	clients map[string]beamclaw.Provider
 	chains  map[string]beamclaw.Provider // by first provider name
 	log     *slog.Logger
 }
 
-// newProviders builds the clients and every chain an agent can name,
-// before any run starts (forAgent then only reads maps).
-func newProviders(pp providerPlan, log *slog.Logger) (*providers, error) {
-	p := &providers{plan: pp, clients: map[string]*openai.Client{}, chains: map[string]beamclaw.Provider{}, log: log}
-	for name, o := range pp.Clients {
-		o.Logger = log
-		c, err := openai.New(o)
+// newProviders builds the clients, each by the adapter of its kind, and
+// every chain an agent can name, before any run starts (forAgent then
+// only reads maps).
+func newProviders(pp providerPlan, adapters []provider.Adapter, log *slog.Logger) (*providers, error) {
+	p := &providers{plan: pp, clients: map[string]beamclaw.Provider{}, chains: map[string]beamclaw.Provider{}, log: log}
+	for name, s := range pp.Clients {
+		a, ok := provider.Find(adapters, s.Kind)
+		if !ok {
+			return nil, fmt.Errorf("provider %s: no adapter of kind %q (have %v)", name, s.Kind, provider.Kinds(adapters))
+		}
+		c, err := a.New(s, log)
 		if err != nil {
 			return nil, fmt.Errorf("provider %s: %w", name, err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/admin"
 	"github.com/beamclaw/beamclaw-go/internal/agent"
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/config"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/loop"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
@@ -52,7 +53,7 @@ func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options)
 	for _, v := range p.Secrets {
 		rt.scrubber.Add(v)
 	}
-	provs, err := newProviders(p.Providers, d.log)
+	provs, err := newProviders(p.Providers, config.ProviderAdapters(), d.log)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -113,9 +114,7 @@ func (d *daemon) embedder() (beamclaw.Embedder, suture.Service, error) {
 		d.log.Info("memory search without embeddings: keyword (BM25) only", "reason", "no embedding key")
 		return nil, nil, nil
 	}
-	co := ep.Client
-	co.Logger = d.log
-	inner, err := openai.NewEmbedder(co, ep.Dimensions)
+	inner, err := openai.NewEmbedder(openai.OptionsOf(ep.Client, d.log), ep.Dimensions)
 	if err != nil {
 		return nil, nil, fmt.Errorf("embeddings: %w", err)
 	}

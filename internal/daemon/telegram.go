@@ -22,9 +22,7 @@ func (d *daemon) telegram(api *session.Manager, knownAgent func(string) bool) (*
 	opts.Sessions, opts.Pairing, opts.DB, opts.Logger = api, pairing.New(d.db, pairing.Options{}), d.db, d.log
 	opts.KnownAgent = knownAgent
 	if d.plan.STT != nil {
-		so := *d.plan.STT
-		so.Logger = d.log
-		tr, err := openai.NewTranscriber(so)
+		tr, err := openai.NewTranscriber(openai.OptionsOf(*d.plan.STT, d.log))
 		if err != nil {
 			return nil, nil, fmt.Errorf("telegram voice transcription: %w", err)
 		}

@@ -157,6 +157,7 @@ func TestCheckAndStartAgree(t *testing.T) {
 		{"scheduler:\n  time_zone: Mars/Olympus\n", "scheduler.time_zone"},
 		{"scheduler:\n  heartbeat:\n    deliver: \"webhook:nosuch\"\n", "scheduler.heartbeat.deliver"},
 		{"core:\n  session_sharing: global\n", "core.session_sharing"},
+		{"core:\n  providers:\n    local:\n      kind: anthropic-ish\n      base_url: http://127.0.0.1:1/v1\n      model: m\n", "core.providers.local.kind"},
 		{"core:\n  maintenance:\n    enabled: true\n    idle_compaction_target_pct: 50\n", "core.maintenance.idle_compaction_target_pct"},
 	}
 	for _, c := range invalid {

@@ -59,6 +59,7 @@ var sameLayerAllowed = map[[2]string]bool{
 	{"internal/admin", "internal/control"}:            true,
 	{"internal/memory", "internal/memory/search"}:     true,
 	{"internal/memory", "internal/memory/embedcache"}: true,
+	{"internal/provider/openai", "internal/provider"}: true, // an adapter is built from the shared Settings
 }
 
 type pkg struct {
@@ -175,7 +176,7 @@ func checkEdge(t *testing.T, from, to string, fromLayer int) {
 		return
 	}
 	if a, ok := isEdgeOrAdapter(from); ok {
-		if b, ok := isEdgeOrAdapter(to); ok && a == b && !sameParent(from, to) {
+		if b, ok := isEdgeOrAdapter(to); ok && a == b && !sameParent(from, to) && !sameLayerAllowed[[2]string{from, to}] {
 			t.Errorf("%s imports %s: %s never import each other", from, to, a)
 			return
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/clock"
+	"github.com/beamclaw/beamclaw-go/internal/provider"
 )
 
 // Options configure a Client, an Embedder or a Transcriber. Zero values
@@ -23,9 +24,9 @@ type Options struct {
 	APIKey  string // already resolved; sent as a bearer token when set
 	Model   string // model used when a request names none (chat, embedding or transcription model)
 
-	Timeout           time.Duration // whole call including retries; default 120s (negative: none)
-	FirstTokenTimeout time.Duration // per attempt, until the first streamed token; default 60s (negative: none)
-	MaxRetries        int           // retries before the first token; default 2 (negative: none)
+	Timeout           time.Duration // whole call including retries; default provider.DefaultTimeout (negative: none)
+	FirstTokenTimeout time.Duration // per attempt, until the first streamed token; default provider.DefaultFirstTokenTimeout (negative: none)
+	MaxRetries        int           // retries before the first token; default provider.DefaultMaxRetries (negative: none)
 	BackoffBase       time.Duration // first backoff; default 500ms, doubled per retry
 	BackoffMax        time.Duration // backoff cap; default 8s
 	RetryAfterCap     time.Duration // a longer Retry-After is not waited for (fail over instead); default 20s
@@ -82,7 +83,7 @@ func newTransport(o Options) (*transport, error) {
 	t := &transport{
 		name: o.Name, baseURL: strings.TrimRight(o.BaseURL, "/"), apiKey: o.APIKey,
 		headers: http.Header{}, hc: o.HTTPClient, log: o.Logger, sleep: o.Sleep, clock: clock.Or(o.Clock),
-		timeout: pick(o.Timeout, 120*time.Second), firstToken: pick(o.FirstTokenTimeout, 60*time.Second),
+		timeout: pick(o.Timeout, provider.DefaultTimeout), firstToken: pick(o.FirstTokenTimeout, provider.DefaultFirstTokenTimeout),
 		maxRetries:  o.MaxRetries,
 		backoffBase: pick(o.BackoffBase, 500*time.Millisecond), backoffMax: pick(o.BackoffMax, 8*time.Second),
 		retryAfterCap: pick(o.RetryAfterCap, 20*time.Second),
@@ -92,7 +93,7 @@ func newTransport(o Options) (*transport, error) {
 	}
 	switch {
 	case t.maxRetries == 0:
-		t.maxRetries = 2
+		t.maxRetries = provider.DefaultMaxRetries
 	case t.maxRetries < 0:
 		t.maxRetries = 0
 	}
@@ -206,4 +207,23 @@ func (t *transport) backoff(n int, err error) (time.Duration, bool) {
 		d = t.backoffMax
 	}
 	return d, true
+}
+
+// OptionsOf turns a configured provider's settings into Options (its
+// MaxRetries 0 means none; Options' 0 means the default).
+func OptionsOf(s provider.Settings, log *slog.Logger) Options {
+	retries := s.MaxRetries
+	if retries == 0 {
+		retries = -1
+	}
+	return Options{Name: s.Name, BaseURL: s.BaseURL, APIKey: s.APIKey, Model: s.Model,
+		Timeout: s.Timeout, FirstTokenTimeout: s.FirstTokenTimeout, MaxRetries: retries, Logger: log}
+}
+
+// Adapter is the "openai" kind of core.providers: any OpenAI-compatible
+// chat completions endpoint.
+func Adapter() provider.Adapter {
+	return provider.Adapter{Kind: provider.DefaultKind, New: func(s provider.Settings, log *slog.Logger) (beamclaw.Provider, error) {
+		return New(OptionsOf(s, log))
+	}}
 }

@@ -1,0 +1,44 @@
+package daemon
+
+import (
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/config"
+	"github.com/beamclaw/beamclaw-go/internal/provider"
+)
+
+// core.providers.<name>.kind reaches the plan, and each client is built
+// by the adapter registered for its kind; a kind with no adapter is an
+// error naming the kinds there are.
+func TestProviderKindPicksTheAdapter(t *testing.T) {
+	p, err := buildPlan(config.Loaded{Config: mustParse(t, consumedBase), Paths: config.NewPaths("/home/test"), Keys: map[string]int{}},
+		func(string) string { return "key-0123456789abcdefghijklmnopqrstuvwxyz" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range p.Providers.Clients {
+		if s.Kind != provider.DefaultKind || s.Name != name {
+			t.Fatalf("plan's provider %s = %+v: want its name and kind %q", name, s, provider.DefaultKind)
+		}
+	}
+	built := map[string]string{} // provider name → the adapter kind that built it
+	errBuilt := errors.New("built by the test adapter")
+	adapter := func(kind string) provider.Adapter {
+		return provider.Adapter{Kind: kind, New: func(s provider.Settings, _ *slog.Logger) (beamclaw.Provider, error) {
+			built[s.Name] = kind
+			return nil, errBuilt
+		}}
+	}
+	pp := providerPlan{Default: "a", Clients: map[string]provider.Settings{"a": {Name: "a", Kind: "native"}}}
+	if _, err := newProviders(pp, []provider.Adapter{adapter("openai"), adapter("native")}, nil); !errors.Is(err, errBuilt) || built["a"] != "native" {
+		t.Fatalf("newProviders = %v; built %v; want provider a built by the native adapter", err, built)
+	}
+	_, err = newProviders(pp, []provider.Adapter{adapter("openai")}, nil)
+	if err == nil || !strings.Contains(err.Error(), `"native"`) || !strings.Contains(err.Error(), "openai") {
+		t.Fatalf("a kind with no adapter: %v", err)
+	}
+}
