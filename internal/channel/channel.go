@@ -39,11 +39,18 @@ type RuntimeValidator interface {
 	ValidateRuntime(p *setting.Problems, getenv func(string) string)
 }
 
-// TargetChecker is a Section whose delivery targets are configured
-// (a webhook's endpoints): a scheduled delivery naming another is refused
-// by config check and when a job is made.
+// TargetChecker is a Section that says which delivery targets it takes
+// (a webhook's configured endpoints, a Telegram chat id): a scheduled
+// delivery naming another is refused by config check and when a job is
+// made.
 type TargetChecker interface {
-	HasTarget(target string) bool
+	CheckTarget(target string) error
+}
+
+// Detailer is an Instance that says more than "ready" in the daemon's
+// health (Telegram: its receiving mode).
+type Detailer interface {
+	Detail() string
 }
 
 // Module is what the daemon needs to know of a channel besides its
@@ -77,6 +84,13 @@ type Host struct {
 	Clock    clock.Clock
 	// KnownAgent reports whether an agent exists.
 	KnownAgent func(name string) bool
+	// UserID is the session user of the channel's own user id under its
+	// prefix ("tg", "<prefix>:<id>"), or BEAMCLAW_USER when set, so the
+	// owner's sessions follow them across channels.
+	UserID func(prefix, id string) string
+	// StreamChunk is how many new characters of a streamed answer make an
+	// edit of a shown message worth it (core.agentic_loop.stream_chunk_size).
+	StreamChunk int
 }
 
 // Sessions is what a channel needs of the session manager.

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/a2a"
-	"github.com/beamclaw/beamclaw-go/internal/channel/telegram"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/loop"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
@@ -69,8 +68,7 @@ func defaultGateway() Gateway {
 	return Gateway{
 		Server: gateway.DefaultConfig(),
 		Channels: Channels{
-			Telegram: telegram.DefaultConfig(),
-			TUI:      TUI{Enabled: true},
+			TUI: TUI{Enabled: true},
 		},
 	}
 }

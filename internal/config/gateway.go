@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/channel"
@@ -45,26 +46,36 @@ func (c Channels) Sections() []channel.Section {
 	return out
 }
 
-// CheckDelivery refuses a scheduled delivery to a registered channel that
-// is off or to a target it does not have (webhook:<endpoint> of no
-// configured endpoint); direct and built-in deliveries pass.
+// CheckDelivery refuses a scheduled delivery to a channel that is not
+// registered, takes no deliveries or is off, or to a target the channel
+// does not take (a webhook endpoint not configured, a Telegram chat that
+// is not a chat id); the built-in forms and direct webhooks pass.
 func (c *Config) CheckDelivery(d scheduler.Delivery) error {
-	if d.Direct() {
+	if d.Direct() || d.Builtin() {
 		return nil
 	}
+	var takers []string
 	for _, s := range c.Gateway.Channels.Sections() {
-		if s.Module().Name != beamclaw.Channel(d.Kind) {
+		m := s.Module()
+		if !m.Delivers {
 			continue
 		}
-		tc, ok := s.(channel.TargetChecker)
-		switch {
-		case !s.Enabled():
-			return fmt.Errorf("delivery %q: the %s channel is off (gateway.channels.%s)", d, d.Kind, d.Kind)
-		case ok && !tc.HasTarget(d.Target):
-			return fmt.Errorf("delivery %q: gateway.channels.%s has no %q", d, d.Kind, d.Target)
+		takers = append(takers, string(m.Name))
+		if m.Name != beamclaw.Channel(d.Kind) {
+			continue
 		}
+		if !s.Enabled() {
+			return fmt.Errorf("delivery %q: the %s channel is off (gateway.channels.%s)", d, d.Kind, d.Kind)
+		}
+		if tc, ok := s.(channel.TargetChecker); ok {
+			if err := tc.CheckTarget(d.Target); err != nil {
+				return fmt.Errorf("delivery %q: %w", d, err)
+			}
+		}
+		return nil
 	}
-	return nil
+	return fmt.Errorf("delivery %q: no channel %q takes scheduled answers (channels that do: %s; or tui, ws, silent, webhook:<URL>)",
+		d, d.Kind, strings.Join(takers, ", "))
 }
 
 // registeredDefaults sets each registered channel's section to its

@@ -33,9 +33,6 @@ func (c *Config) Validate() error {
 	c.MCP.Validate(p.Under("mcp"))
 	c.A2A.Validate(p.Under("a2a"))
 	c.Sandbox.Validate(p.Under("sandbox"))
-	for _, s := range c.Gateway.Channels.Sections() {
-		s.Validate(p.Under("gateway.channels." + string(s.Module().Name)))
-	}
 	if d, err := scheduler.ParseDelivery(c.Scheduler.Heartbeat.Deliver); err == nil {
 		if err := c.CheckDelivery(d); err != nil {
 			p.Add("scheduler.heartbeat.deliver", "%s", err.Error())

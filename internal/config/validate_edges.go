@@ -9,7 +9,9 @@ import (
 
 func (c *Config) validateGateway(p *problems) {
 	c.Gateway.Server.Validate(p.Under("gateway"))
-	c.Gateway.Channels.Telegram.Validate(p.Under("gateway.channels.telegram"))
+	for _, s := range c.Gateway.Channels.Sections() {
+		s.Validate(p.Under("gateway.channels." + string(s.Module().Name)))
+	}
 }
 
 // MinTokenLen is the shortest gateway.auth.token accepted.
@@ -24,7 +26,6 @@ const MinTokenLen = setting.MinTokenLen
 func (c *Config) ValidateRuntime(getenv func(string) string) error {
 	var p problems
 	c.Gateway.Server.ValidateRuntime(p.Under("gateway"), getenv)
-	c.Gateway.Channels.Telegram.ValidateRuntime(p.Under("gateway.channels.telegram"), getenv)
 	c.A2A.ValidateRuntime(p.Under("a2a"), getenv)
 	for _, s := range c.Gateway.Channels.Sections() {
 		if rv, ok := s.(channel.RuntimeValidator); ok && s.Enabled() {

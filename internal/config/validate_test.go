@@ -96,7 +96,7 @@ func TestValidate(t *testing.T) {
 		}},
 		{"telegram webhook", func(c *Config) {
 			tg := &c.Gateway.Channels.Telegram
-			tg.Enabled, tg.Mode, tg.Token, tg.WebhookSecret = true, "webhook", Secret{}, Secret{}
+			tg.On, tg.Mode, tg.Token, tg.WebhookSecret = true, "webhook", Secret{}, Secret{}
 		}, []string{
 			"gateway.channels.telegram.token: required when the channel is enabled",
 			"gateway.channels.telegram.webhook_url: webhook mode needs an https:// URL",
@@ -179,10 +179,10 @@ func TestValidateRuntime(t *testing.T) {
 			[]string{"gateway.auth.token: environment variable TOK is not set"}},
 		{"token short", func(c *Config) { c.Gateway.Auth.Token = Env("TOK") }, map[string]string{"TOK": "short"},
 			[]string{"gateway.auth.token: the value of TOK is too short (at least 32 characters)"}},
-		{"telegram enabled, token unset", func(c *Config) { c.Gateway.Channels.Telegram.Enabled = true }, nil,
+		{"telegram enabled, token unset", func(c *Config) { c.Gateway.Channels.Telegram.On = true }, nil,
 			[]string{"gateway.channels.telegram.token: environment variable TELEGRAM_BOT_TOKEN is not set"}},
 		{"telegram webhook", func(c *Config) {
-			c.Gateway.Channels.Telegram.Enabled = true
+			c.Gateway.Channels.Telegram.On = true
 			c.Gateway.Channels.Telegram.Mode = "webhook"
 		}, map[string]string{"TELEGRAM_BOT_TOKEN": "1:x"},
 			[]string{"gateway.channels.telegram.webhook_secret: environment variable TELEGRAM_WEBHOOK_SECRET is not set"}},

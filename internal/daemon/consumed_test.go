@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/internal/channel/telegram"
 	"github.com/beamclaw/beamclaw-go/internal/config"
 	"github.com/beamclaw/beamclaw-go/internal/obs"
 )
@@ -108,8 +109,11 @@ func TestConsumedDetectsAnUnreadKey(t *testing.T) {
 			}
 		}},
 		{key: "gateway.channels.telegram.webhook_secret", after: func(p *plan) {
-			if p.Telegram != nil {
-				p.Telegram.WebhookSecret = ""
+			for i, cp := range p.Channels { // a secret of a registered channel, dropped by its Options
+				if o, ok := cp.Options.(telegram.Options); ok {
+					o.WebhookSecret = ""
+					p.Channels[i].Options = o
+				}
 			}
 		}},
 	} {

@@ -52,16 +52,12 @@ func (d *daemon) edges(rt *agentRuntime) (routes, socket []gateway.Mount, servic
 		services = append(services, a2aSvc)
 		routes = append(routes, a2aRoutes...)
 	}
-	tg, tgRoutes, err := d.telegram(api, rt.agents.Exists)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	registered, err := d.registeredChannels(rt)
+	registered, err := d.registeredChannels(rt, userID)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	if rt.deliver != nil { // scheduled answers reach these channels
-		rt.deliver.telegram, rt.deliver.tui, rt.deliver.ws = tg, local, public
+		rt.deliver.tui, rt.deliver.ws = local, public
 		rt.deliver.channels = make(map[beamclaw.Channel]channel.Instance, len(registered))
 		for _, cp := range d.plan.Channels {
 			if cp.Module.Delivers {
@@ -69,15 +65,11 @@ func (d *daemon) edges(rt *agentRuntime) (routes, socket []gateway.Mount, servic
 			}
 		}
 	}
-	if tg != nil || len(registered) > 0 {
+	if len(registered) > 0 {
 		// A channel whose upstream keeps failing (Telegram down, a revoked
 		// token) stops alone; the daemon and the other channels go on.
 		channels := supervise.New("channels", supervise.Options{Logger: d.log, Contain: true,
 			Timeout: d.plan.ShutdownTimeout})
-		if tg != nil {
-			channels.Add(d.guard(tg))
-			routes = append(routes, tgRoutes...)
-		}
 		for name, inst := range registered {
 			channels.Add(d.guard(supervise.Func("channel."+string(name), inst.Serve)))
 			for _, r := range inst.Routes() {
@@ -91,16 +83,20 @@ func (d *daemon) edges(rt *agentRuntime) (routes, socket []gateway.Mount, servic
 }
 
 // registeredChannels builds the registered channels that are on.
-func (d *daemon) registeredChannels(rt *agentRuntime) (map[beamclaw.Channel]channel.Instance, error) {
+func (d *daemon) registeredChannels(rt *agentRuntime, userID func(prefix, id string) string) (map[beamclaw.Channel]channel.Instance, error) {
 	out := make(map[beamclaw.Channel]channel.Instance, len(d.plan.Channels))
 	for _, cp := range d.plan.Channels {
 		inst, err := cp.Module.New(channel.Host{Sessions: rt.sessions, DB: d.db, Logger: d.log.With("channel", string(cp.Module.Name)),
-			KnownAgent: rt.agents.Exists}, cp.Options)
+			KnownAgent: rt.agents.Exists, UserID: userID, StreamChunk: d.plan.StreamChunk}, cp.Options)
 		if err != nil {
 			return nil, fmt.Errorf("channel %s: %w", cp.Module.Name, err)
 		}
 		out[cp.Module.Name] = inst
-		d.check(string(cp.Module.Name), func() protocol.Subsystem { return protocol.Subsystem{Ready: true} })
+		health := protocol.Subsystem{Ready: true}
+		if dt, ok := inst.(channel.Detailer); ok {
+			health.Detail = dt.Detail()
+		}
+		d.check(string(cp.Module.Name), func() protocol.Subsystem { return health })
 	}
 	return out, nil
 }

@@ -1,14 +1,12 @@
 package daemon
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/a2a"
 	"github.com/beamclaw/beamclaw-go/internal/agent"
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/channel"
-	"github.com/beamclaw/beamclaw-go/internal/channel/telegram"
 	"github.com/beamclaw/beamclaw-go/internal/config"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/loop"
@@ -54,15 +52,16 @@ type plan struct {
 	Sessions    session.Options // with Ceilings: core.channel_autonomy
 	Autonomy    autonomies
 
-	Gateway  gateway.Options
-	WS       gateway.WSOptions
-	TUI      bool // gateway.channels.tui.enabled
-	OpenAI   gateway.OpenAIOptions
-	Telegram *telegram.Options // nil when the channel is off
+	Gateway gateway.Options
+	WS      gateway.WSOptions
+	TUI     bool // gateway.channels.tui.enabled
+	OpenAI  gateway.OpenAIOptions
 	// Channels are the registered channels that are on (config.Channels'
 	// channel.Section fields), each with its resolved options.
 	Channels []channelPlan
-	STT      *provider.Settings // Telegram voice transcription (OpenAI-compatible); nil when off
+	// StreamChunk is how much new text makes a channel edit the answer it
+	// shows (core.agentic_loop.stream_chunk_size; channel.Host).
+	StreamChunk int
 	// A2A is the A2A edge and the a2a_call tool's peers (the a2a
 	// section); nil when a2a.enabled is false.
 	A2A *a2a.Options
@@ -83,6 +82,7 @@ type channelPlan struct {
 // planChannels lists the registered channels that are on; a channel that
 // core.channel_autonomy does not name gets its module's ceiling.
 func (p *plan) planChannels(c *config.Config, getenv func(string) string) {
+	p.StreamChunk = c.Core.AgenticLoop.StreamChunkSize
 	for _, s := range c.Gateway.Channels.Sections() {
 		m := s.Module()
 		if _, ok := p.Sessions.Ceilings[m.Name]; !ok && m.Autonomy != "" {
@@ -269,26 +269,5 @@ func (p *plan) planEdges(c *config.Config, getenv func(string) string) error {
 	p.WS.DefaultAgent = c.Core.DefaultAgent
 	p.TUI = g.Channels.TUI.Enabled
 	p.OpenAI = gateway.OpenAIOptions{DefaultAgent: c.Core.DefaultAgent}
-	return p.planTelegram(c, getenv)
-}
-
-func (p *plan) planTelegram(c *config.Config, getenv func(string) string) error {
-	tc := c.Gateway.Channels.Telegram
-	if !tc.Enabled {
-		return nil
-	}
-	o, err := tc.Options(getenv)
-	if err != nil {
-		return fmt.Errorf("gateway.channels.telegram: %w", err)
-	}
-	o.EditChunk = c.Core.AgenticLoop.StreamChunkSize
-	o.Autonomy = p.Sessions.Ceilings[beamclaw.ChannelTelegram]
-	o.CanonicalUser = p.CanonicalUser
-	p.Telegram = o
-	if tc.Voice.Enabled {
-		key, _ := tc.Voice.STTAPIKey.Resolve(getenv)
-		p.STT = &provider.Settings{Name: "stt", BaseURL: tc.Voice.STTBaseURL, APIKey: key, Model: tc.Voice.STTModel,
-			MaxRetries: provider.DefaultMaxRetries}
-	}
 	return nil
 }

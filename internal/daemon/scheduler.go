@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/thejerf/suture/v4"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/channel"
-	"github.com/beamclaw/beamclaw-go/internal/channel/telegram"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 	"github.com/beamclaw/beamclaw-go/internal/session"
@@ -87,9 +85,9 @@ func (d *daemon) schedulerInto(ctx context.Context, root *suture.Supervisor, opt
 
 // defaultDelivery is where a job an agent creates without a delivery
 // sends its answers: back to the conversation's channel when it can be
-// reached without a request (a Telegram chat, open terminals or
-// WebSocket clients, a registered channel's Reply: a webhook endpoint);
-// other channels must name one.
+// reached without a request (open terminals or WebSocket clients, a
+// registered channel's Reply: a Telegram chat, a webhook endpoint); other
+// channels must name one.
 func (d *daemon) defaultDelivery(inv beamclaw.Invocation) string {
 	for _, cp := range d.plan.Channels { // registered channels say themselves
 		if cp.Module.Name == inv.Channel && cp.Module.Reply != nil {
@@ -97,14 +95,8 @@ func (d *daemon) defaultDelivery(inv beamclaw.Invocation) string {
 		}
 	}
 	switch inv.Channel {
-	case beamclaw.ChannelTUI:
-		return "tui"
-	case beamclaw.ChannelWS:
-		return "ws"
-	case beamclaw.ChannelTelegram: // a private chat's id is the user's
-		if id, ok := strings.CutPrefix(inv.UserID, "tg:"); ok && id != "" {
-			return "telegram:" + id
-		}
+	case beamclaw.ChannelTUI, beamclaw.ChannelWS: // the gateway's hubs (scheduler.DeliverTUI, DeliverWS)
+		return string(inv.Channel)
 	}
 	return ""
 }
@@ -156,11 +148,10 @@ func (t schedTurns) Run(ctx context.Context, turn scheduler.Turn) (scheduler.Res
 	return scheduler.Result{Text: ev.Text}, nil
 }
 
-// schedDeliverer sends scheduled answers to Telegram chats and to the
-// user's open terminals and WebSocket clients; the edges set the
-// channels before the tree serves.
+// schedDeliverer sends scheduled answers to the registered channels that
+// take them and to the user's open terminals and WebSocket clients; the
+// edges set them before the tree serves.
 type schedDeliverer struct {
-	telegram *telegram.Channel // nil when the channel is off
 	tui, ws  *gateway.WS
 	channels map[beamclaw.Channel]channel.Instance // the registered channels that are on and take deliveries
 }
@@ -168,11 +159,6 @@ type schedDeliverer struct {
 // Deliver implements scheduler.Deliverer.
 func (sd *schedDeliverer) Deliver(ctx context.Context, to scheduler.Delivery, msg scheduler.Message) error {
 	switch to.Kind {
-	case scheduler.DeliverTelegram:
-		if sd.telegram == nil {
-			return fmt.Errorf("deliver to %s: the Telegram channel is off", to)
-		}
-		return sd.telegram.Send(ctx, to.Target, msg.Text)
 	case scheduler.DeliverTUI, scheduler.DeliverWS:
 		hub := sd.ws
 		if to.Kind == scheduler.DeliverTUI {

@@ -107,7 +107,7 @@ func (s *Scheduler) newJob(req AddRequest, now time.Time) (Job, error) {
 	}
 	if s.opts.CheckTarget != nil {
 		if err := s.opts.CheckTarget(to); err != nil {
-			return Job{}, beamclaw.E("scheduler.Add", beamclaw.KindInvalid, err.Error(), err)
+			return Job{}, beamclaw.E("scheduler.Add", beamclaw.KindInvalid, err.Error(), nil) // the message is the whole error
 		}
 	}
 	id := s.opts.NewID()

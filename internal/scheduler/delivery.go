@@ -4,36 +4,37 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
 
-// DeliveryKind names where a job's answer goes.
+// DeliveryKind names where a job's answer goes: one of the built-in
+// kinds below, or a registered channel that takes deliveries (its name,
+// "<channel>:<target>", e.g. telegram:<chat id> or webhook:<endpoint>).
 type DeliveryKind string
 
-// Delivery kinds.
+// Built-in delivery kinds: the gateway's own hubs, a direct POST, nowhere.
 const (
-	DeliverTelegram DeliveryKind = "telegram" // telegram:<chat id or @channel>
-	DeliverTUI      DeliveryKind = "tui"      // the user's open terminal UIs
-	DeliverWS       DeliveryKind = "ws"       // the user's open WebSocket clients
-	DeliverWebhook  DeliveryKind = "webhook"  // webhook:<http or https URL>, a JSON POST; webhook:<endpoint>, the webhook channel
-	DeliverSilent   DeliveryKind = "silent"   // nowhere (the answer stays in the session)
+	DeliverTUI                  = DeliveryKind(beamclaw.ChannelTUI) // the user's open terminal UIs
+	DeliverWS                   = DeliveryKind(beamclaw.ChannelWS)  // the user's open WebSocket clients
+	DeliverWebhook DeliveryKind = "webhook"                         // webhook:<http or https URL>, a JSON POST (webhook:<endpoint> is the webhook channel's)
+	DeliverSilent  DeliveryKind = "silent"                          // nowhere (the answer stays in the session)
 )
 
 // deliveryForms is for error messages and the tool schema.
-const deliveryForms = "telegram:<chat>, tui, ws, webhook:<URL>, webhook:<endpoint> or silent"
+const deliveryForms = "tui, ws, silent, webhook:<URL>, or <channel>:<target> of a channel that takes answers (telegram:<chat id>, webhook:<endpoint>)"
 
 // Delivery is a parsed delivery target. It is stored as its string.
 type Delivery struct {
 	Kind   DeliveryKind
-	Target string // the chat of telegram, the URL of webhook
+	Target string // a channel's target (a chat, an endpoint), or the URL of a direct webhook
 }
 
-// ParseDelivery parses "telegram:<chat>", "tui", "ws", "webhook:URL" or
-// "silent".
+// ParseDelivery parses a built-in form ("tui", "ws", "silent",
+// "webhook:URL") or "<channel>:<target>"; whether a channel takes that
+// target is the channel's to say (Options.CheckTarget).
 func ParseDelivery(s string) (Delivery, error) {
 	s = strings.TrimSpace(s)
 	kind, target, hasTarget := strings.Cut(s, ":")
@@ -41,42 +42,26 @@ func ParseDelivery(s string) (Delivery, error) {
 	fail := func(why string) (Delivery, error) {
 		return Delivery{}, fmt.Errorf("delivery %q: %s", s, why)
 	}
-	switch d.Kind {
-	case DeliverTUI, DeliverWS, DeliverSilent:
+	switch {
+	case d.Builtin():
 		if hasTarget {
 			return fail(string(d.Kind) + " takes no target")
 		}
-	case DeliverTelegram:
-		if why := checkChat(target); why != "" {
-			return fail(why)
-		}
-	case DeliverWebhook:
-		if beamclaw.IsName(target) {
-			return d, nil // an endpoint of the webhook channel
-		}
+	case d.Kind == DeliverWebhook && !beamclaw.IsName(target):
 		u, err := url.Parse(target)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fail("want webhook:http://host/path, webhook:https://host/path or webhook:<endpoint of the webhook channel>")
 		}
-	default:
+	case !beamclaw.IsName(string(d.Kind)) || strings.TrimSpace(target) == "":
 		return fail("want " + deliveryForms)
 	}
 	return d, nil
 }
 
-func checkChat(chat string) string {
-	if name, ok := strings.CutPrefix(chat, "@"); ok {
-		if len(name) < 4 || strings.IndexFunc(name, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_')
-		}) >= 0 {
-			return "a Telegram channel name is @ and at least 4 letters, digits or _"
-		}
-		return ""
-	}
-	if _, err := strconv.ParseInt(chat, 10, 64); err != nil {
-		return "want telegram:<chat id> (a number) or telegram:@channel"
-	}
-	return ""
+// Builtin reports whether the gateway delivers the answer itself (open
+// terminals or WebSocket clients) or nobody does (silent).
+func (d Delivery) Builtin() bool {
+	return d.Kind == DeliverTUI || d.Kind == DeliverWS || d.Kind == DeliverSilent
 }
 
 // Direct reports whether the scheduler posts the answer itself (a

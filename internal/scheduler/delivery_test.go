@@ -18,12 +18,15 @@ func TestParseDelivery(t *testing.T) {
 		{"webhook:https://example.com/hook?t=1", "webhook:https://example.com/hook?t=1", ""},
 		{"webhook:http://127.0.0.1:8080/x", "webhook:http://127.0.0.1:8080/x", ""},
 		{"tui:extra", "", `delivery "tui:extra": tui takes no target`},
-		{"telegram:", "", `delivery "telegram:": want telegram:<chat id> (a number) or telegram:@channel`},
-		{"telegram:@ab", "", `delivery "telegram:@ab": a Telegram channel name is @ and at least 4 letters, digits or _`},
+		{"telegram:", "", `delivery "telegram:": want ` + deliveryForms},
+		// a channel's target is the channel's to check (Options.CheckTarget)
+		{"telegram:@ab", "telegram:@ab", ""},
+		{"email:me@x", "email:me@x", ""},
+		{"e mail:me@x", "", `delivery "e mail:me@x": want ` + deliveryForms},
+		{"tg", "", `delivery "tg": want ` + deliveryForms},
 		{"webhook:ci", "webhook:ci", ""},
 		{"webhook:ftp://x/y", "", `delivery "webhook:ftp://x/y": want webhook:http://host/path, webhook:https://host/path or webhook:<endpoint of the webhook channel>`},
 		{"webhook:/relative", "", `delivery "webhook:/relative": want webhook:http://host/path, webhook:https://host/path or webhook:<endpoint of the webhook channel>`},
-		{"email:me@x", "", `delivery "email:me@x": want telegram:<chat>, tui, ws, webhook:<URL>, webhook:<endpoint> or silent`},
 	}
 	for _, tc := range cases {
 		d, err := ParseDelivery(tc.in)
@@ -39,7 +42,7 @@ func TestParseDelivery(t *testing.T) {
 }
 
 func TestDeliveryJSON(t *testing.T) {
-	for _, d := range []Delivery{{}, {Kind: DeliverTelegram, Target: "42"}, {Kind: DeliverSilent}} {
+	for _, d := range []Delivery{{}, {Kind: "telegram", Target: "42"}, {Kind: DeliverSilent}} {
 		b, err := json.Marshal(struct{ D Delivery }{d})
 		if err != nil {
 			t.Fatal(err)

@@ -27,6 +27,10 @@ type tgOptions struct {
 	dmPolicy  string   // "" = pairing
 	allowFrom []string // gateway.channels.telegram.allow_from
 	autonomy  string   // core.autonomy_level and channel_autonomy.telegram ("" = default)
+	// gatewayToken sets gateway.auth.token: Telegram's webhook POSTs carry
+	// only their secret header, never the gateway's bearer token.
+	gatewayToken bool
+	scheduler    bool // scheduler.enabled
 }
 
 // tgRig is one daemon with the Telegram channel enabled, the fake Bot API
@@ -59,6 +63,9 @@ func newTGRig(t *testing.T, o tgOptions) *tgRig {
 	r := &tgRig{t: t, llm: llm, tg: tg, hc: hc}
 	r.h = newHome(t, tgConfig(llm.URL(), tg.URL(), o))
 	r.h.env = append(r.h.env, "TELEGRAM_BOT_TOKEN="+tg.Token(), "TG_STT_KEY=stt-test-key")
+	if o.gatewayToken {
+		r.h.env = append(r.h.env, "BC_GATEWAY_TOKEN="+canarySecret(t, "gwtok", 40))
+	}
 	if o.webhook {
 		r.secret = canarySecret(t, "whsec", 24)
 		r.h.env = append(r.h.env, "TG_SECRET="+r.secret)
@@ -74,7 +81,11 @@ func tgConfig(llmURL, tgURL string, o tgOptions) string {
 		fmt.Fprintf(&b, "  autonomy_level: %s\n  channel_autonomy:\n    telegram: %s\n", o.autonomy, o.autonomy)
 	}
 	fmt.Fprintf(&b, "  providers:\n    fake: {base_url: %q, model: fake-model, max_retries: 0}\n", llmURL)
-	b.WriteString("gateway:\n  http:\n    addr: \"127.0.0.1:0\"\n  channels:\n    telegram:\n")
+	b.WriteString("gateway:\n  http:\n    addr: \"127.0.0.1:0\"\n")
+	if o.gatewayToken {
+		b.WriteString("  auth:\n    token: {env: BC_GATEWAY_TOKEN}\n")
+	}
+	b.WriteString("  channels:\n    telegram:\n")
 	b.WriteString("      enabled: true\n      token: {env: TELEGRAM_BOT_TOKEN}\n")
 	fmt.Fprintf(&b, "      api_url: %q\n", tgURL)
 	if o.webhook {
@@ -95,6 +106,9 @@ func tgConfig(llmURL, tgURL string, o tgOptions) string {
 	b.WriteString("      photo: {enabled: true, max_size_bytes: 4096}\n")
 	fmt.Fprintf(&b, "      voice: {enabled: true, max_duration_seconds: 30, stt_base_url: %q, stt_model: whisper-test, stt_api_key: {env: TG_STT_KEY}}\n", llmURL)
 	b.WriteString("memory:\n  embedding:\n    enabled: false\n")
+	if o.scheduler {
+		b.WriteString("scheduler:\n  enabled: true\n")
+	}
 	b.WriteString("obs:\n  log:\n    level: debug\n")
 	return b.String()
 }

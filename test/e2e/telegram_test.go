@@ -268,9 +268,10 @@ func TestTelegramApprovalByButton(t *testing.T) {
 
 // TestTelegramWebhook: webhook mode registers the webhook with its secret,
 // refuses a wrong secret with 401, and answers an update delivered twice
-// once; an allowlist keeps others out.
+// once; an allowlist keeps others out. The gateway has a token, which
+// Telegram never sends: its secret header is the route's own credential.
 func TestTelegramWebhook(t *testing.T) {
-	r := newTGRig(t, tgOptions{webhook: true, dmPolicy: "allowlist", allowFrom: []string{"4242"}})
+	r := newTGRig(t, tgOptions{webhook: true, dmPolicy: "allowlist", allowFrom: []string{"4242"}, gatewayToken: true})
 	r.start()
 	ana, bob := tgAna.ID, tgBob.ID
 
@@ -463,5 +464,30 @@ func TestTelegramChatCommands(t *testing.T) {
 	var list protocol.SessionList
 	if err := json.Unmarshal([]byte(r.h.must("sessions", "list", "--json", "--agent", "coder").stdout), &list); err != nil || len(list.Sessions) != 1 {
 		t.Errorf("coder sessions after /agent: %+v %v", list.Sessions, err)
+	}
+}
+
+// TestTelegramScheduledAnswer: Telegram takes scheduled answers through
+// the channel registry (telegram:<chat>): a job's answer reaches the chat;
+// a target that is no chat, or a channel that takes no answers, is
+// refused when the job is made, saying what would work.
+func TestTelegramScheduledAnswer(t *testing.T) {
+	r := newTGRig(t, tgOptions{dmPolicy: "allowlist", allowFrom: []string{"4242"}, scheduler: true})
+	r.start()
+	out := r.h.must("scheduler", "add", "--json", "--schedule", "in 1s", "--prompt", "water the plants",
+		"--deliver", fmt.Sprintf("telegram:%d", tgAna.ID), "--user", fmt.Sprintf("tg:%d", tgAna.ID))
+	if !strings.Contains(out.stdout, `"telegram:4242"`) {
+		t.Fatalf("scheduler add: %s", out.stdout)
+	}
+	r.waitText(tgAna.ID, "echo: water the plants")
+
+	for deliver, want := range map[string]string{
+		"telegram:abc": "want telegram:<chat id> (a number) or telegram:@channel",
+		"pager:7":      `no channel "pager" takes scheduled answers (channels that do: telegram, webhook`,
+	} {
+		k := r.h.run("scheduler", "add", "--schedule", "in 1h", "--prompt", "x", "--deliver", deliver)
+		if k.code == 0 || !strings.Contains(k.stdout+k.stderr, want) {
+			t.Errorf("--deliver %s: exit %d, want it refused with %q:\n%s%s", deliver, k.code, want, k.stdout, k.stderr)
+		}
 	}
 }

@@ -270,7 +270,7 @@ func TestWebhookIsASchedulerTarget(t *testing.T) {
 		t.Errorf("a delivery to a malformed endpoint was accepted")
 	}
 	if k := r.h.run("scheduler", "add", "--schedule", "in 1h", "--prompt", "x", "--deliver", "webhook:nosuch"); k.code == 0 ||
-		!strings.Contains(k.stdout+k.stderr, `gateway.channels.webhook has no "nosuch"`) {
+		!strings.Contains(k.stdout+k.stderr, `gateway.channels.webhook has no endpoint "nosuch"`) {
 		t.Errorf("a delivery to an endpoint that does not exist: exit %d\n%s%s", k.code, k.stdout, k.stderr)
 	}
 }

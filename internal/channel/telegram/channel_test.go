@@ -36,7 +36,7 @@ func TestStrangerPairsThenStreams(t *testing.T) {
 	h.tg.SendText(stranger.ID, stranger, "hi again")
 	in := h.sess.waitSent(t, 1)[0]
 	want := beamclaw.Inbound{Channel: "telegram", UserID: "tg:666", AgentID: "default",
-		MessageID: in.MessageID, Content: "hi again", Autonomy: beamclaw.Supervised, Route: in.Route,
+		MessageID: in.MessageID, Content: "hi again", Route: in.Route,
 		Origin: "telegram:666"}
 	if d := cmp.Diff(want, in, cmpopts.IgnoreFields(beamclaw.Inbound{}, "Route")); d != "" {
 		t.Errorf("inbound (-want +got):\n%s", d)
@@ -105,7 +105,7 @@ func TestAccessPolicies(t *testing.T) {
 }
 
 func TestCanonicalUserAndPairedAgent(t *testing.T) {
-	h := newHarness(t, nil, "", func(o *Options) { o.CanonicalUser = "local:owner" })
+	h := newHarness(t, nil, "", func(o *Options) { o.UserID = func(string) string { return "local:owner" } })
 	p, _, err := h.pair.Request("telegram", "42", "alice")
 	if err != nil {
 		t.Fatal(err)

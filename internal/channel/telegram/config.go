@@ -6,13 +6,14 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/pairing"
+	"github.com/beamclaw/beamclaw-go/internal/provider"
 	"github.com/beamclaw/beamclaw-go/internal/setting"
 )
 
 // Config is gateway.channels.telegram. The package owns it: defaults,
 // Validate, ValidateRuntime and Options.
 type Config struct {
-	Enabled        bool           `yaml:"enabled"`
+	On             bool           `yaml:"enabled"`
 	Token          setting.Secret `yaml:"token"`
 	Mode           string         `yaml:"mode"`
 	APIURL         string         `yaml:"api_url"`
@@ -87,7 +88,7 @@ func (c Config) Validate(p *setting.Problems) {
 	p.Min("voice.max_duration_seconds", c.Voice.MaxDurationSeconds, 1)
 	p.HTTPURL("voice.stt_base_url", c.Voice.STTBaseURL, c.Voice.Enabled)
 	p.HTTPURL("webhook_url", c.WebhookURL, false)
-	if !c.Enabled {
+	if !c.On {
 		return
 	}
 	if c.Token.IsZero() {
@@ -106,7 +107,7 @@ func (c Config) Validate(p *setting.Problems) {
 // ValidateRuntime checks, when the channel is on, that its token (and in
 // webhook mode its secret) is set in getenv's environment.
 func (c Config) ValidateRuntime(p *setting.Problems, getenv func(string) string) {
-	if !c.Enabled {
+	if !c.On {
 		return
 	}
 	p.Secret("token", c.Token, getenv, 1)
@@ -115,20 +116,13 @@ func (c Config) ValidateRuntime(p *setting.Problems, getenv func(string) string)
 	}
 }
 
-// Options is the section as the Channel's Options (nil when off; secrets
-// resolved through getenv); the wiring adds the edit chunk, the autonomy
-// ceiling, the canonical user, the transcriber and the live parts.
-func (c Config) Options(getenv func(string) string) (*Options, error) {
-	if !c.Enabled {
-		return nil, nil
-	}
-	policy, err := pairing.ParsePolicy(c.DMPolicy)
-	if err != nil {
-		return nil, err
-	}
+// Options is the section as the Channel's Options (secrets resolved
+// through getenv); the registration adds the host's parts.
+func (c Config) Options(getenv func(string) string) any {
 	token, _ := c.Token.Resolve(getenv)
 	secret, _ := c.WebhookSecret.Resolve(getenv)
-	return &Options{
+	policy, _ := pairing.ParsePolicy(c.DMPolicy) // Validate refused any other value
+	o := Options{
 		Token: token, APIURL: c.APIURL, Mode: c.Mode, WebhookURL: c.WebhookURL, WebhookSecret: secret,
 		DMPolicy: policy, AllowFrom: c.AllowFrom,
 		Groups:       Groups(c.Groups),
@@ -136,5 +130,11 @@ func (c Config) Options(getenv func(string) string) (*Options, error) {
 		Photo:        Photo(c.Photo),
 		Voice:        Voice{Enabled: c.Voice.Enabled, MaxDurationSeconds: c.Voice.MaxDurationSeconds},
 		EditInterval: time.Duration(c.EditIntervalMs) * time.Millisecond,
-	}, nil
+	}
+	if c.Voice.Enabled {
+		key, _ := c.Voice.STTAPIKey.Resolve(getenv)
+		o.STT = &provider.Settings{Name: "stt", BaseURL: c.Voice.STTBaseURL, APIKey: key, Model: c.Voice.STTModel,
+			MaxRetries: provider.DefaultMaxRetries}
+	}
+	return o
 }

@@ -12,11 +12,15 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/pairing"
+	"github.com/beamclaw/beamclaw-go/internal/provider"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
 // ChannelName is the channel's name in pairing and bucket names.
 const ChannelName = string(beamclaw.ChannelTelegram)
+
+// userPrefix starts the session user id of a Telegram user ("tg:<id>").
+const userPrefix = "tg"
 
 // Modes of receiving updates.
 const (
@@ -85,13 +89,14 @@ type Options struct {
 	// EditChunk is how many new characters of a streamed answer make an
 	// edit worth it (core.agentic_loop.stream_chunk_size, default 80).
 	EditChunk int
-	// Autonomy is the channel's autonomy ceiling (supervised).
-	Autonomy beamclaw.Autonomy
-	// CanonicalUser (BEAMCLAW_USER), when set, is the user id of every
-	// admitted Telegram user, so the owner's sessions follow them across
-	// channels; otherwise the user id is "tg:<telegram id>".
-	CanonicalUser string
-	Transcriber   Transcriber // nil: voice notes are refused
+	// UserID is the session user of a Telegram user id: BEAMCLAW_USER
+	// when set (the daemon's Host.UserID), so the owner's sessions follow
+	// them across channels; by default "tg:<telegram id>".
+	UserID func(telegramID string) string
+	// STT is the OpenAI-compatible transcription endpoint for voice notes
+	// (nil: voice off); the daemon's registration builds Transcriber from it.
+	STT         *provider.Settings
+	Transcriber Transcriber // nil: voice notes are refused
 	Sessions      Sessions
 	// KnownAgent reports whether an agent exists (/agent NAME); nil
 	// refuses every switch.
@@ -140,9 +145,6 @@ func (o *Options) withDefaults() {
 	}
 	if o.EditChunk <= 0 {
 		o.EditChunk = DefaultEditChunk
-	}
-	if o.Autonomy == "" {
-		o.Autonomy = beamclaw.Supervised
 	}
 	if o.Photo.MaxSizeBytes <= 0 {
 		o.Photo.MaxSizeBytes = DefaultMaxPhoto

@@ -80,7 +80,6 @@ func (c *Channel) onMessage(ctx context.Context, msg *models.Message) {
 		Origin:      chatOrigin(msg.Chat.ID),
 		Content:     content,
 		Attachments: atts,
-		Autonomy:    c.opts.Autonomy,
 		Route:       r,
 	}
 	if _, err := c.opts.Sessions.Send(ctx, in); err != nil {
@@ -90,10 +89,10 @@ func (c *Channel) onMessage(ctx context.Context, msg *models.Message) {
 
 // userID is the session user: BEAMCLAW_USER when set, else "tg:<id>".
 func (c *Channel) userID(tgID string) string {
-	if c.opts.CanonicalUser != "" {
-		return c.opts.CanonicalUser
+	if c.opts.UserID != nil {
+		return c.opts.UserID(tgID)
 	}
-	return "tg:" + tgID
+	return userPrefix + ":" + tgID
 }
 
 // offerPairing answers a stranger's DM with a pairing code and the

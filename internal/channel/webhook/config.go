@@ -105,14 +105,14 @@ func private(raw string) bool {
 	return ip != nil && builtin.CheckPublicIP(ip) != nil
 }
 
-// HasTarget reports whether an endpoint is named target.
-func (c Config) HasTarget(target string) bool {
+// CheckTarget accepts the name of a configured endpoint.
+func (c Config) CheckTarget(target string) error {
 	for _, e := range c {
 		if e.Name == target {
-			return true
+			return nil
 		}
 	}
-	return false
+	return fmt.Errorf("gateway.channels.%s has no endpoint %q", Name, target)
 }
 
 // MinSecretLen is the shortest HMAC key accepted.
