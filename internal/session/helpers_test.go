@@ -64,6 +64,18 @@ func (p *scripted) add(steps ...step) {
 	p.steps = append(p.steps, steps...)
 }
 
+// addHang adds a step that holds the run until it is canceled; the
+// channel it returns is closed when the model is asked.
+func (p *scripted) addHang() <-chan struct{} {
+	asked := make(chan struct{})
+	p.add(func(ctx context.Context, _ beamclaw.ChatRequest, _ func(string)) (beamclaw.ChatResponse, error) {
+		close(asked)
+		<-ctx.Done()
+		return beamclaw.ChatResponse{}, ctx.Err()
+	})
+	return asked
+}
+
 func (p *scripted) requests() []beamclaw.ChatRequest {
 	p.mu.Lock()
 	defer p.mu.Unlock()
