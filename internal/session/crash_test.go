@@ -94,7 +94,7 @@ func TestRestartRestoresHistory(t *testing.T) {
 	if diff := cmp.Diff(want, roles(reqs[0].Messages)); diff != "" {
 		t.Errorf("provider saw (-want +got):\n%s", diff)
 	}
-	restored := e2.ev.named("session_restored")
+	restored := e2.ev.Named("session_restored")
 	if len(restored) != 1 || attrInt(restored[0], "message_count") != 4 {
 		t.Errorf("session_restored events %+v, want one with message_count 4", restored)
 	}
