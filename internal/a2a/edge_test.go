@@ -57,9 +57,7 @@ func TestV03MessageSend(t *testing.T) {
 func TestCallersSeeOnlyTheirTasks(t *testing.T) {
 	rg := newRig(t, nil)
 	mine, theirs := rg.client(peerToken), rg.client(otherToken)
-	res := sendAsync(mine, userMsg("secret plan"))
-	finish(rg.sess.next(t).in, "ok")
-	task := wait(t, res).task(t)
+	task := rg.answered(t, mine, userMsg("secret plan"), "ok")
 	if _, err := theirs.GetTask(context.Background(), &a2a.GetTaskRequest{ID: task.ID}); err == nil {
 		t.Fatal("another caller read the task")
 	}
@@ -90,9 +88,7 @@ func TestCallersSeeOnlyTheirTasks(t *testing.T) {
 func TestPushURLsMustBePublic(t *testing.T) {
 	rg := newRig(t, func(o *Options) { o.Resolver = fixedResolver{"hooks.example.com": "93.184.216.34"} })
 	c := rg.client(peerToken)
-	res := sendAsync(c, userMsg("hi"))
-	finish(rg.sess.next(t).in, "ok")
-	task := wait(t, res).task(t)
+	task := rg.answered(t, c, userMsg("hi"), "ok")
 	for _, u := range []string{"http://127.0.0.1:9/hook", "http://10.0.0.5/hook", "http://[::1]/hook", "http://169.254.169.254/", "ftp://hooks.example.com/"} {
 		_, err := c.CreateTaskPushConfig(context.Background(), &a2a.PushConfig{TaskID: task.ID, URL: u})
 		if err == nil || !strings.Contains(err.Error(), "refused") && !strings.Contains(err.Error(), "http(s)") {
@@ -164,9 +160,7 @@ func TestContextContinuesTheSession(t *testing.T) {
 func TestPushConfigDelete(t *testing.T) {
 	rg := newRig(t, func(o *Options) { o.Resolver = fixedResolver{"hooks.example.com": "93.184.216.34"} })
 	c := rg.client(peerToken)
-	res := sendAsync(c, userMsg("hi"))
-	finish(rg.sess.next(t).in, "ok")
-	task := wait(t, res).task(t)
+	task := rg.answered(t, c, userMsg("hi"), "ok")
 	cfg, err := c.CreateTaskPushConfig(context.Background(), &a2a.PushConfig{TaskID: task.ID, URL: "https://hooks.example.com/x"})
 	if err != nil {
 		t.Fatal(err)

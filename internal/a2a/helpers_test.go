@@ -186,6 +186,15 @@ func finish(in beamclaw.Inbound, chunks ...string) {
 	in.Route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, Text: strings.Join(chunks, "")})
 }
 
+// answered sends req with c, has the session answer text and returns the
+// finished task.
+func (rg *rig) answered(t *testing.T, c *a2aclient.Client, req *a2a.SendMessageRequest, text string) *a2a.Task {
+	t.Helper()
+	res := sendAsync(c, req)
+	finish(rg.sess.next(t).in, text)
+	return wait(t, res).task(t)
+}
+
 // sendAsync runs a blocking SendMessage in the background.
 func sendAsync(c *a2aclient.Client, req *a2a.SendMessageRequest) <-chan sendResult {
 	out := make(chan sendResult, 1)
@@ -228,9 +237,7 @@ func wait[T any](t testing.TB, ch <-chan T) T {
 func artifactText(t *a2a.Task) string {
 	var b strings.Builder
 	for _, a := range t.Artifacts {
-		for _, p := range a.Parts {
-			b.WriteString(p.Text())
-		}
+		b.WriteString(textOfParts(a.Parts))
 	}
 	return b.String()
 }

@@ -48,68 +48,56 @@ func (a *Admin) sandboxManager(l config.Loaded) (*sandbox.Manager, error) {
 // sandbox.enabled and a daemon runs (asking makes it check again), the
 // engine's otherwise.
 func (a *Admin) SandboxStatus(ctx context.Context) (protocol.SandboxStatus, error) {
-	l, err := a.load()
-	if err != nil {
-		return protocol.SandboxStatus{}, err
-	}
-	if l.Sandbox.Enabled {
-		var out protocol.SandboxStatus
-		if ok, err := controlDo(ctx, l.Paths.Socket, http.MethodGet, protocol.ControlSandbox, nil, &out); ok || err != nil {
-			return out, err
-		}
-	}
-	m, err := a.sandboxManager(l)
-	if err != nil {
-		return protocol.SandboxStatus{}, err
-	}
-	defer m.Close()
-	return control.SandboxStatusWire(m.Status(ctx), l.Sandbox.Enabled, ""), nil
+	return sandboxDo(ctx, a, http.MethodGet, protocol.ControlSandbox, nil,
+		func(m *sandbox.Manager, l config.Loaded) (protocol.SandboxStatus, error) {
+			return control.SandboxStatusWire(m.Status(ctx), l.Sandbox.Enabled, ""), nil
+		})
 }
 
 // SandboxList lists this installation's sandbox containers.
 func (a *Admin) SandboxList(ctx context.Context) (protocol.SandboxContainers, error) {
-	l, err := a.load()
-	if err != nil {
-		return protocol.SandboxContainers{}, err
-	}
-	if l.Sandbox.Enabled {
-		var out protocol.SandboxContainers
-		if ok, err := controlDo(ctx, l.Paths.Socket, http.MethodGet, protocol.ControlSandboxContainers, nil, &out); ok || err != nil {
-			return out, err
-		}
-	}
-	m, err := a.sandboxManager(l)
-	if err != nil {
-		return protocol.SandboxContainers{}, err
-	}
-	defer m.Close()
-	list, err := m.List(ctx)
-	if err != nil {
-		return protocol.SandboxContainers{}, control.Plain(err)
-	}
-	return protocol.SandboxContainers{Containers: control.SandboxContainersWire(list)}, nil
+	return sandboxDo(ctx, a, http.MethodGet, protocol.ControlSandboxContainers, nil,
+		func(m *sandbox.Manager, _ config.Loaded) (protocol.SandboxContainers, error) {
+			list, err := m.List(ctx)
+			if err != nil {
+				return protocol.SandboxContainers{}, control.Plain(err)
+			}
+			return protocol.SandboxContainers{Containers: control.SandboxContainersWire(list)}, nil
+		})
 }
 
 // SandboxKill removes one of this installation's containers (by name,
 // or a prefix of its name or id): through the daemon that owns it, or on
 // the engine when none runs.
 func (a *Admin) SandboxKill(ctx context.Context, container string) error {
+	_, err := sandboxDo(ctx, a, http.MethodPost, protocol.ControlSandboxKill, protocol.SandboxKillRequest{Container: container},
+		func(m *sandbox.Manager, _ config.Loaded) (struct{}, error) {
+			return struct{}{}, control.Plain(m.Kill(ctx, container))
+		})
+	return err
+}
+
+// sandboxDo asks the running daemon (method, path, in) when
+// sandbox.enabled and one runs; otherwise local answers on a Manager of
+// its own, without a daemon.
+func sandboxDo[T any](ctx context.Context, a *Admin, method, path string, in any,
+	local func(*sandbox.Manager, config.Loaded) (T, error)) (T, error) {
+	var out T
 	l, err := a.load()
 	if err != nil {
-		return err
+		return out, err
 	}
 	if l.Sandbox.Enabled {
-		req := protocol.SandboxKillRequest{Container: container}
-		if ok, err := controlDo(ctx, l.Paths.Socket, http.MethodPost, protocol.ControlSandboxKill, req, nil); ok || err != nil {
-			return err
+		if ok, err := controlDo(ctx, l.Paths.Socket, method, path, in, &out); ok || err != nil {
+			return out, err
 		}
 	}
 	m, err := a.sandboxManager(l)
 	if err != nil {
-		return err
+		return out, err
 	}
 	defer m.Close()
-	return control.Plain(m.Kill(ctx, container))
+	return local(m, l)
 }
 
 // SandboxBuild builds sandbox.docker_image on the local engine, writing

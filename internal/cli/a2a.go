@@ -31,29 +31,23 @@ func (a *app) newA2ACmd() *cobra.Command {
 
 func (a *app) newA2ADiscoverCmd() *cobra.Command {
 	var tokenEnv string
-	var asJSON bool
 	var timeout time.Duration
-	cmd := &cobra.Command{
+	cmd := shows(a, &cobra.Command{
 		Use:     "discover TARGET",
 		Short:   "Fetch and show an agent card",
 		Example: "  beamclaw a2a discover http://127.0.0.1:18800\n  beamclaw a2a discover research",
 		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+	}, "print as JSON",
+		func(cmd *cobra.Command, args []string) (protocol.A2ACard, error) {
 			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
 			defer cancel()
-			card, err := a.backend().A2ADiscover(ctx, args[0], tokenEnv)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(card)
-			}
+			return a.backend().A2ADiscover(ctx, args[0], tokenEnv)
+		},
+		func(card protocol.A2ACard) error {
 			a.printCard(card)
 			return nil
-		},
-	}
+		})
 	cmd.Flags().StringVar(&tokenEnv, "token-env", "", "environment variable holding the bearer token")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "give up after this long")
 	return cmd
 }

@@ -69,10 +69,7 @@ func TestA2ACommands(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &a2aBackend{card: card, events: stream, reply: tc.reply}
 			r := run(t, f, "", tc.args...)
-			if r.code != tc.wantCode {
-				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, tc.wantCode, r.stdout, r.stderr)
-			}
-			wantLines(t, "stdout", r.stdout, tc.wantOut...)
+			r.want(t, tc.wantCode, tc.wantOut, nil)
 			if diff := cmp.Diff(tc.wantSent, f.sent); diff != "" {
 				t.Errorf("sent (-want +got):\n%s", diff)
 			}

@@ -33,62 +33,49 @@ func (a *app) newAgentCmd() *cobra.Command {
 }
 
 func (a *app) newAgentCreateCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
+	return shows(a, &cobra.Command{
 		Use:   "create NAME",
 		Short: "Create an agent from the default templates",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			ag, err := a.backend().AgentCreate(args[0])
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(ag)
-			}
+	}, "print the agent as JSON",
+		func(_ *cobra.Command, args []string) (protocol.Agent, error) { return a.backend().AgentCreate(args[0]) },
+		func(ag protocol.Agent) error {
 			fmt.Fprintf(a.stdout, "agent %s created in %s\n", ag.Name, ag.Dir)
 			fmt.Fprintf(a.stdout, "edit its IDENTITY.md, SOUL.md and USER.md, or let its first conversation fill them in (BOOTSTRAP.md)\n")
 			return nil
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the agent as JSON")
-	return cmd
+		})
 }
 
 func (a *app) newAgentListCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
+	return shows(a, &cobra.Command{
 		Use:   "list",
 		Short: "List the agents",
 		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+	}, "print the agents as JSON",
+		func(*cobra.Command, []string) ([]protocol.Agent, error) {
 			list, err := a.backend().AgentList()
-			if err != nil {
-				return err
+			if list == nil {
+				list = []protocol.Agent{} // [] in JSON, not null
 			}
-			if asJSON {
-				if list == nil {
-					list = []protocol.Agent{}
-				}
-				return a.printJSON(list)
-			}
-			if len(list) == 0 {
-				fmt.Fprintln(a.stdout, "no agents yet; create one with `beamclaw agent create NAME`")
-				return nil
-			}
-			t := newTable(a.stdout, "NAME", "FILES", "SIZE", "DAILY LOGS", "BOOTSTRAP")
-			for _, ag := range list {
-				var size int64
-				for _, f := range ag.Files {
-					size += f.Size
-				}
-				t.row(ag.Name, strconv.Itoa(len(ag.Files)), humanSize(size), strconv.Itoa(len(ag.DailyLogs)), bootstrap(ag))
-			}
-			return t.flush()
+			return list, err
 		},
+		a.printAgents)
+}
+
+func (a *app) printAgents(list []protocol.Agent) error {
+	if len(list) == 0 {
+		fmt.Fprintln(a.stdout, "no agents yet; create one with `beamclaw agent create NAME`")
+		return nil
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the agents as JSON")
-	return cmd
+	t := newTable(a.stdout, "NAME", "FILES", "SIZE", "DAILY LOGS", "BOOTSTRAP")
+	for _, ag := range list {
+		var size int64
+		for _, f := range ag.Files {
+			size += f.Size
+		}
+		t.row(ag.Name, strconv.Itoa(len(ag.Files)), humanSize(size), strconv.Itoa(len(ag.DailyLogs)), bootstrap(ag))
+	}
+	return t.flush()
 }
 
 func bootstrap(ag protocol.Agent) string {

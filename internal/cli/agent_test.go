@@ -72,14 +72,8 @@ func TestAgentCommands(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakeBackend{agents: twoAgents(), prompt: "# IDENTITY.md (who you are)\n", err: tc.err}
 			r := run(t, f, tc.stdin, tc.args...)
-			if r.code != tc.wantCode {
-				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, tc.wantCode, r.stdout, r.stderr)
-			}
-			wantLines(t, "stdout", r.stdout, tc.wantOut...)
-			wantLines(t, "stderr", r.stderr, tc.wantErr...)
-			if diff := cmp.Diff(tc.wantCalls, f.calls); diff != "" {
-				t.Errorf("calls (-want +got):\n%s", diff)
-			}
+			r.want(t, tc.wantCode, tc.wantOut, tc.wantErr)
+			wantCalls(t, tc.wantCalls, f.calls)
 			if f.lastAll != tc.wantAllSet {
 				t.Errorf("rehatch all = %v, want %v", f.lastAll, tc.wantAllSet)
 			}

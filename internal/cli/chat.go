@@ -82,19 +82,11 @@ func isTerminal(r io.Reader) bool {
 }
 
 func (a *app) runChat(ctx context.Context, agent, text string) error {
-	loc, err := a.backend().Locate()
+	c, done, err := a.reachRuntime(ctx)
 	if err != nil {
 		return err
 	}
-	c := client.NewUnix(loc.Socket)
-	defer c.Close()
-	if _, err := c.Status(ctx); err != nil {
-		stop, err := a.inProcess(ctx, loc)
-		if err != nil {
-			return err
-		}
-		defer stop()
-	}
+	defer done()
 	conn, err := c.Dial(ctx, agent, client.DialOptions{User: localUser(), Channel: "tui"})
 	if err != nil {
 		return fmt.Errorf("connect to the agent: %w", err)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -50,9 +49,7 @@ func (a *app) newDBCmd() *cobra.Command {
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
-				_ = enc.Encode(res)
+				_ = a.printJSON(res)
 			} else if res.OK {
 				fmt.Fprintf(a.stdout, "%s: every page checks out\n", res.Path)
 			}

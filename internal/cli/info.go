@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"time"
@@ -9,52 +8,50 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/beamclaw/beamclaw-go/pkg/client"
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
 func (a *app) newStatusCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
+	return shows(a, &cobra.Command{
 		Use:     "status",
 		Example: "  beamclaw status\n  beamclaw status --json | jq .subsystems",
 		Short:   "Show the running daemon's status (exits 1 when none runs)",
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+	}, "print the status as JSON",
+		func(cmd *cobra.Command, _ []string) (protocol.Status, error) {
 			loc, err := a.backend().Locate()
 			if err != nil {
-				return err
+				return protocol.Status{}, err
 			}
 			c := client.NewUnix(loc.Socket)
 			defer c.Close()
 			st, err := c.Status(cmd.Context())
 			if err != nil {
-				return &exitError{code: 1, err: fmt.Errorf("no beamclaw daemon is running (socket %s)", loc.Socket)}
+				return st, &exitError{code: 1, err: fmt.Errorf("no beamclaw daemon is running (socket %s)", loc.Socket)}
 			}
-			if asJSON {
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(st)
-			}
-			fmt.Fprintf(a.stdout, "beamclaw %s running (pid %d)\n", st.Version, st.PID)
-			fmt.Fprintf(a.stdout, "  uptime    %s\n", (time.Duration(st.UptimeSeconds) * time.Second).String())
-			fmt.Fprintf(a.stdout, "  http      http://%s\n  socket    %s\n  home      %s\n", st.HTTPAddr, st.Socket, st.Home)
-			names := make([]string, 0, len(st.Subsystems))
-			for n := range st.Subsystems {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			for _, n := range names {
-				s := st.Subsystems[n]
-				state := "ready"
-				if !s.Ready {
-					state = "NOT READY"
-				}
-				fmt.Fprintf(a.stdout, "  %-9s %s  %s\n", n, state, s.Detail)
-			}
-			return nil
+			return st, nil
 		},
+		a.printStatus)
+}
+
+func (a *app) printStatus(st protocol.Status) error {
+	fmt.Fprintf(a.stdout, "beamclaw %s running (pid %d)\n", st.Version, st.PID)
+	fmt.Fprintf(a.stdout, "  uptime    %s\n", (time.Duration(st.UptimeSeconds) * time.Second).String())
+	fmt.Fprintf(a.stdout, "  http      http://%s\n  socket    %s\n  home      %s\n", st.HTTPAddr, st.Socket, st.Home)
+	names := make([]string, 0, len(st.Subsystems))
+	for n := range st.Subsystems {
+		names = append(names, n)
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
-	return cmd
+	sort.Strings(names)
+	for _, n := range names {
+		s := st.Subsystems[n]
+		state := "ready"
+		if !s.Ready {
+			state = "NOT READY"
+		}
+		fmt.Fprintf(a.stdout, "  %-9s %s  %s\n", n, state, s.Detail)
+	}
+	return nil
 }
 
 func (a *app) newVersionCmd() *cobra.Command {

@@ -9,6 +9,8 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
@@ -151,6 +153,25 @@ func run(t *testing.T, b Backend, stdin string, args ...string) runResult {
 	var out, errb bytes.Buffer
 	code := Main(args, func(string) Backend { return b }, strings.NewReader(stdin), &out, &errb)
 	return runResult{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+// want fails the test unless the run exited with code (fatal) and its
+// stdout and stderr hold every line of out and errOut.
+func (r runResult) want(t *testing.T, code int, out, errOut []string) {
+	t.Helper()
+	if r.code != code {
+		t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, code, r.stdout, r.stderr)
+	}
+	wantLines(t, "stdout", r.stdout, out...)
+	wantLines(t, "stderr", r.stderr, errOut...)
+}
+
+// wantCalls compares the backend calls a run made with want.
+func wantCalls(t *testing.T, want, got []string) {
+	t.Helper()
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
 }
 
 // wantLines fails unless every want appears in got.

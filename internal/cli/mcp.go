@@ -43,50 +43,45 @@ func (a *app) newMCPCmd() *cobra.Command {
 }
 
 func (a *app) newMCPListCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
+	return shows(a, &cobra.Command{
 		Use:   "list",
 		Short: "List MCP servers with their state, tool count, restarts and last error",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			list, err := a.backend().MCPList(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(list)
-			}
-			if len(list.Servers) == 0 {
-				fmt.Fprintln(a.stdout, "no MCP servers configured (mcp.servers); add some with `beamclaw mcp import FILE`")
-				return nil
-			}
-			if !list.Daemon {
-				fmt.Fprintln(a.stderr, "no daemon is running: showing the configured servers (`beamclaw mcp test NAME` tries one)")
-			}
-			// The last error is shown whole: its cause is at its end.
-			t := newTable(a.stdout, "NAME", "TRANSPORT", "STATE", "TOOLS", "RESTARTS", "LAST ERROR")
-			var login []string
-			for _, s := range list.Servers {
-				state := s.State
-				if len(s.Changed) > 0 {
-					state += " (" + strconv.Itoa(len(s.Changed)) + " changed)"
-				}
-				if s.State == "needs_login" || s.NeedsScope != "" {
-					login = append(login, s.Name)
-				}
-				t.row(s.Name, s.Transport, state, strconv.Itoa(s.Tools), strconv.Itoa(s.Restarts), orDash(strings.Join(strings.Fields(s.LastError), " ")))
-			}
-			if err := t.flush(); err != nil {
-				return err
-			}
-			for _, name := range login {
-				fmt.Fprintf(a.stdout, "\n%s needs a login: run `beamclaw mcp login %s`\n", name, name)
-			}
-			return nil
+	}, "print the servers as JSON",
+		func(cmd *cobra.Command, _ []string) (protocol.MCPList, error) {
+			return a.backend().MCPList(cmd.Context())
 		},
+		a.printMCPList)
+}
+
+func (a *app) printMCPList(list protocol.MCPList) error {
+	if len(list.Servers) == 0 {
+		fmt.Fprintln(a.stdout, "no MCP servers configured (mcp.servers); add some with `beamclaw mcp import FILE`")
+		return nil
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the servers as JSON")
-	return cmd
+	if !list.Daemon {
+		fmt.Fprintln(a.stderr, "no daemon is running: showing the configured servers (`beamclaw mcp test NAME` tries one)")
+	}
+	// The last error is shown whole: its cause is at its end.
+	t := newTable(a.stdout, "NAME", "TRANSPORT", "STATE", "TOOLS", "RESTARTS", "LAST ERROR")
+	var login []string
+	for _, s := range list.Servers {
+		state := s.State
+		if len(s.Changed) > 0 {
+			state += " (" + strconv.Itoa(len(s.Changed)) + " changed)"
+		}
+		if s.State == "needs_login" || s.NeedsScope != "" {
+			login = append(login, s.Name)
+		}
+		t.row(s.Name, s.Transport, state, strconv.Itoa(s.Tools), strconv.Itoa(s.Restarts), orDash(strings.Join(strings.Fields(s.LastError), " ")))
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	for _, name := range login {
+		fmt.Fprintf(a.stdout, "\n%s needs a login: run `beamclaw mcp login %s`\n", name, name)
+	}
+	return nil
 }
 
 func (a *app) newMCPToolsCmd() *cobra.Command {
@@ -169,8 +164,8 @@ func (a *app) newMCPTestCmd() *cobra.Command {
 }
 
 func (a *app) newMCPImportCmd() *cobra.Command {
-	var write, asJSON bool
-	cmd := &cobra.Command{
+	var write bool
+	cmd := shows(a, &cobra.Command{
 		Use:   "import FILE",
 		Short: "Convert a Claude Desktop style mcpServers JSON file into mcp.servers config",
 		Long: "import reads {\"mcpServers\": {...}} (Claude Desktop, Cursor, VS Code) and prints the YAML to add\n" +
@@ -178,14 +173,11 @@ func (a *app) newMCPImportCmd() *cobra.Command {
 			"copied: export the variables named in the notes. --write appends the servers to the config\n" +
 			"file (created if missing; the old file is kept as .bak) and refuses names already there.",
 		Args: cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			res, err := a.backend().MCPImport(args[0], write)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(res)
-			}
+	}, "print the result as JSON",
+		func(_ *cobra.Command, args []string) (protocol.MCPImport, error) {
+			return a.backend().MCPImport(args[0], write)
+		},
+		func(res protocol.MCPImport) error {
 			if res.Written == "" {
 				fmt.Fprint(a.stdout, res.YAML)
 			} else {
@@ -195,10 +187,8 @@ func (a *app) newMCPImportCmd() *cobra.Command {
 				fmt.Fprintln(a.stderr, "note:", n)
 			}
 			return nil
-		},
-	}
+		})
 	cmd.Flags().BoolVar(&write, "write", false, "append the servers to the config file")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
 }
 

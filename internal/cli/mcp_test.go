@@ -63,11 +63,7 @@ func TestMCPCommands(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakeBackend{mcpList: tc.list, tools: tools, imp: tc.imp, err: tc.err}
 			r := run(t, f, "", tc.args...)
-			if r.code != tc.wantCode {
-				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, tc.wantCode, r.stdout, r.stderr)
-			}
-			wantLines(t, "stdout", r.stdout, tc.wantOut...)
-			wantLines(t, "stderr", r.stderr, tc.wantErr...)
+			r.want(t, tc.wantCode, tc.wantOut, tc.wantErr)
 			if f.lastServer != tc.wantServer || f.lastWrite != tc.wantWrite {
 				t.Errorf("server %q write %v, want %q %v", f.lastServer, f.lastWrite, tc.wantServer, tc.wantWrite)
 			}

@@ -7,11 +7,13 @@ import (
 	"runtime"
 
 	"github.com/spf13/cobra"
+
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
 func (a *app) newMCPLoginCmd() *cobra.Command {
-	var noBrowser, asJSON bool
-	cmd := &cobra.Command{
+	var noBrowser bool
+	cmd := shows(a, &cobra.Command{
 		Use:               "login SERVER",
 		ValidArgsFunction: a.completeMCPServers,
 		Short:             "Authorize beamclaw for an http MCP server (OAuth): prints the URL to open and waits for the browser",
@@ -20,7 +22,8 @@ func (a *app) newMCPLoginCmd() *cobra.Command {
 			"a loopback redirect (http://127.0.0.1:PORT/callback). The tokens are stored encrypted in the database\n" +
 			"(key: $BEAMCLAW_HOME/secrets.key); a running daemon takes the login at once, without a restart.",
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+	}, "print the result as JSON",
+		func(cmd *cobra.Command, args []string) (protocol.MCPLogin, error) {
 			show := func(authURL string) {
 				fmt.Fprintf(a.stdout, "Open this URL in a browser to authorize beamclaw for MCP server %q:\n\n%s\n\n", args[0], authURL)
 				fmt.Fprintln(a.stdout, "Waiting for the browser to come back (Ctrl+C to give up)...")
@@ -28,13 +31,9 @@ func (a *app) newMCPLoginCmd() *cobra.Command {
 					openBrowser(authURL)
 				}
 			}
-			res, err := a.backend().MCPLogin(cmd.Context(), args[0], show)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(res)
-			}
+			return a.backend().MCPLogin(cmd.Context(), args[0], show)
+		},
+		func(res protocol.MCPLogin) error {
 			msg := "logged in to " + res.Server
 			if res.Scope != "" {
 				msg += " (scope " + res.Scope + ")"
@@ -44,10 +43,8 @@ func (a *app) newMCPLoginCmd() *cobra.Command {
 			}
 			fmt.Fprintln(a.stdout, msg)
 			return nil
-		},
-	}
+		})
 	cmd.Flags().BoolVar(&noBrowser, "no-browser", false, "only print the URL (on a machine without a browser, open it elsewhere)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
 }
 

@@ -53,14 +53,8 @@ func TestPairCommands(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakeBackend{pairs: tc.pairs, peer: tc.peer, err: tc.err}
 			r := run(t, f, "", tc.args...)
-			if r.code != tc.wantCode {
-				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, tc.wantCode, r.stdout, r.stderr)
-			}
-			wantLines(t, "stdout", r.stdout, tc.wantOut...)
-			wantLines(t, "stderr", r.stderr, tc.wantErr...)
-			if diff := cmp.Diff(tc.wantCalls, f.calls); diff != "" {
-				t.Errorf("calls (-want +got):\n%s", diff)
-			}
+			r.want(t, tc.wantCode, tc.wantOut, tc.wantErr)
+			wantCalls(t, tc.wantCalls, f.calls)
 			if diff := cmp.Diff(tc.wantApprove, f.lastApprove); diff != "" {
 				t.Errorf("approve (-want +got):\n%s", diff)
 			}

@@ -10,16 +10,40 @@ import (
 	"text/tabwriter"
 	"time"
 	"unicode/utf8"
+
+	"github.com/spf13/cobra"
 )
 
 // errCancelled is returned when the user answers no to a confirmation.
 var errCancelled = errors.New("cancelled; nothing changed")
 
-// printJSON writes v indented.
-func (a *app) printJSON(v any) error {
-	enc := json.NewEncoder(a.stdout)
+// printJSON writes v indented on stdout.
+func (a *app) printJSON(v any) error { return writeJSON(a.stdout, v) }
+
+// writeJSON writes v indented.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// shows makes cmd a command that gets a value and prints it: as JSON with
+// --json (jsonUsage is the flag's help), else with text.
+func shows[T any](a *app, cmd *cobra.Command, jsonUsage string,
+	get func(cmd *cobra.Command, args []string) (T, error), text func(T) error) *cobra.Command {
+	var asJSON bool
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		v, err := get(cmd, args)
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return a.printJSON(v)
+		}
+		return text(v)
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, jsonUsage)
+	return cmd
 }
 
 // table writes aligned columns; call flush when done.

@@ -102,19 +102,15 @@ func (a *app) printSandboxStatus(st protocol.SandboxStatus) {
 }
 
 func (a *app) newSandboxListCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
+	return shows(a, &cobra.Command{
 		Use:   "list",
 		Short: "List this installation's sandbox containers",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			list, err := a.backend().SandboxList(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(list)
-			}
+	}, "print the containers as JSON",
+		func(cmd *cobra.Command, _ []string) (protocol.SandboxContainers, error) {
+			return a.backend().SandboxList(cmd.Context())
+		},
+		func(list protocol.SandboxContainers) error {
 			if len(list.Containers) == 0 {
 				fmt.Fprintln(a.stdout, "no sandbox containers")
 				return nil
@@ -124,10 +120,7 @@ func (a *app) newSandboxListCmd() *cobra.Command {
 				t.row(c.ID, c.Name, c.Scope, orDash(c.Session), orDash(c.Agent), c.State, c.Status, strconv.Itoa(c.InFlight))
 			}
 			return t.flush()
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the containers as JSON")
-	return cmd
+		})
 }
 
 func (a *app) newSandboxKillCmd() *cobra.Command {

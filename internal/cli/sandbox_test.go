@@ -6,8 +6,6 @@ import (
 	"io"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
@@ -79,14 +77,8 @@ func TestSandboxCommands(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := tc.b
 			r := run(t, &f, "", tc.args...)
-			if r.code != tc.wantCode {
-				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, tc.wantCode, r.stdout, r.stderr)
-			}
-			wantLines(t, "stdout", r.stdout, tc.wantOut...)
-			wantLines(t, "stderr", r.stderr, tc.wantErr...)
-			if diff := cmp.Diff(tc.wantCalls, f.calls); diff != "" {
-				t.Errorf("calls (-want +got):\n%s", diff)
-			}
+			r.want(t, tc.wantCode, tc.wantOut, tc.wantErr)
+			wantCalls(t, tc.wantCalls, f.calls)
 		})
 	}
 }

@@ -44,19 +44,16 @@ func (a *app) newSchedulerCmd() *cobra.Command {
 
 func (a *app) newSchedListCmd() *cobra.Command {
 	var agent string
-	var all, asJSON bool
-	cmd := &cobra.Command{
+	var all bool
+	cmd := shows(a, &cobra.Command{
 		Use:   "list",
 		Short: "List active and paused jobs (--all: done and failed too)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			list, err := a.backend().SchedulerList(cmd.Context(), agent, all)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(list)
-			}
+	}, "print as JSON",
+		func(cmd *cobra.Command, _ []string) (protocol.SchedJobList, error) {
+			return a.backend().SchedulerList(cmd.Context(), agent, all)
+		},
+		func(list protocol.SchedJobList) error {
 			if len(list.Jobs) == 0 {
 				fmt.Fprintln(a.stdout, "no scheduled jobs")
 				return nil
@@ -66,11 +63,9 @@ func (a *app) newSchedListCmd() *cobra.Command {
 				t.row(j.ID, j.Agent, j.Schedule, jobState(j), when(j.NextRunAt), fmt.Sprint(j.FireCount), j.Deliver, oneLine(j.Prompt, 40))
 			}
 			return t.flush()
-		},
-	}
+		})
 	cmd.Flags().StringVar(&agent, "agent", "", "only this agent's jobs")
 	cmd.Flags().BoolVar(&all, "all", false, "done and failed jobs too")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	_ = cmd.RegisterFlagCompletionFunc("agent", a.completeAgents)
 	return cmd
 }
@@ -95,26 +90,21 @@ func when(t time.Time) string {
 
 func (a *app) newSchedAddCmd() *cobra.Command {
 	var req protocol.SchedAdd
-	var asJSON bool
-	cmd := &cobra.Command{
+	cmd := shows(a, &cobra.Command{
 		Use:   "add --schedule WHEN --prompt TEXT --deliver WHERE",
 		Short: "Add a job",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+	}, "print the job as JSON",
+		func(cmd *cobra.Command, _ []string) (protocol.SchedJob, error) {
 			if req.User == "" {
 				req.User = terminalUserID()
 			}
-			j, err := a.backend().SchedulerAdd(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(j)
-			}
+			return a.backend().SchedulerAdd(cmd.Context(), req)
+		},
+		func(j protocol.SchedJob) error {
 			fmt.Fprintf(a.stdout, "added %s (%s), next run %s\n", j.ID, j.Schedule, when(j.NextRunAt))
 			return nil
-		},
-	}
+		})
 	f := cmd.Flags()
 	f.StringVar(&req.Agent, "agent", "default", "the agent that runs the job")
 	f.StringVar(&req.Schedule, "schedule", "", "in 20m | at 2026-12-01T09:00 | every 2h | cron 0 9 * * 1-5 [ZONE] | random 3 per 1d")
@@ -124,7 +114,6 @@ func (a *app) newSchedAddCmd() *cobra.Command {
 	f.StringVar(&req.Misfire, "misfire", "", "a run due while beamclaw was stopped: run_once (default) or skip")
 	f.StringVar(&req.TimeZone, "time-zone", "", "IANA zone of at and cron (default scheduler.time_zone)")
 	f.StringVar(&req.User, "user", "", "whose session a shared job runs in (default: the terminal's user, local:$USER)")
-	f.BoolVar(&asJSON, "json", false, "print the job as JSON")
 	for _, name := range []string{"schedule", "prompt", "deliver"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
@@ -149,42 +138,37 @@ func (a *app) newSchedActionCmd(action, short string) *cobra.Command {
 }
 
 func (a *app) newSchedRunsCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
+	return shows(a, &cobra.Command{
 		Use:   "runs ID",
 		Short: "Show a job's runs, newest first",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			list, err := a.backend().SchedulerRuns(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(list)
-			}
-			if len(list.Runs) == 0 {
-				fmt.Fprintln(a.stdout, "no runs yet")
-				return nil
-			}
-			t := newTable(a.stdout, "DUE", "STARTED", "OUTCOME", "DETAIL")
-			for _, r := range list.Runs {
-				detail := r.Excerpt
-				switch {
-				case r.Error != "":
-					detail = r.Error
-				case r.Reason != "":
-					detail = r.Reason
-				}
-				if r.Missed > 0 {
-					detail = fmt.Sprintf("%s (+%d missed)", detail, r.Missed)
-				}
-				t.row(when(r.Due), when(r.Started), r.Outcome, oneLine(detail, 60))
-			}
-			return t.flush()
+	}, "print as JSON",
+		func(cmd *cobra.Command, args []string) (protocol.SchedRunList, error) {
+			return a.backend().SchedulerRuns(cmd.Context(), args[0])
 		},
+		a.printRuns)
+}
+
+func (a *app) printRuns(list protocol.SchedRunList) error {
+	if len(list.Runs) == 0 {
+		fmt.Fprintln(a.stdout, "no runs yet")
+		return nil
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
-	return cmd
+	t := newTable(a.stdout, "DUE", "STARTED", "OUTCOME", "DETAIL")
+	for _, r := range list.Runs {
+		detail := r.Excerpt
+		switch {
+		case r.Error != "":
+			detail = r.Error
+		case r.Reason != "":
+			detail = r.Reason
+		}
+		if r.Missed > 0 {
+			detail = fmt.Sprintf("%s (+%d missed)", detail, r.Missed)
+		}
+		t.row(when(r.Due), when(r.Started), r.Outcome, oneLine(detail, 60))
+	}
+	return t.flush()
 }
 
 // terminalUserID is the user id the daemon gives this terminal's user:

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -42,19 +41,15 @@ func (a *app) newSessionsCmd() *cobra.Command {
 
 func (a *app) newSessionsListCmd() *cobra.Command {
 	var f protocol.SessionQuery
-	var asJSON bool
-	cmd := &cobra.Command{
+	cmd := shows(a, &cobra.Command{
 		Use:   "list",
 		Short: "List sessions, most recently active first",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			list, err := a.backend().SessionsList(cmd.Context(), f)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(list)
-			}
+	}, "print as JSON",
+		func(cmd *cobra.Command, _ []string) (protocol.SessionList, error) {
+			return a.backend().SessionsList(cmd.Context(), f)
+		},
+		func(list protocol.SessionList) error {
 			if len(list.Sessions) == 0 {
 				fmt.Fprintln(a.stdout, "no sessions")
 				return nil
@@ -65,13 +60,11 @@ func (a *app) newSessionsListCmd() *cobra.Command {
 					sessionState(s), oneLine(s.Title, 50))
 			}
 			return t.flush()
-		},
-	}
+		})
 	cmd.Flags().StringVar(&f.Agent, "agent", "", "only this agent's sessions")
 	cmd.Flags().StringVar(&f.User, "user", "", "only this user's sessions (e.g. api:alice, tg:123)")
 	cmd.Flags().BoolVar(&f.Archived, "archived", false, "archived sessions too")
 	cmd.Flags().StringVar(&f.Search, "search", "", "only sessions whose history holds this text (case-insensitive)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	_ = cmd.RegisterFlagCompletionFunc("agent", a.completeAgents)
 	return cmd
 }
@@ -97,25 +90,16 @@ func shortID(id string) string {
 }
 
 func (a *app) newSessionsShowCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
+	return shows(a, &cobra.Command{
 		Use:               "show ID",
 		Short:             "Show a session and its conversation",
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: a.completeSessions,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := a.backend().SessionShow(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(d)
-			}
-			return writeMarkdown(a.stdout, d)
+	}, "print as JSON",
+		func(cmd *cobra.Command, args []string) (protocol.SessionDetail, error) {
+			return a.backend().SessionShow(cmd.Context(), args[0])
 		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
-	return cmd
+		func(d protocol.SessionDetail) error { return writeMarkdown(a.stdout, d) })
 }
 
 func (a *app) newSessionsExportCmd() *cobra.Command {
@@ -144,9 +128,7 @@ func (a *app) newSessionsExportCmd() *cobra.Command {
 				w = f
 			}
 			if format == "json" {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				err = enc.Encode(d)
+				err = writeJSON(w, d)
 			} else {
 				err = writeMarkdown(w, d)
 			}

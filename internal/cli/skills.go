@@ -50,19 +50,13 @@ func (a *app) skillCatalog(agent string) (protocol.SkillCatalog, error) {
 }
 
 func (a *app) newSkillsListCmd(agent *string) *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
+	return shows(a, &cobra.Command{
 		Use:   "list",
 		Short: "List the skills with their source, eligibility and security flags",
 		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			cat, err := a.skillCatalog(*agent)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(cat)
-			}
+	}, "print the catalog as JSON",
+		func(*cobra.Command, []string) (protocol.SkillCatalog, error) { return a.skillCatalog(*agent) },
+		func(cat protocol.SkillCatalog) error {
 			if len(cat.Skills) == 0 {
 				fmt.Fprintln(a.stdout, "no skills found")
 				return nil
@@ -76,10 +70,7 @@ func (a *app) newSkillsListCmd(agent *string) *cobra.Command {
 				t.row(s.Name, s.Source, skillState(s), flags, oneLine(s.Description, 60))
 			}
 			return t.flush()
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalog as JSON")
-	return cmd
+		})
 }
 
 func skillState(s protocol.Skill) string {
@@ -90,69 +81,59 @@ func skillState(s protocol.Skill) string {
 }
 
 func (a *app) newSkillsStatusCmd(agent *string) *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
+	return shows(a, &cobra.Command{
 		Use:   "status",
 		Short: "Show what each skill is missing on this machine, and its security flags",
 		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			cat, err := a.skillCatalog(*agent)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(cat)
-			}
-			ready := 0
-			for _, s := range cat.Skills {
-				mark := "missing"
-				if s.Eligible {
-					mark, ready = "ok", ready+1
-				}
-				fmt.Fprintf(a.stdout, "%-8s %s (%s)\n", mark, s.Name, s.Source)
-				for _, m := range s.Missing {
-					fmt.Fprintf(a.stdout, "         - %s\n", m)
-				}
-				for _, f := range s.Flags {
-					fmt.Fprintf(a.stdout, "         ! flagged: %s\n", f)
-				}
-				if !s.Eligible && s.Installable {
-					fmt.Fprintf(a.stdout, "         fix: beamclaw skills install %s\n", s.Name)
-				}
-			}
-			fmt.Fprintf(a.stdout, "%d of %d skills eligible for agent %s\n", ready, len(cat.Skills), cat.Agent)
-			return nil
-		},
+	}, "print the catalog as JSON",
+		func(*cobra.Command, []string) (protocol.SkillCatalog, error) { return a.skillCatalog(*agent) },
+		a.printSkillStatus)
+}
+
+func (a *app) printSkillStatus(cat protocol.SkillCatalog) error {
+	ready := 0
+	for _, s := range cat.Skills {
+		mark := "missing"
+		if s.Eligible {
+			mark, ready = "ok", ready+1
+		}
+		fmt.Fprintf(a.stdout, "%-8s %s (%s)\n", mark, s.Name, s.Source)
+		for _, m := range s.Missing {
+			fmt.Fprintf(a.stdout, "         - %s\n", m)
+		}
+		for _, f := range s.Flags {
+			fmt.Fprintf(a.stdout, "         ! flagged: %s\n", f)
+		}
+		if !s.Eligible && s.Installable {
+			fmt.Fprintf(a.stdout, "         fix: beamclaw skills install %s\n", s.Name)
+		}
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalog as JSON")
-	return cmd
+	fmt.Fprintf(a.stdout, "%d of %d skills eligible for agent %s\n", ready, len(cat.Skills), cat.Agent)
+	return nil
+}
+
+// skillText is a skill with its SKILL.md, as `skills show --json` prints it.
+type skillText struct {
+	protocol.Skill
+	Content string `json:"content"`
 }
 
 func (a *app) newSkillsShowCmd(agent *string) *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
+	return shows(a, &cobra.Command{
 		Use:               "show NAME",
 		ValidArgsFunction: a.completeSkills,
 		Short:             "Print a skill's SKILL.md",
 		Args:              cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+	}, "print the skill and its content as JSON",
+		func(_ *cobra.Command, args []string) (skillText, error) {
 			s, content, err := a.backend().SkillShow(*agent, args[0])
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(struct {
-					protocol.Skill
-					Content string `json:"content"`
-				}{s, content})
-			}
-			fmt.Fprintf(a.stderr, "# %s (%s, %s)\n", s.Path, s.Source, skillState(s))
-			_, err = io.WriteString(a.stdout, content)
-			return err
+			return skillText{s, content}, err
 		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the skill and its content as JSON")
-	return cmd
+		func(s skillText) error {
+			fmt.Fprintf(a.stderr, "# %s (%s, %s)\n", s.Path, s.Source, skillState(s.Skill))
+			_, err := io.WriteString(a.stdout, s.Content)
+			return err
+		})
 }
 
 func (a *app) newSkillsInstallCmd(agent *string) *cobra.Command {

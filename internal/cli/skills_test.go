@@ -65,11 +65,7 @@ func TestSkillsCommands(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakeBackend{catalog: catalog(), plan: tc.plan, err: tc.err, content: "---\nname: github\n---\nUse gh.\n"}
 			r := run(t, f, tc.stdin, tc.args...)
-			if r.code != tc.wantCode {
-				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, tc.wantCode, r.stdout, r.stderr)
-			}
-			wantLines(t, "stdout", r.stdout, tc.wantOut...)
-			wantLines(t, "stderr", r.stderr, tc.wantErr...)
+			r.want(t, tc.wantCode, tc.wantOut, tc.wantErr)
 			if f.ran != tc.wantRan {
 				t.Errorf("ran = %v, want %v", f.ran, tc.wantRan)
 			}

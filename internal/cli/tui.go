@@ -33,22 +33,34 @@ func (a *app) newTUICmd() *cobra.Command {
 // runTUI connects to the running daemon, or starts one in this process for
 // the length of the session when none runs.
 func (a *app) runTUI(ctx context.Context, agent string) error {
-	loc, err := a.backend().Locate()
+	c, done, err := a.reachRuntime(ctx)
 	if err != nil {
 		return err
 	}
-	c := client.NewUnix(loc.Socket)
-	defer c.Close()
-	if _, err := c.Status(ctx); err != nil {
-		stop, err := a.inProcess(ctx, loc)
-		if err != nil {
-			return err
-		}
-		defer stop()
-	}
+	defer done()
 	// The user id is local:<BEAMCLAW_USER or $USER>; a daemon that has
 	// BEAMCLAW_USER itself uses that for every channel.
 	return tui.Run(ctx, tui.Options{Client: c, Agent: agent, User: localUser(), In: a.stdin, Out: a.stdout})
+}
+
+// reachRuntime returns a client of the running daemon, or of the runtime
+// it starts in this process when none runs; done stops that runtime and
+// closes the client.
+func (a *app) reachRuntime(ctx context.Context) (c *client.Client, done func(), err error) {
+	loc, err := a.backend().Locate()
+	if err != nil {
+		return nil, nil, err
+	}
+	c = client.NewUnix(loc.Socket)
+	if _, err := c.Status(ctx); err == nil {
+		return c, c.Close, nil
+	}
+	stop, err := a.inProcess(ctx, loc)
+	if err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	return c, func() { stop(); c.Close() }, nil
 }
 
 // inProcess runs the daemon's runtime in this process, logging to the log

@@ -33,8 +33,7 @@ func (c *handlers) mcpTools(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, out)
 		return
 	}
-	if server != "" && !c.hasServer(server) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no MCP server named %q (see `beamclaw mcp list`)", server))
+	if server != "" && !c.serverOr404(w, server) {
 		return
 	}
 	out.Tools = MCPToolsWire(c.mcp.ToolInfos(server))
@@ -46,8 +45,7 @@ func (c *handlers) mcpAccept(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	if c.mcp == nil || !c.hasServer(req.Server) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no MCP server named %q (see `beamclaw mcp list`)", req.Server))
+	if !c.serverOr404(w, req.Server) {
 		return
 	}
 	name, err := c.mcp.Accept(req.Server, req.Tool)
@@ -77,17 +75,8 @@ func (c *handlers) mcpLogin(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "the login record is not valid")
 		return
 	}
-	if c.mcp == nil || c.tokens == nil || !c.hasServer(req.Server) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no MCP server named %q (see `beamclaw mcp list`)", req.Server))
-		return
-	}
-	if err := c.tokens.Save(r.Context(), rec); err != nil {
-		c.fail(w, err)
-		return
-	}
-	c.mcp.Relogin(req.Server)
-	c.log.Info("mcp server logged in", "server", req.Server, "scope", rec.Scope)
-	w.WriteHeader(http.StatusNoContent)
+	c.changeLogin(w, req.Server, func() error { return c.tokens.Save(r.Context(), rec) },
+		"mcp server logged in", "scope", rec.Scope)
 }
 
 // mcpLogout forgets a server's login and wakes it (it will need one).
@@ -96,16 +85,26 @@ func (c *handlers) mcpLogout(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	if c.mcp == nil || c.tokens == nil || !c.hasServer(req.Server) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no MCP server named %q (see `beamclaw mcp list`)", req.Server))
+	c.changeLogin(w, req.Server, func() error { return c.tokens.Delete(r.Context(), req.Server) },
+		"mcp server logged out")
+}
+
+// changeLogin saves or forgets (change) the login of a server the daemon
+// runs and wakes the server; logMsg and attrs make its log line.
+func (c *handlers) changeLogin(w http.ResponseWriter, server string, change func() error, logMsg string, attrs ...any) {
+	if c.tokens == nil {
+		c.notServer(w, server)
 		return
 	}
-	if err := c.tokens.Delete(r.Context(), req.Server); err != nil {
+	if !c.serverOr404(w, server) {
+		return
+	}
+	if err := change(); err != nil {
 		c.fail(w, err)
 		return
 	}
-	c.mcp.Relogin(req.Server)
-	c.log.Info("mcp server logged out", "server", req.Server)
+	c.mcp.Relogin(server)
+	c.log.Info(logMsg, append([]any{"server", server}, attrs...)...)
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -116,8 +115,7 @@ func (c *handlers) mcpCall(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	if c.mcp == nil || !c.hasServer(req.Server) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no MCP server named %q (see `beamclaw mcp list`)", req.Server))
+	if !c.serverOr404(w, req.Server) {
 		return
 	}
 	ctx := beamclaw.WithAsker(r.Context(), FixedAsker(req.Elicit))
@@ -136,6 +134,20 @@ func (c *handlers) mcpCall(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeJSON(w, http.StatusOK, out)
 	}
+}
+
+// serverOr404 reports whether the daemon runs an MCP server named name;
+// when it does not, it answers 404.
+func (c *handlers) serverOr404(w http.ResponseWriter, name string) bool {
+	if c.mcp != nil && c.hasServer(name) {
+		return true
+	}
+	c.notServer(w, name)
+	return false
+}
+
+func (c *handlers) notServer(w http.ResponseWriter, name string) {
+	writeError(w, http.StatusNotFound, fmt.Sprintf("no MCP server named %q (see `beamclaw mcp list`)", name))
 }
 
 func (c *handlers) hasServer(name string) bool {

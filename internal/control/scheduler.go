@@ -110,11 +110,7 @@ func (c *handlers) schedList(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	jobs, err := c.scheduler.List(r.Context(), JobFilter(q.Get("agent"), q.Get("all") == "1"))
-	if err != nil {
-		writeError(w, schedStatus(err), beamclaw.UserMessage(err))
-		return
-	}
-	writeJSON(w, http.StatusOK, JobsWire(jobs))
+	schedReply(w, jobs, err, JobsWire)
 }
 
 func (c *handlers) schedAdd(w http.ResponseWriter, r *http.Request) {
@@ -127,11 +123,7 @@ func (c *handlers) schedAdd(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	j, err := c.scheduler.Add(r.Context(), AddRequest(req))
-	if err != nil {
-		writeError(w, schedStatus(err), beamclaw.UserMessage(err))
-		return
-	}
-	writeJSON(w, http.StatusOK, JobWire(j))
+	schedReply(w, j, err, JobWire)
 }
 
 func (c *handlers) schedAction(action string) http.HandlerFunc {
@@ -140,11 +132,7 @@ func (c *handlers) schedAction(action string) http.HandlerFunc {
 			return
 		}
 		j, err := SchedControl(r.Context(), c.scheduler, action, jobIDOf(r))
-		if err != nil {
-			writeError(w, schedStatus(err), beamclaw.UserMessage(err))
-			return
-		}
-		writeJSON(w, http.StatusOK, JobWire(j))
+		schedReply(w, j, err, JobWire)
 	}
 }
 
@@ -153,11 +141,17 @@ func (c *handlers) schedRuns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	runs, err := c.scheduler.Runs(r.Context(), jobIDOf(r), 0)
+	schedReply(w, runs, err, RunsWire)
+}
+
+// schedReply writes the wire form of a scheduler's answer, or its error
+// with the status schedStatus maps it to.
+func schedReply[T, W any](w http.ResponseWriter, v T, err error, wire func(T) W) {
 	if err != nil {
 		writeError(w, schedStatus(err), beamclaw.UserMessage(err))
 		return
 	}
-	writeJSON(w, http.StatusOK, RunsWire(runs))
+	writeJSON(w, http.StatusOK, wire(v))
 }
 
 // jobIDOf is the {id} of a /control/scheduler/jobs/{id}[/...] route.

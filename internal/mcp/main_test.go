@@ -43,30 +43,6 @@ func fixture(name string, args ...string) ServerConfig {
 	return ServerConfig{Name: name, Command: fixtureBin, Args: args, Enabled: true, Timeout: 20 * time.Second}
 }
 
-// eventLog collects emitted events.
-type eventLog struct {
-	mu     sync.Mutex
-	events []beamclaw.Event
-}
-
-func (l *eventLog) emit(e beamclaw.Event) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.events = append(l.events, e)
-}
-
-func (l *eventLog) named(name beamclaw.EventName) []beamclaw.Event {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []beamclaw.Event
-	for _, e := range l.events {
-		if e.Name == name {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 func attr(e beamclaw.Event, key string) string {
 	for _, a := range e.Attrs {
 		if a.Key == key {

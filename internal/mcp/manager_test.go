@@ -12,6 +12,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/obs/obstest"
 	"github.com/beamclaw/beamclaw-go/test/mcpfixtures"
 )
 
@@ -163,11 +164,11 @@ func (c *gateClock) After(d time.Duration) <-chan time.Time {
 func TestNeverAnswersInitializeIsMarkedFailed(t *testing.T) {
 	hang := fixture("hang", "-mode", "hang")
 	hang.Timeout = 100 * time.Millisecond
-	var events eventLog
+	var events obstest.Recorder
 	m := run(t, Options{
 		Servers: []ServerConfig{hang, fixture("ok")},
 		Clock:   &instantClock{},
-		Emit:    events.emit,
+		Emit:    events.Record,
 	})
 	waitFor(t, "hang failed", func() bool { return stateOf(m, "hang").State == StateFailed })
 	waitReady(t, m, "ok")
@@ -183,7 +184,7 @@ func TestNeverAnswersInitializeIsMarkedFailed(t *testing.T) {
 		t.Errorf("Tools() = %v", names)
 	}
 	failed := 0
-	for _, e := range events.named("mcp_server_state") {
+	for _, e := range events.Named("mcp_server_state") {
 		if attr(e, "server") == "hang" && attr(e, "state") == string(StateFailed) {
 			failed++
 		}
@@ -212,11 +213,11 @@ func TestFailedServiceIsNotRestarted(t *testing.T) {
 }
 
 func TestListChangedDisablesChangedDefinitions(t *testing.T) {
-	var events eventLog
+	var events obstest.Recorder
 	cfg := fixture("fx")
 	cfg.Trust = true
 	pins := NewMemPinStore()
-	m := run(t, Options{Servers: []ServerConfig{cfg}, Pins: pins, Emit: events.emit})
+	m := run(t, Options{Servers: []ServerConfig{cfg}, Pins: pins, Emit: events.Record})
 	waitReady(t, m, "fx")
 	// A trusted server's tools are pinned at their first run.
 	if _, err := call(t, m, "fx__echo", `{"message":"hi"}`); err != nil {
@@ -239,7 +240,7 @@ func TestListChangedDisablesChangedDefinitions(t *testing.T) {
 	if diff := cmp.Diff([]string{"fx__echo"}, stateOf(m, "fx").Changed); diff != "" {
 		t.Errorf("Status.Changed (-want +got):\n%s", diff)
 	}
-	ev := events.named("mcp_tool_changed")
+	ev := events.Named("mcp_tool_changed")
 	if len(ev) != 1 || attr(ev[0], "tool") != "fx__echo" || attr(ev[0], "server") != "fx" {
 		t.Errorf("mcp_tool_changed events = %+v", ev)
 	}
@@ -273,11 +274,11 @@ func TestChangedDefinitionSurvivesRestart(t *testing.T) {
 	if err := pins.Put("fx__echo", "0000"); err != nil {
 		t.Fatal(err)
 	}
-	var events eventLog
-	m := run(t, Options{Servers: []ServerConfig{fixture("fx")}, Pins: pins, Emit: events.emit})
+	var events obstest.Recorder
+	m := run(t, Options{Servers: []ServerConfig{fixture("fx")}, Pins: pins, Emit: events.Record})
 	waitReady(t, m, "fx")
-	if !m.Changed("fx__echo") || len(events.named("mcp_tool_changed")) != 1 {
-		t.Fatalf("changed %v, events %+v", m.Changed("fx__echo"), events.named("mcp_tool_changed"))
+	if !m.Changed("fx__echo") || len(events.Named("mcp_tool_changed")) != 1 {
+		t.Fatalf("changed %v, events %+v", m.Changed("fx__echo"), events.Named("mcp_tool_changed"))
 	}
 	echo, _ := m.Lookup("fx__echo")
 	if echo.Spec().RequiresApproval {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/mcp/oauth"
+	"github.com/beamclaw/beamclaw-go/internal/obs/obstest"
 	"github.com/beamclaw/beamclaw-go/test/oauthserver"
 )
 
@@ -36,8 +37,8 @@ func login(t *testing.T, store oauth.Store, name, url string) oauth.Record {
 func TestOAuthServerNeedsLoginThenWorks(t *testing.T) {
 	as := oauthserver.Start(t, oauthserver.Options{TokenTTL: 30 * time.Second, Scope: "mcp:tools", Canary: "CANARY"})
 	tokens := oauth.NewMemStore()
-	var events eventLog
-	m := run(t, Options{Tokens: tokens, Emit: events.emit,
+	var events obstest.Recorder
+	m := run(t, Options{Tokens: tokens, Emit: events.Record,
 		Servers: []ServerConfig{{Name: "web", Transport: TransportHTTP, URL: as.URL(), Enabled: true, Timeout: 20 * time.Second}}})
 	waitFor(t, "needs_login", func() bool { return stateOf(m, "web").State == StateNeedsLogin })
 	st := stateOf(m, "web")

@@ -10,7 +10,7 @@ import (
 func TestStatusListKill(t *testing.T) {
 	opts := testOptions(t)
 	ev := &events{}
-	opts.Emit = ev.emit
+	opts.Emit = ev.Record
 	m := startManager(t, opts)
 	a := mustRun(t, m, caller("a"), LangSh, "true").Container
 	b := mustRun(t, m, caller("b"), LangSh, "true").Container

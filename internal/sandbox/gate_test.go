@@ -141,7 +141,7 @@ func TestSweepSoonReapsAnEndedSession(t *testing.T) {
 	opts := testOptions(t)
 	ss := &sessions{}
 	ev := &events{}
-	opts.SessionAlive, opts.Emit, opts.ReaperInterval = ss.alive, ev.emit, time.Hour
+	opts.SessionAlive, opts.Emit, opts.ReaperInterval = ss.alive, ev.Record, time.Hour
 	m := startManager(t, opts)
 	name := mustRun(t, m, caller("ending"), LangSh, "true").Container
 	ss.end("ending")

@@ -14,28 +14,16 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/clock"
+	"github.com/beamclaw/beamclaw-go/internal/obs/obstest"
 )
 
 // events collects emitted events.
-type events struct {
-	mu  sync.Mutex
-	got []beamclaw.Event
-}
+type events struct{ obstest.Recorder }
 
-func (e *events) emit(ev beamclaw.Event) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.got = append(e.got, ev)
-}
-
+// reaped maps the reaped containers' names to the reasons.
 func (e *events) reaped() map[string]string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	out := map[string]string{}
-	for _, ev := range e.got {
-		if ev.Name != beamclaw.EventSandboxReaped {
-			continue
-		}
+	for _, ev := range e.Named(beamclaw.EventSandboxReaped) {
 		var name, reason string
 		for _, a := range ev.Attrs {
 			switch a.Key {
@@ -112,7 +100,7 @@ func deadPID(t *testing.T) int {
 func TestReaperRemovesDeadDaemonsContainers(t *testing.T) {
 	opts := testOptions(t)
 	ev := &events{}
-	opts.Emit = ev.emit
+	opts.Emit = ev.Record
 	m := startManager(t, opts)
 	me := m.daemon
 	lbl := func(daemon string) map[string]string {
@@ -151,7 +139,7 @@ func TestReaperSessionGoneButNotInFlight(t *testing.T) {
 	opts := testOptions(t)
 	ev := &events{}
 	ss := &sessions{}
-	opts.Emit, opts.SessionAlive = ev.emit, ss.alive
+	opts.Emit, opts.SessionAlive = ev.Record, ss.alive
 	m := startManager(t, opts)
 	gone := mustRun(t, m, caller("gone"), LangSh, "true").Container
 	kept := mustRun(t, m, caller("kept"), LangSh, "true").Container
@@ -197,7 +185,7 @@ func TestReaperPostureAndIdle(t *testing.T) {
 	opts := testOptions(t)
 	fake := clock.NewFake(time.Unix(1_700_000_000, 0))
 	ev := &events{}
-	opts.Clock, opts.IdleTimeout, opts.Emit = fake, 10*time.Minute, ev.emit
+	opts.Clock, opts.IdleTimeout, opts.Emit = fake, 10*time.Minute, ev.Record
 	m := startManager(t, opts)
 	first := mustRun(t, m, caller("p"), LangSh, "true").Container
 	m.limits.nanoCPUs /= 2 // what a changed cpu_limit would do

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/obs/obstest"
 )
 
 // fakeTurns records turns and answers them with answer (an echo when nil).
@@ -81,24 +82,13 @@ func (d *fakeDeliverer) Deliver(_ context.Context, to Delivery, msg Message) err
 }
 
 // recorder keeps every event.
-type recorder struct {
-	mu  sync.Mutex
-	evs []beamclaw.Event
-}
-
-func (r *recorder) Emit(_ context.Context, ev beamclaw.Event) {
-	r.mu.Lock()
-	r.evs = append(r.evs, ev)
-	r.mu.Unlock()
-}
+type recorder struct{ obstest.Recorder }
 
 // named returns the events called name about job (any job when "").
 func (r *recorder) named(name beamclaw.EventName, job string) []beamclaw.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	var out []beamclaw.Event
-	for _, ev := range r.evs {
-		if ev.Name == name && (job == "" || attr(ev, "job_id") == job) {
+	for _, ev := range r.Named(name) {
+		if job == "" || attr(ev, "job_id") == job {
 			out = append(out, ev)
 		}
 	}

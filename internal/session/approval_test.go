@@ -82,7 +82,7 @@ func TestApprovalAlwaysCoversOnlyTheSameShape(t *testing.T) {
 	if got := toolResults(e.p); !strings.Contains(got[len(got)-1], "user denied") {
 		t.Errorf("last tool result %q, want the denial", got[len(got)-1])
 	}
-	resolved := e.ev.named("approval_resolved")
+	resolved := e.ev.Named("approval_resolved")
 	if len(resolved) != 2 {
 		t.Errorf("%d approval_resolved events, want 2", len(resolved))
 	}

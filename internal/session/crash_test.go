@@ -94,7 +94,7 @@ func TestRestartRestoresHistory(t *testing.T) {
 	if diff := cmp.Diff(want, roles(reqs[0].Messages)); diff != "" {
 		t.Errorf("provider saw (-want +got):\n%s", diff)
 	}
-	restored := e2.ev.named("session_restored")
+	restored := e2.ev.Named("session_restored")
 	if len(restored) != 1 || attrInt(restored[0], "message_count") != 4 {
 		t.Errorf("session_restored events %+v, want one with message_count 4", restored)
 	}
@@ -102,12 +102,7 @@ func TestRestartRestoresHistory(t *testing.T) {
 
 func TestPendingMessagesSurviveStop(t *testing.T) {
 	e := newEnv(t, envOpts{})
-	block := make(chan struct{})
-	e.p.add(func(ctx context.Context, _ beamclaw.ChatRequest, _ func(string)) (beamclaw.ChatResponse, error) {
-		close(block)
-		<-ctx.Done()
-		return beamclaw.ChatResponse{}, ctx.Err()
-	})
+	block := e.p.addHang()
 	r1, _ := e.send(t, "local:ana", "one")
 	<-block
 	r2, _ := e.send(t, "local:ana", "two")
@@ -162,12 +157,7 @@ func TestResendAfterRestartNeverRunsTwice(t *testing.T) {
 // the client sends it again after the restart, and not stored twice.
 func TestResendOfInterruptedMessageAnswersOnce(t *testing.T) {
 	e := newEnv(t, envOpts{})
-	block := make(chan struct{})
-	e.p.add(func(ctx context.Context, _ beamclaw.ChatRequest, _ func(string)) (beamclaw.ChatResponse, error) {
-		close(block)
-		<-ctx.Done()
-		return beamclaw.ChatResponse{}, ctx.Err()
-	})
+	block := e.p.addHang()
 	r, _ := e.send(t, "local:ana", "cut off", func(in *beamclaw.Inbound) { in.MessageID = "m-cut" })
 	<-block
 	path := e.path

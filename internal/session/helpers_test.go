@@ -14,6 +14,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/loop"
+	"github.com/beamclaw/beamclaw-go/internal/obs/obstest"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/internal/tool"
 )
@@ -62,6 +63,18 @@ func (p *scripted) add(steps ...step) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.steps = append(p.steps, steps...)
+}
+
+// addHang adds a step that holds the run until it is canceled; the
+// channel it returns is closed when the model is asked.
+func (p *scripted) addHang() <-chan struct{} {
+	asked := make(chan struct{})
+	p.add(func(ctx context.Context, _ beamclaw.ChatRequest, _ func(string)) (beamclaw.ChatResponse, error) {
+		close(asked)
+		<-ctx.Done()
+		return beamclaw.ChatResponse{}, ctx.Err()
+	})
+	return asked
 }
 
 func (p *scripted) requests() []beamclaw.ChatRequest {
@@ -148,30 +161,6 @@ func (r *recorder) of(types ...beamclaw.RunEventType) []beamclaw.RunEvent {
 	return out
 }
 
-// events records obs events.
-type events struct {
-	mu  sync.Mutex
-	evs []beamclaw.Event
-}
-
-func (e *events) Emit(_ context.Context, ev beamclaw.Event) {
-	e.mu.Lock()
-	e.evs = append(e.evs, ev)
-	e.mu.Unlock()
-}
-
-func (e *events) named(name beamclaw.EventName) []beamclaw.Event {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var out []beamclaw.Event
-	for _, ev := range e.evs {
-		if ev.Name == name {
-			out = append(out, ev)
-		}
-	}
-	return out
-}
-
 func attrInt(ev beamclaw.Event, key string) int64 {
 	for _, a := range ev.Attrs {
 		if a.Key == key {
@@ -211,7 +200,7 @@ func (t *echoTool) Execute(_ context.Context, inv beamclaw.Invocation) (string, 
 type env struct {
 	m      *Manager
 	p      *scripted
-	ev     *events
+	ev     *obstest.Recorder
 	tools  *tool.Registry
 	db     *store.DB
 	path   string
@@ -230,7 +219,7 @@ type envOpts struct {
 
 func newEnv(t testing.TB, eo envOpts) *env {
 	t.Helper()
-	e := &env{p: eo.p, ev: &events{}, tools: tool.New(tool.Options{}), path: eo.path}
+	e := &env{p: eo.p, ev: &obstest.Recorder{}, tools: tool.New(tool.Options{}), path: eo.path}
 	if e.p == nil {
 		e.p = &scripted{noRecord: eo.lean}
 	}

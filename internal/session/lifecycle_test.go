@@ -88,7 +88,7 @@ func TestHibernateAndRevive(t *testing.T) {
 	if !e.m.Exists(e.sid("local:ana")) || e.m.Exists("never-seen") {
 		t.Error("Exists: a hibernated session must exist, an unknown one must not")
 	}
-	if n := len(e.ev.named("session_hibernated")); n != 1 {
+	if n := len(e.ev.Named("session_hibernated")); n != 1 {
 		t.Errorf("%d session_hibernated events", n)
 	}
 	info, err := e.m.Info(e.sid("local:ana"))
@@ -102,7 +102,7 @@ func TestHibernateAndRevive(t *testing.T) {
 	if diff := cmp.Diff(want, roles(reqs[len(reqs)-1].Messages)); diff != "" {
 		t.Errorf("revived session sent (-want +got):\n%s", diff)
 	}
-	if n := len(e.ev.named("session_restored")); n != 1 {
+	if n := len(e.ev.Named("session_restored")); n != 1 {
 		t.Errorf("%d session_restored events, want 1", n)
 	}
 }
@@ -199,7 +199,7 @@ func TestResetAndDedup(t *testing.T) {
 	if h, _ := e.m.History(sid); len(h) != 0 {
 		t.Errorf("history after reset: %v", roles(h))
 	}
-	if n := len(e.ev.named("session_reset")); n != 1 {
+	if n := len(e.ev.Named("session_reset")); n != 1 {
 		t.Errorf("%d session_reset events", n)
 	}
 	if err := e.m.Reset(context.Background(), e.sid("local:nobody")); beamclaw.KindOf(err) != beamclaw.KindNotFound {
@@ -276,7 +276,7 @@ func TestMaxLiveSessions(t *testing.T) {
 			t.Fatalf("after %d sessions: %d live, cap 5", i+1, s.Live)
 		}
 	}
-	if n := len(e.ev.named("session_hibernated")); n != 25 {
+	if n := len(e.ev.Named("session_hibernated")); n != 25 {
 		t.Errorf("%d sessions hibernated, want 25", n)
 	}
 	r, _ := e.send(t, "local:user-0", "again")

@@ -130,7 +130,7 @@ func TestCompaction(t *testing.T) {
 			if diff := cmp.Diff(tc.want, roles(h)); diff != "" {
 				t.Errorf("history (-want +got):\n%s", diff)
 			}
-			cc := e.ev.named("compaction_complete")
+			cc := e.ev.Named("compaction_complete")
 			if len(cc) != 1 || attrInt(cc[0], "before") != 5 || attrInt(cc[0], "after") != tc.after {
 				t.Errorf("compaction_complete events %+v", cc)
 			}
@@ -218,7 +218,7 @@ func TestMemoryFlushBeforeCompaction(t *testing.T) {
 					t.Errorf("flushed for agent %q", a)
 				}
 			}
-			if n := len(e.ev.named("memory_flush")); n != 1 {
+			if n := len(e.ev.Named("memory_flush")); n != 1 {
 				t.Errorf("%d memory_flush events, want 1", n)
 			}
 			for _, req := range e.p.requests() {

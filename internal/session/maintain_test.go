@@ -68,13 +68,13 @@ func TestMaintenanceIdleCompaction(t *testing.T) {
 	if hb, _ := e.m.History(e.sid("bo")); len(hb) != 2 {
 		t.Errorf("a small idle session was touched: %v", roles(hb))
 	}
-	if n := len(e.ev.named(beamclaw.EventMaintenanceCompactComplete)); n != 1 {
+	if n := len(e.ev.Named(beamclaw.EventMaintenanceCompactComplete)); n != 1 {
 		t.Errorf("%d maintenance_compact_complete events, want 1", n)
 	}
 	if err := e.m.maintainOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(e.ev.named(beamclaw.EventMaintenanceCompactComplete)); n != 1 {
+	if n := len(e.ev.Named(beamclaw.EventMaintenanceCompactComplete)); n != 1 {
 		t.Errorf("compacted again without activity: %d events", n)
 	}
 	// Maintenance is not activity: the session's TTL still counts from its last message.
@@ -98,7 +98,7 @@ func TestMaintenanceIdleCompaction(t *testing.T) {
 	if err := e2.m.maintainOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(e2.ev.named(beamclaw.EventMaintenanceCompactComplete)); n != 0 {
+	if n := len(e2.ev.Named(beamclaw.EventMaintenanceCompactComplete)); n != 0 {
 		t.Errorf("compacted again after a restart: %d events", n)
 	}
 }
@@ -129,8 +129,8 @@ func TestMaintenanceNightly(t *testing.T) {
 	if got := notes(); len(got) != 1 || got[0] != "- a durable fact" {
 		t.Fatalf("nightly flushes: %q (want ana's session only)", got)
 	}
-	start := e.ev.named(beamclaw.EventMaintenanceNightlyStart)
-	done := e.ev.named(beamclaw.EventMaintenanceNightlyComplete)
+	start := e.ev.Named(beamclaw.EventMaintenanceNightlyStart)
+	done := e.ev.Named(beamclaw.EventMaintenanceNightlyComplete)
 	if len(start) != 1 || attrInt(start[0], "session_count") != 1 || len(done) != 1 || attrInt(done[0], "flushed_count") != 1 {
 		t.Errorf("nightly events: start %+v, complete %+v", start, done)
 	}
@@ -167,7 +167,7 @@ func TestMaintenanceRemembersAcrossRestart(t *testing.T) {
 	if n := len(notes()); n != 2 {
 		t.Fatalf("%d flushes before the restart, want ana's pre-expiry one and bo's nightly one", n)
 	}
-	if n := len(e.ev.named(beamclaw.EventMaintenancePreExpiryFlush)); n != 1 {
+	if n := len(e.ev.Named(beamclaw.EventMaintenancePreExpiryFlush)); n != 1 {
 		t.Fatalf("%d pre-expiry flush events", n)
 	}
 	path := e.path
@@ -180,7 +180,7 @@ func TestMaintenanceRemembersAcrossRestart(t *testing.T) {
 	if got := notes2(); len(got) != 0 {
 		t.Errorf("after a restart maintenance flushed again: %q", got)
 	}
-	if n := len(e2.ev.named(beamclaw.EventMaintenanceNightlyStart)); n != 0 {
+	if n := len(e2.ev.Named(beamclaw.EventMaintenanceNightlyStart)); n != 0 {
 		t.Errorf("after a restart the night's pass ran again (%d start events)", n)
 	}
 
@@ -216,7 +216,7 @@ func TestMaintenanceNightlyCountsFromTheCompactedHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	flushedAt := func(night int) int {
-		done := e.ev.named(beamclaw.EventMaintenanceNightlyComplete)
+		done := e.ev.Named(beamclaw.EventMaintenanceNightlyComplete)
 		if len(done) <= night {
 			return -1
 		}
@@ -275,7 +275,7 @@ func TestMaintenanceNightlyCutShortRunsAgain(t *testing.T) {
 			t.Errorf("%s's session had no nightly pass: %+v", u, marks)
 		}
 	}
-	if n := len(e.ev.named(beamclaw.EventMaintenanceNightlyComplete)); n != 1 {
+	if n := len(e.ev.Named(beamclaw.EventMaintenanceNightlyComplete)); n != 1 {
 		t.Errorf("%d nightly passes completed, want 1 (the one after the cut)", n)
 	}
 }

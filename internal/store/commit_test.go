@@ -10,13 +10,30 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-func mustOpen(tb testing.TB) *DB {
+// openAt opens the database at path; it is closed when the test ends
+// (closing it before is harmless).
+func openAt(tb testing.TB, path string) *DB {
 	tb.Helper()
-	db, err := Open(filepath.Join(tb.TempDir(), "beamclaw.db"), Options{})
+	db, err := Open(path, Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// reopen closes db and opens the file at path again.
+func reopen(tb testing.TB, db *DB, path string) *DB {
+	tb.Helper()
+	if err := db.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return openAt(tb, path)
+}
+
+func mustOpen(tb testing.TB) *DB {
+	tb.Helper()
+	db := openAt(tb, filepath.Join(tb.TempDir(), "beamclaw.db"))
 	if err := db.Buckets("kv"); err != nil {
 		tb.Fatal(err)
 	}
@@ -83,10 +100,7 @@ func BenchmarkUpdateParallel(b *testing.B) {
 
 func TestKVSurvivesReopen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "beamclaw.db")
-	db, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openAt(t, path)
 	kv, err := NewKV(db, "pins")
 	if err != nil {
 		t.Fatal(err)
@@ -100,14 +114,7 @@ func TestKVSurvivesReopen(t *testing.T) {
 	if err := kv.Delete("b"); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db, err = Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = reopen(t, db, path)
 	kv, err = NewKV(db, "pins")
 	if err != nil {
 		t.Fatal(err)

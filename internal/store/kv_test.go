@@ -9,10 +9,7 @@ import (
 // order, and both survive a reopen.
 func TestKVPutIfAbsentAndEach(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "beamclaw.db")
-	db, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openAt(t, path)
 	kv, err := NewKV(db, "kv")
 	if err != nil {
 		t.Fatal(err)
@@ -26,13 +23,7 @@ func TestKVPutIfAbsentAndEach(t *testing.T) {
 			t.Fatalf("PutIfAbsent(%s, %s) = %v, %v; want %v", c.k, c.v, put, err, c.put)
 		}
 	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if db, err = Open(path, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = reopen(t, db, path)
 	if kv, err = NewKV(db, "kv"); err != nil {
 		t.Fatal(err)
 	}

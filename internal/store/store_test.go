@@ -43,10 +43,7 @@ type record struct {
 
 func TestReopenKeepsData(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "beamclaw.db")
-	db, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openAt(t, path)
 	want := record{Name: "alpha", Count: 3}
 	if err := db.Buckets("records"); err != nil {
 		t.Fatal(err)
@@ -60,14 +57,7 @@ func TestReopenKeepsData(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db, err = Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = reopen(t, db, path)
 	var got record
 	if err := db.View(func(tx *bolt.Tx) error {
 		return Decode(tx.Bucket([]byte("records")).Get([]byte("k")), &got)

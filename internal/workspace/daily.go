@@ -44,19 +44,14 @@ func (s *Store) AppendDaily(name, date, text string) error {
 	if strings.TrimSpace(text) == "" {
 		return beamclaw.E("workspace.AppendDaily", beamclaw.KindInvalid, "nothing to append", nil)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	root, err := s.Root(name)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	if err := root.MkdirAll(DailyDir, 0o700); err != nil {
-		return fmt.Errorf("agent %s: create %s: %w", name, DailyDir, err)
-	}
-	defer s.cache.forget(filepath.Join(root.Name(), DailyDir))
-	entry := "## " + s.clock.Now().Format("15:04") + "\n\n" + strings.TrimSpace(text) + "\n"
-	return appendText(root, dailyPath(date), "\n", entry)
+	return s.change(name, func(root *os.Root) error {
+		if err := root.MkdirAll(DailyDir, 0o700); err != nil {
+			return fmt.Errorf("agent %s: create %s: %w", name, DailyDir, err)
+		}
+		defer s.cache.forget(filepath.Join(root.Name(), DailyDir))
+		entry := "## " + s.clock.Now().Format("15:04") + "\n\n" + strings.TrimSpace(text) + "\n"
+		return appendText(root, dailyPath(date), "\n", entry)
+	})
 }
 
 // ReadDaily returns the agent's daily log of date ("" for today). A
@@ -66,12 +61,7 @@ func (s *Store) ReadDaily(name, date string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	root, err := s.Root(name)
-	if err != nil {
-		return "", err
-	}
-	defer root.Close()
-	return readLimited(root, dailyPath(date), "agent "+name+" has no daily log for "+date)
+	return s.read(name, dailyPath(date), "agent "+name+" has no daily log for "+date)
 }
 
 // ListDaily returns the dates of the agent's daily logs, oldest first.

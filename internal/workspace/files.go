@@ -26,12 +26,7 @@ func (s *Store) ReadFile(name, file string) (string, error) {
 	if err := ValidFile(file); err != nil {
 		return "", err
 	}
-	root, err := s.Root(name)
-	if err != nil {
-		return "", err
-	}
-	defer root.Close()
-	return readLimited(root, file, "agent "+name+" has no "+file)
+	return s.read(name, file, "agent "+name+" has no "+file)
 }
 
 // WriteFile replaces one of the seven workspace files. Writing blank
@@ -47,18 +42,13 @@ func (s *Store) WriteFile(name, file, content string) error {
 	if err := checkSize(len(content)); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	root, err := s.Root(name)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	defer s.cache.forget(filepath.Join(root.Name(), file))
-	if err := writeAtomic(root, file, []byte(content)); err != nil {
-		return fmt.Errorf("agent %s: %w", name, err)
-	}
-	return nil
+	return s.change(name, func(root *os.Root) error {
+		defer s.cache.forget(filepath.Join(root.Name(), file))
+		if err := writeAtomic(root, file, []byte(content)); err != nil {
+			return fmt.Errorf("agent %s: %w", name, err)
+		}
+		return nil
+	})
 }
 
 // AppendFile appends text to one of the seven workspace files (creating
@@ -70,20 +60,26 @@ func (s *Store) AppendFile(name, file, text string) error {
 	if strings.TrimSpace(text) == "" {
 		return beamclaw.E("workspace.AppendFile", beamclaw.KindInvalid, "nothing to append", nil)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	root, err := s.Root(name)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	defer s.cache.forget(filepath.Join(root.Name(), file))
-	return appendText(root, file, "", text)
+	return s.change(name, func(root *os.Root) error {
+		defer s.cache.forget(filepath.Join(root.Name(), file))
+		return appendText(root, file, "", text)
+	})
 }
 
 // CompleteBootstrap marks the first-run ritual done by removing
 // BOOTSTRAP.md. Completing it twice is not an error.
 func (s *Store) CompleteBootstrap(name string) error {
+	return s.change(name, func(root *os.Root) error {
+		if err := root.Remove(FileBootstrap); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("agent %s: remove %s: %w", name, FileBootstrap, err)
+		}
+		return nil
+	})
+}
+
+// change runs fn on the agent's workspace root with the Store's lock held:
+// every write goes through it.
+func (s *Store) change(name string, fn func(root *os.Root) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	root, err := s.Root(name)
@@ -91,10 +87,18 @@ func (s *Store) CompleteBootstrap(name string) error {
 		return err
 	}
 	defer root.Close()
-	if err := root.Remove(FileBootstrap); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("agent %s: remove %s: %w", name, FileBootstrap, err)
+	return fn(root)
+}
+
+// read returns file of the agent's workspace (readLimited); a missing
+// file is KindNotFound with msg.
+func (s *Store) read(name, file, msg string) (string, error) {
+	root, err := s.Root(name)
+	if err != nil {
+		return "", err
 	}
-	return nil
+	defer root.Close()
+	return readLimited(root, file, msg)
 }
 
 // readLimited reads a regular file under root, refusing files larger than
@@ -200,10 +204,5 @@ const FileHeartbeat = "HEARTBEAT.md"
 // ReadHeartbeat returns the agent's HEARTBEAT.md. A missing file or agent
 // is KindNotFound wrapping fs.ErrNotExist.
 func (s *Store) ReadHeartbeat(name string) (string, error) {
-	root, err := s.Root(name)
-	if err != nil {
-		return "", err
-	}
-	defer root.Close()
-	return readLimited(root, FileHeartbeat, "agent "+name+" has no "+FileHeartbeat)
+	return s.read(name, FileHeartbeat, "agent "+name+" has no "+FileHeartbeat)
 }
