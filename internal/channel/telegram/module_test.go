@@ -49,7 +49,9 @@ func TestNewFromHost(t *testing.T) {
 	t.Cleanup(func() { _ = db.Close() })
 	c := DefaultConfig()
 	c.On = true
-	getenv := func(k string) string { return map[string]string{"TELEGRAM_BOT_TOKEN": "1:tok", "TELEGRAM_WEBHOOK_SECRET": "s"}[k] }
+	getenv := func(k string) string {
+		return map[string]string{"TELEGRAM_BOT_TOKEN": "1:tok", "TELEGRAM_WEBHOOK_SECRET": "s"}[k]
+	}
 	host := channel.Host{Sessions: &fakeSessions{changed: make(chan struct{})}, DB: db, StreamChunk: 7,
 		UserID: func(prefix, id string) string { return "owner(" + prefix + ":" + id + ")" }}
 

@@ -97,7 +97,7 @@ type Options struct {
 	// (nil: voice off); the daemon's registration builds Transcriber from it.
 	STT         *provider.Settings
 	Transcriber Transcriber // nil: voice notes are refused
-	Sessions      Sessions
+	Sessions    Sessions
 	// KnownAgent reports whether an agent exists (/agent NAME); nil
 	// refuses every switch.
 	KnownAgent func(name string) bool
