@@ -175,7 +175,7 @@ func (x *executor) relay(ctx context.Context, run *liveRun, t *translator, yield
 		case <-ctx.Done():
 			run.detach()
 			return yielded
-		case <-run.wake:
+		case <-run.wake():
 		}
 	}
 }

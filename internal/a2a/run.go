@@ -6,6 +6,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/runqueue"
 )
 
 // maxQueued bounds the events a run buffers while nothing relays them;
@@ -20,16 +21,15 @@ type liveRun struct {
 	task    a2a.TaskID
 	info    a2a.TaskInfo
 	session string
-	wake    chan struct{} // capacity 1: "the queue changed"
 	// onEnd is called with the run when its terminal event arrives while
 	// no execution relays it (the peer never answered an approval).
 	onEnd func(*liveRun)
 
-	mu       sync.Mutex
+	mu sync.Mutex
+	// q is closed when the run is canceled, finished or dropped: later
+	// events are ignored.
+	q        runqueue.Queue
 	runID    string
-	queue    []beamclaw.RunEvent
-	ended    bool // the terminal event arrived
-	closed   bool // canceled, finished or dropped: later events are ignored
 	attached bool // an execution relays the events
 	approval string
 	artifact a2a.ArtifactID
@@ -38,7 +38,7 @@ type liveRun struct {
 var _ beamclaw.Route = (*liveRun)(nil)
 
 func newLiveRun(info a2a.TaskInfo, session string, onEnd func(*liveRun)) *liveRun {
-	return &liveRun{task: info.TaskID, info: info, session: session, wake: make(chan struct{}, 1),
+	return &liveRun{task: info.TaskID, info: info, session: session, q: runqueue.New(maxQueued),
 		onEnd: onEnd, attached: true}
 }
 
@@ -51,7 +51,7 @@ func (r *liveRun) Deliver(ev beamclaw.RunEvent) {
 		return
 	}
 	r.mu.Lock()
-	if r.closed || r.ended {
+	if !r.q.Push(ev) {
 		r.mu.Unlock()
 		return
 	}
@@ -61,41 +61,29 @@ func (r *liveRun) Deliver(ev beamclaw.RunEvent) {
 	case ev.Type == beamclaw.EvApprovalResult && ev.Approval != nil && ev.Approval.ID == r.approval:
 		r.approval = ""
 	}
-	r.ended = ev.Terminal()
-	if ev.Type != beamclaw.EvChunk || len(r.queue) < maxQueued {
-		r.queue = append(r.queue, ev)
-	}
-	orphan := r.ended && !r.attached
+	orphan := r.q.Ended() && !r.attached
 	r.mu.Unlock()
-	r.signal()
 	if orphan {
 		r.onEnd(r)
 	}
 }
 
-func (r *liveRun) signal() {
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
-}
+// wake receives a value when the queue changed.
+func (r *liveRun) wake() <-chan struct{} { return r.q.Wake() }
 
 // take moves the queued events into buf; done reports that the run was
 // closed under the relay.
 func (r *liveRun) take(buf []beamclaw.RunEvent) (evs []beamclaw.RunEvent, done bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	buf = append(buf[:0], r.queue...)
-	clear(r.queue)
-	r.queue = r.queue[:0]
-	return buf, r.closed
+	return r.q.Take(buf), r.q.Closed()
 }
 
 // attach marks an execution as relaying; it fails when the run is closed.
 func (r *liveRun) attach() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
+	if r.q.Closed() {
 		return false
 	}
 	r.attached = true
@@ -107,7 +95,7 @@ func (r *liveRun) attach() bool {
 func (r *liveRun) detach() {
 	r.mu.Lock()
 	r.attached = false
-	orphan := r.ended && !r.closed
+	orphan := r.q.Ended() && !r.q.Closed()
 	r.mu.Unlock()
 	if orphan {
 		r.onEnd(r)
@@ -119,24 +107,18 @@ func (r *liveRun) detach() {
 func (r *liveRun) claim() ([]beamclaw.RunEvent, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.attached || r.closed || !r.ended {
+	if r.attached || r.q.Closed() || !r.q.Ended() {
 		return nil, false
 	}
-	r.closed = true
-	evs := r.queue
-	r.queue = nil
-	return evs, true
+	return r.q.Close(), true
 }
 
 // close drops every later event and returns the approval still pending.
 func (r *liveRun) close() (runID, approval string) {
 	r.mu.Lock()
-	r.closed = true
-	runID, approval = r.runID, r.approval
-	r.queue = nil
-	r.mu.Unlock()
-	r.signal()
-	return runID, approval
+	defer r.mu.Unlock()
+	r.q.Close()
+	return r.runID, r.approval
 }
 
 func (r *liveRun) setRunID(id string) {

@@ -191,7 +191,7 @@ func (o *OpenAI) complete(ctx context.Context, w http.ResponseWriter, call *chat
 		select {
 		case <-ctx.Done():
 			return // the client is gone; the run's answer is still persisted
-		case <-call.route.wake:
+		case <-call.route.wake():
 		}
 		var cause error
 		buf, cause = call.route.take(buf)

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/runqueue"
 )
 
 // chatRoute is the beamclaw.Route of one HTTP request. Deliver never
@@ -13,20 +14,17 @@ import (
 // gone (close), events are dropped; a run that outlives its request goes
 // on in the daemon and is persisted, only this reply is lost.
 type chatRoute struct {
-	chunks bool          // keep EvChunk events (streaming requests)
-	wake   chan struct{} // capacity 1: "the queue changed"
+	chunks bool // keep EvChunk events (streaming requests)
 
-	mu     sync.Mutex
-	queue  []beamclaw.RunEvent
-	err    error // why the run failed without a terminal event
-	ended  bool
-	closed bool
+	mu  sync.Mutex
+	q   runqueue.Queue
+	err error // why the run failed without a terminal event
 }
 
 var _ beamclaw.Route = (*chatRoute)(nil)
 
 func newChatRoute(chunks bool) *chatRoute {
-	return &chatRoute{chunks: chunks, wake: make(chan struct{}, 1)}
+	return &chatRoute{chunks: chunks, q: runqueue.New(0)}
 }
 
 // Deliver queues the events this route answers with; state and tool
@@ -43,52 +41,34 @@ func (r *chatRoute) Deliver(ev beamclaw.RunEvent) {
 		return
 	}
 	r.mu.Lock()
-	if r.closed || r.ended {
-		r.mu.Unlock()
-		return
-	}
-	r.ended = ev.Terminal()
-	r.queue = append(r.queue, ev)
+	r.q.Push(ev)
 	r.mu.Unlock()
-	r.signal()
 }
 
 // fail ends the run with err unless a terminal event already came.
 func (r *chatRoute) fail(err error) {
 	r.mu.Lock()
-	if r.closed || r.ended {
-		r.mu.Unlock()
-		return
+	if r.q.Push(beamclaw.RunEvent{Type: beamclaw.EvError, Text: beamclaw.UserMessage(err)}) {
+		r.err = err
 	}
-	r.ended, r.err = true, err
-	r.queue = append(r.queue, beamclaw.RunEvent{Type: beamclaw.EvError, Text: beamclaw.UserMessage(err)})
 	r.mu.Unlock()
-	r.signal()
 }
 
-func (r *chatRoute) signal() {
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
-}
+// wake receives a value when events were queued.
+func (r *chatRoute) wake() <-chan struct{} { return r.q.Wake() }
 
 // take moves the queued events into buf and returns them, with the error
 // a synthetic EvError stands for (nil for the run's own).
 func (r *chatRoute) take(buf []beamclaw.RunEvent) ([]beamclaw.RunEvent, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	buf = append(buf[:0], r.queue...)
-	clear(r.queue)
-	r.queue = r.queue[:0]
-	return buf, r.err
+	return r.q.Take(buf), r.err
 }
 
 // close drops every later event.
 func (r *chatRoute) close() {
 	r.mu.Lock()
-	r.closed = true
-	r.queue = nil
+	r.q.Close()
 	r.mu.Unlock()
 }
 

@@ -41,7 +41,7 @@ func (o *OpenAI) stream(ctx context.Context, w http.ResponseWriter, call *chatCa
 				o.gone(ctx, err)
 				return
 			}
-		case <-call.route.wake:
+		case <-call.route.wake():
 			var cause error
 			buf, cause = call.route.take(buf)
 			for _, ev := range buf {
