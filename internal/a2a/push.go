@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -20,6 +19,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/beamclaw/beamclaw-go/internal/httppost"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
 )
@@ -199,16 +199,10 @@ func (p *pushSender) send(ctx context.Context, cfg *a2a.PushConfig, ev a2a.Event
 			req.Header.Set("Authorization", "Basic "+a.Credentials)
 		}
 	}
-	resp, err := p.client.Do(req)
+	resp, err := httppost.Send(p.client, req)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // the URL may carry credentials in its query
-		}
 		return fmt.Errorf("post: %w", err)
 	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return fmt.Errorf("the endpoint answered %s", resp.Status)
 	}

@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/httppost"
 )
 
 // WebhookOptions configure webhook delivery.
@@ -98,16 +99,10 @@ func (w *Webhook) Deliver(ctx context.Context, to Delivery, msg Message) error {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "beamclaw-scheduler")
-	resp, err := c.Do(req)
+	resp, err := httppost.Send(c, req)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
 		return fmt.Errorf("webhook: %w", err)
 	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return fmt.Errorf("webhook: status %d", resp.StatusCode)
 	}

@@ -24,7 +24,7 @@ var layers = []struct {
 	pkgs []string // package paths relative to the module; "x/..." matches subpackages
 }{
 	{"vocabulary", []string{"internal/beamclaw", "internal/clock", "pkg/protocol"}},
-	{"leaves", []string{"internal/setting/...", "internal/obs/...", "internal/supervise", "internal/toolparse", "internal/scrub/...", "internal/glob", "internal/procguard", "internal/initgc", "internal/elicit", "internal/runqueue", "docker/sandbox"}},
+	{"leaves", []string{"internal/setting/...", "internal/obs/...", "internal/supervise", "internal/toolparse", "internal/scrub/...", "internal/glob", "internal/procguard", "internal/initgc", "internal/elicit", "internal/runqueue", "internal/httppost", "docker/sandbox"}},
 	{"adapters", []string{"internal/store/...", "internal/provider/...", "internal/mcp/...", "internal/sandbox"}},
 	{"core", []string{"internal/channel", "internal/memory/...", "internal/skill", "internal/workspace", "internal/pairing", "internal/tool/...",
 		"internal/loop", "internal/session", "internal/scheduler", "internal/agent", "skills"}},

@@ -3,14 +3,13 @@ package webhook
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/httppost"
 )
 
 // deliveryClient posts answers through dial. It follows no redirect (a 3xx
@@ -227,16 +226,10 @@ func (c *Channel) post(ctx context.Context, ep endpoint, id string, out Outbound
 	if ep.AllowPrivate {
 		client = c.open
 	}
-	resp, err := client.Do(req)
+	resp, err := httppost.Send(client, req) // its error holds no deliver_url, which may carry a token
 	if err != nil {
-		var ue *url.Error // its text holds deliver_url, which may carry a token
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
 		return err
 	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	switch resp.StatusCode / 100 {
 	case 2:
 		return nil
