@@ -214,18 +214,12 @@ func (s *Server) Service(name string, ln *Listener, handler http.Handler) *HTTPS
 // PruneService prunes the limiter every minute.
 func (s *Server) PruneService() func(ctx context.Context) error {
 	return func(ctx context.Context) error {
-		t := s.opts.Clock.NewTicker(time.Minute)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-t.C():
-				if s.limiter != nil {
-					s.limiter.Prune()
-				}
+		return clock.Every(ctx, s.opts.Clock, time.Minute, func(context.Context) error {
+			if s.limiter != nil {
+				s.limiter.Prune()
 			}
-		}
+			return nil
+		})
 	}
 }
 

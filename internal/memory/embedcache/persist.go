@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 )
 
 // codecVersion tags every persisted value: [version][expires unix ns int64]
@@ -179,16 +181,5 @@ func (c *Cache) Prune(ctx context.Context) error {
 // Serve prunes every PruneInterval of the clock until ctx ends (a suture
 // service).
 func (c *Cache) Serve(ctx context.Context) error {
-	t := c.opts.Clock.NewTicker(c.opts.PruneInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C():
-			if err := c.Prune(ctx); err != nil {
-				return err
-			}
-		}
-	}
+	return clock.Every(ctx, c.opts.Clock, c.opts.PruneInterval, c.Prune)
 }
