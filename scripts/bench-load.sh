@@ -33,6 +33,9 @@ trap cleanup EXIT
 
 log() { printf '== %s\n' "$*" >&2; }
 
+# shellcheck source=lib/daemon-config.sh
+. "$ROOT/scripts/lib/daemon-config.sh"
+
 for tool in go curl jq; do
 	command -v "$tool" >/dev/null || { echo "bench-load needs $tool" >&2; exit 1; }
 done
@@ -82,15 +85,7 @@ start_floor() {
 start_daemon() {
 	local home=${2:-$WORK}/$1
 	mkdir -p "$home"
-	cat >"$home/config.yaml" <<-EOF
-		core:
-		  default_provider: fake
-		  providers:
-		    fake: {base_url: "$FAKE_URL", model: fake-model}
-		gateway:
-		  http: {addr: "127.0.0.1:0"}
-		  rate_limit: {enabled: false}
-	EOF
+	write_daemon_config "$home/config.yaml" "$FAKE_URL"
 	BEAMCLAW_HOME=$home "$BIN" start --foreground >"$home/stdout" 2>"$home/daemon.log" &
 	D_PID=$!
 	PIDS+=("$D_PID")

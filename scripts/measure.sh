@@ -46,6 +46,9 @@ trap cleanup EXIT
 
 log() { printf '== %s\n' "$*" >&2; }
 
+# shellcheck source=lib/daemon-config.sh
+. "$ROOT/scripts/lib/daemon-config.sh"
+
 # median of the numbers on stdin
 median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "nan"; exit} m=int((NR+1)/2); if (NR%2) print v[m]; else print (v[m]+v[m+1])/2}'; }
 
@@ -81,16 +84,7 @@ start_daemon() {
 	local home=$1 extra=${2:-} i
 	mkdir -p "$home"
 	if [[ ! -f $home/config.yaml ]]; then
-		cat >"$home/config.yaml" <<-EOF
-			core:
-			  default_provider: fake
-			  providers:
-			    fake: {base_url: "$FAKE_URL", model: fake-model}
-			$extra
-			gateway:
-			  http: {addr: "127.0.0.1:0"}
-			  rate_limit: {enabled: false}
-		EOF
+		write_daemon_config "$home/config.yaml" "$FAKE_URL" "$extra"
 	fi
 	BEAMCLAW_HOME=$home "$BIN" start --foreground >"$home/stdout" 2>"$home/daemon.log" &
 	D_PID=$!
@@ -301,16 +295,8 @@ measure_sandbox() {
 		start_fake rules
 		home=$WORK/sbx$r
 		mkdir -p "$home"
-		cat >"$home/config.yaml" <<-EOF
-			core:
-			  default_provider: fake
-			  providers:
-			    fake: {base_url: "$FAKE_URL", model: fake-model}
-			gateway:
-			  http: {addr: "127.0.0.1:0"}
-			sandbox:
-			  enabled: true
-		EOF
+		write_daemon_config "$home/config.yaml" "$FAKE_URL" "" "sandbox:
+  enabled: true"
 		start_daemon "$home"
 		"$WORK/bcload" -mode exec -socket "$home/run/beamclaw.sock" -scopes 30 -n 500 -json >"$WORK/sbx.$r"
 		stop_pid "$D_PID"
