@@ -3,8 +3,8 @@
 // and ephemeral turns, with the same requests sent straight to the fake
 // provider as a baseline), latency summaries (p50/p90/p99/max), a cold-start
 // timer for the real binary, sandboxed exec calls over the control socket
-// (first of a scope, warm), and readers for a process's resident memory
-// and the daemon's Prometheus gauges.
+// (first of a scope, warm), readers for a process's resident memory
+// and the daemon's Prometheus gauges, and Main, the main of its commands.
 //
 // Every run is bounded by a request count and a deadline and talks only to
 // loopback addresses it is given. The command cmd/bcload and the script

@@ -23,24 +23,14 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/test/load"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout)
-	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "a2alat:", err)
-		os.Exit(1)
-	}
-}
+func main() { load.Main("a2alat", run) }
 
 type result struct {
 	N          int          `json:"n"`

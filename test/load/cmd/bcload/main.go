@@ -30,24 +30,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/test/load"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout)
-	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bcload:", err)
-		os.Exit(1)
-	}
-}
+func main() { load.Main("bcload", run) }
 
 // options are the parsed flags.
 type options struct {
