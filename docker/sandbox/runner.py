@@ -6,7 +6,8 @@ connection), then runs scripts the daemon sends over that stream. Scripts
 never travel in argv. Newline-delimited JSON both ways:
 
   in:  {"op": "run", "id": N, "language": "python"|"sh", "code": "...",
-        "timeout_ms": T, "max_output": B, "env": {...}, "cwd": "/tmp"}
+        "timeout_ms": T, "max_output": B, "env": {...}, "cwd": "/tmp",
+        "group": "<the caller's session, hashed>"}
        {"op": "kill", "id": N}
   out: {"ready": true, "python": "3.11.2"}            once, on connect
        {"id": N, "o": base64} / {"id": N, "e": base64}  stdout / stderr
@@ -15,12 +16,19 @@ never travel in argv. Newline-delimited JSON both ways:
         "ms": duration}                                 once, last
        {"id": N, "error": "..."}                        could not start
 
-Each run is its own session and process group (setsid). On its timeout,
-on a kill request, and when its main process exits, the whole group is
-killed with SIGKILL from in here: killing a host-side client would leave
-the processes running. Python scripts run in a fork of this process (no
-interpreter start); sh scripts are exec'd from a memfd. The runner is
-single-threaded (a selector loop), so forking is safe. When the daemon's
+The runner is root with only CAP_SETUID and CAP_SETGID (no-new-privileges);
+each run is its own user: a uid never used before in this container, the
+group of its caller's session (runs of one session share their files,
+umask 007; other sessions' runs cannot read them) and the sandbox group
+10001 (the sockets, the workspace). Another run's processes, environment
+(BEAMCLAW_RUN_TOKEN), script and files are another user's: unreadable, not
+traceable, not signalable. On its timeout, on a kill request, and when its
+main process exits, every process of the run's uid is killed -- however it
+detached (setsid, double fork, nohup) -- by a helper that takes that uid
+and signals everything it may (kill -1), until none is left. Scripts are
+exec'd (sh, or a fresh Python interpreter) from a memfd: nothing of the
+runner's memory, which has seen other runs' requests, reaches a run. The
+runner is single-threaded (a selector loop), so forking is safe. When the daemon's
 connection closes, every run is killed and the runner exits, which ends
 the container.
 """
@@ -37,6 +45,11 @@ import traceback
 import types
 
 SOCKET = "/run/beamclaw/runner.sock"
+RUN_UID_BASE = 100000  # a run's uid: RUN_UID_BASE + its sequence, never reused
+SESSION_GID_BASE = 200000  # a session's group: SESSION_GID_BASE + its sequence
+SANDBOX_GID = 10001  # may connect to the bridge, may read a shared workspace
+RUN_UMASK = 0o007  # a run's files: its own and its session's, nobody else's
+KILL_ROUNDS = 500  # kill -1 passes before a run's uid is given up as clean
 DRAIN_GRACE = 0.5  # seconds to read pipes after the group is killed
 READ_CHUNK = 65536
 
@@ -61,8 +74,10 @@ def oom_kills():
 
 
 class Run:
-    def __init__(self, req):
+    def __init__(self, req, uid, gid):
         self.id = req["id"]
+        self.uid = uid
+        self.gid = gid
         self.pid = 0
         self.fds = {}  # fd -> "o" | "e"
         self.deadline = now() + max(int(req.get("timeout_ms", 60000)), 1) / 1000.0
@@ -75,20 +90,75 @@ class Run:
         self.started = now()
         self.oom_before = oom_kills()
 
-    def kill_group(self):
-        # The group id is the pid (setsid). Repeat until nothing is left,
-        # in case a member was forking while the first signal went out.
-        for _ in range(8):
-            try:
-                os.killpg(self.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                return
-            except PermissionError:
-                return
+    def kill_all(self):
+        """Kill every process of the run's uid, wherever it went."""
+        kill_uid(self.uid)
 
 
-def child(req, out_w, err_w, script_fd):
-    """In the forked child: become a new session, wire stdio, run."""
+def become(uid, gid):
+    """Drop to a run's user: no capabilities are left after setuid."""
+    os.setgroups([SANDBOX_GID])
+    os.setgid(gid)
+    os.setuid(uid)
+    os.umask(RUN_UMASK)
+
+
+def alive(uid):
+    """Whether a process of uid other than this one still runs (zombies
+    are dead: their parent reaps them)."""
+    me = str(os.getpid())
+    for p in os.listdir("/proc"):
+        if not p.isdigit() or p == me:
+            continue
+        try:
+            with open("/proc/%s/status" % p) as f:
+                fields = dict(line.split(":", 1) for line in f if ":" in line)
+        except OSError:
+            continue
+        if fields.get("Uid", "").split()[:1] == [str(uid)] and not fields.get("State", "").strip().startswith(("Z", "X")):
+            return True
+    return False
+
+
+def kill_uid(uid):
+    """From a helper that becomes uid: SIGKILL everything uid may signal
+    (every process of the run, and nothing else), until none is left. A
+    run that left nothing running (the usual end) costs a look at /proc."""
+    if not alive(uid):
+        return
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            signal.set_wakeup_fd(-1)
+            os.setgroups([])
+            os.setgid(SANDBOX_GID)
+            os.setuid(uid)
+            for _ in range(KILL_ROUNDS):
+                try:
+                    os.kill(-1, signal.SIGKILL)
+                except ProcessLookupError:
+                    code = 0
+                    break
+                if not alive(uid):
+                    code = 0
+                    break
+                time.sleep(0.002)
+        finally:
+            os._exit(code)
+    while True:
+        try:
+            os.waitpid(pid, 0)
+            return
+        except InterruptedError:
+            continue
+        except ChildProcessError:
+            return
+
+
+def child(req, out_w, err_w, script_fd, uid, gid):
+    """In the forked child: become the run's user and a new session, wire
+    stdio, run."""
     try:
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -98,6 +168,7 @@ def child(req, out_w, err_w, script_fd):
                 f.write("1000")  # the script dies first, never the runner
         except OSError:
             pass
+        become(uid, gid)
         devnull = os.open("/dev/null", os.O_RDONLY)
         os.dup2(devnull, 0)
         os.dup2(out_w, 1)
@@ -112,10 +183,10 @@ def child(req, out_w, err_w, script_fd):
             os.chdir(req.get("cwd") or "/tmp")
         except OSError:
             os.chdir("/tmp")
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
         if req.get("language") == "sh":
-            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
             os.execve("/bin/sh", ["sh", "/proc/self/fd/3"], env)
-        run_python(req.get("code", ""), env)
+        os.execve(sys.executable, [sys.executable, "-I", "-c", PYTHON_MAIN], env)
     except BaseException:
         try:
             traceback.print_exc()
@@ -123,38 +194,42 @@ def child(req, out_w, err_w, script_fd):
             os._exit(127)
 
 
-def run_python(code, env):
-    os.environ.clear()
-    os.environ.update(env)
-    sys.argv = ["<script>"]
-    sys.stdin = open(0, "r", closefd=False)
-    sys.stdout = open(1, "w", encoding="utf-8", errors="backslashreplace",
-                      closefd=False, buffering=1)
-    sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace",
-                      closefd=False, buffering=1)
-    main = types.ModuleType("__main__")
-    main.__dict__["__builtins__"] = __builtins__
-    sys.modules["__main__"] = main
-    rc = 0
-    try:
-        exec(compile(code, "<script>", "exec"), main.__dict__)
-    except SystemExit as e:
-        if e.code is None:
-            rc = 0
-        elif isinstance(e.code, int):
-            rc = e.code & 0xFF
-        else:
-            print(e.code, file=sys.stderr)
-            rc = 1
-    except BaseException:
-        traceback.print_exc()
+# PYTHON_MAIN runs a Python script in a fresh interpreter (exec'd, so
+# nothing of the runner's memory -- other runs' requests, their tokens --
+# is in the run's process): the script from fd 3, as "<script>", its
+# output UTF-8 with undecodable characters escaped, SystemExit as exit.
+PYTHON_MAIN = r"""
+import os, sys, types
+with open(3, "r", encoding="utf-8", errors="replace") as f:
+    code = f.read()
+sys.argv = ["<script>"]
+sys.stdout = open(1, "w", encoding="utf-8", errors="backslashreplace", closefd=False, buffering=1)
+sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False, buffering=1)
+main = types.ModuleType("__main__")
+main.__dict__["__builtins__"] = __builtins__
+sys.modules["__main__"] = main
+rc = 0
+try:
+    exec(compile(code, "<script>", "exec"), main.__dict__)
+except SystemExit as e:
+    if e.code is None:
+        rc = 0
+    elif isinstance(e.code, int):
+        rc = e.code & 0xFF
+    else:
+        print(e.code, file=sys.stderr)
         rc = 1
-    for f in (sys.stdout, sys.stderr):
-        try:
-            f.flush()
-        except Exception:
-            pass
-    os._exit(rc)
+except BaseException:
+    import traceback  # only now: importing it costs more than the interpreter's start
+    traceback.print_exc()
+    rc = 1
+for f in (sys.stdout, sys.stderr):
+    try:
+        f.flush()
+    except Exception:
+        pass
+os._exit(rc)
+"""
 
 
 class Runner:
@@ -163,6 +238,8 @@ class Runner:
         self.inbuf = b""
         self.runs = {}  # id -> Run
         self.by_pid = {}  # pid -> Run
+        self.next_uid = RUN_UID_BASE
+        self.gids = {}  # session group key -> gid
         self.sel = selectors.DefaultSelector()
         self.wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         signal.signal(signal.SIGCHLD, lambda *_: None)
@@ -217,18 +294,24 @@ class Runner:
             r = self.runs.get(req.get("id"))
             if r is not None and r.status is None:
                 r.killed = True
-                r.kill_group()
+                r.kill_all()
+
+    def gid_for(self, group):
+        gid = self.gids.get(group)
+        if gid is None:
+            gid = self.gids[group] = SESSION_GID_BASE + len(self.gids)
+        return gid
 
     def start(self, req):
-        r = Run(req)
+        r = Run(req, self.next_uid, self.gid_for(str(req.get("group", ""))))
+        self.next_uid += 1
         out_r = out_w = err_r = err_w = script_fd = None
         try:
             out_r, out_w = os.pipe2(os.O_CLOEXEC)
             err_r, err_w = os.pipe2(os.O_CLOEXEC)
-            if req.get("language") == "sh":
-                script_fd = os.memfd_create("script", 0)
-                os.write(script_fd, req.get("code", "").encode("utf-8", "replace"))
-                os.lseek(script_fd, 0, os.SEEK_SET)
+            script_fd = os.memfd_create("script", 0)
+            os.write(script_fd, req.get("code", "").encode("utf-8", "replace"))
+            os.lseek(script_fd, 0, os.SEEK_SET)
             pid = os.fork()
         except OSError as e:
             for fd in (out_r, out_w, err_r, err_w, script_fd):
@@ -237,7 +320,7 @@ class Runner:
             self.send({"id": r.id, "error": "could not start the script: %s" % e})
             return
         if pid == 0:
-            child(req, out_w, err_w, script_fd)
+            child(req, out_w, err_w, script_fd, r.uid, r.gid)
         for fd in (out_w, err_w, script_fd):
             if fd is not None:
                 os.close(fd)
@@ -288,7 +371,7 @@ class Runner:
                 continue
             r.status = status
             r.ms = int((now() - r.started) * 1000)
-            r.kill_group()  # whatever it left running in its group
+            r.kill_all()  # whatever it left running, however detached
             r.drain_until = now() + DRAIN_GRACE
             self.maybe_finish(r)
 
@@ -297,7 +380,7 @@ class Runner:
         for r in list(self.runs.values()):
             if r.status is None and t >= r.deadline and not r.timed_out:
                 r.timed_out = True
-                r.kill_group()
+                r.kill_all()
             elif r.status is not None and t >= r.drain_until:
                 for fd in list(r.fds):
                     self.close_fd(r, fd)
@@ -316,7 +399,7 @@ class Runner:
 
     def shutdown(self):
         for r in self.runs.values():
-            r.kill_group()
+            r.kill_all()
 
 
 def connect():

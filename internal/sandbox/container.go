@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/mount"
@@ -25,14 +26,24 @@ const (
 
 // Fixed parts of the hardening.
 const (
-	sandboxUser   = "10001:10001"
-	tmpfsOptions  = "rw,noexec,nosuid,nodev,size=64m"
+	// runnerUser is the runner's: root with only runnerCaps, so that it
+	// can give each run a uid of its own (docker/sandbox/runner.py); the
+	// runs have no capability at all.
+	runnerUser   = "0:0"
+	tmpfsOptions = "rw,noexec,nosuid,nodev,size=64m"
+	// mqueueOptions hides the IPC namespace's message queues behind an
+	// empty read-only tmpfs: /tmp and /dev/shm are the writable places.
+	mqueueOptions = "ro,nosuid,nodev,noexec,size=4k"
 	logMaxSize    = "1m"
 	runnerMount   = "/run/beamclaw"
 	toolsMount    = "/tools"
 	workspaceDir  = "/workspace"
 	containerName = "beamclaw-sbx-"
 )
+
+// runnerCaps are the only capabilities of the container (its runner's):
+// setuid and setgid to each run's own user.
+var runnerCaps = []string{"SETGID", "SETUID"} // sorted, as the engine reports them
 
 // runnerCmd is the container's main process (docker/sandbox/runner.py).
 var runnerCmd = []string{"/usr/bin/python3", "-I", "/opt/beamclaw/runner.py"}
@@ -44,7 +55,7 @@ func (m *Manager) posture(imageID string) string {
 	parts := []string{
 		"posture/1", imageID, o.Network, strconv.FormatInt(m.limits.memory, 10),
 		strconv.FormatInt(m.limits.nanoCPUs, 10), strconv.Itoa(o.PidsLimit), o.Runtime,
-		o.WorkspaceMount, sandboxUser, tmpfsOptions, logMaxSize, "cap-drop=ALL", "read-only",
+		o.WorkspaceMount, runnerUser, strings.Join(runnerCaps, "+"), tmpfsOptions, mqueueOptions, logMaxSize, "cap-drop=ALL", "read-only",
 		"no-new-privileges", "init",
 	}
 	for _, k := range envNames(m.env) {
@@ -104,7 +115,7 @@ func (m *Manager) createOptions(b *box, imageID string) client.ContainerCreateOp
 		Config: &container.Config{
 			Image:      imageID,
 			Cmd:        runnerCmd,
-			User:       sandboxUser,
+			User:       runnerUser,
 			WorkingDir: "/tmp",
 			Env:        []string{"LANG=C.UTF-8", "HOME=/tmp", "PATH=" + fixedEnv["PATH"]},
 			Labels:     labels,
@@ -112,11 +123,12 @@ func (m *Manager) createOptions(b *box, imageID string) client.ContainerCreateOp
 		HostConfig: &container.HostConfig{
 			NetworkMode:    container.NetworkMode(o.Network),
 			CapDrop:        []string{"ALL"},
+			CapAdd:         runnerCaps,
 			SecurityOpt:    []string{"no-new-privileges"},
 			ReadonlyRootfs: true,
 			Init:           &withInit,
 			IpcMode:        "private",
-			Tmpfs:          map[string]string{"/tmp": tmpfsOptions},
+			Tmpfs:          map[string]string{"/tmp": tmpfsOptions, "/dev/mqueue": mqueueOptions},
 			LogConfig: container.LogConfig{Type: "json-file", Config: map[string]string{
 				"max-size": logMaxSize, "max-file": "1",
 			}},

@@ -23,11 +23,12 @@
 // the container's main process under docker-init) connects once to a
 // Unix socket the daemon listens on in a per-container directory that is
 // bind-mounted read-only at /run/beamclaw, and receives every script over
-// that stream (never argv). Each run is its own session and process
-// group inside the container; on its timeout, a kill request or the end
-// of its main process, the runner kills the whole group from inside. The
-// container has no network (by default), drops every capability, runs as
-// uid 10001 with no-new-privileges and a read-only root, a noexec /tmp
+// that stream (never argv). Each run is a user of its own (a fresh uid,
+// its session's group, the sandbox group 10001, no capability); on its
+// timeout, a kill request or the end of its main process, every process of
+// that uid is killed from inside, however it detached. The container has
+// no network (by default), drops every capability but the runner's SETUID
+// and SETGID, has no-new-privileges and a read-only root, a noexec /tmp
 // tmpfs, pids, memory (= memory+swap) and CPU limits, a capped json-file
 // log, and labels beamclaw.install, beamclaw.session, beamclaw.posture
 // (a hash of the hardening settings and the image) and beamclaw.daemon

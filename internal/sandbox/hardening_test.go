@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +33,12 @@ try:
     os.execv("/tmp/probe", ["/tmp/probe"])
 except OSError as e:
     facts["exec_tmp"] = e.strerror
+for d in ("/dev/shm", "/dev/mqueue"):
+    try:
+        open(d + "/probe", "w").write("x")
+        facts[d] = "written"
+    except OSError as e:
+        facts[d] = e.strerror
 facts["env"] = dict(os.environ)
 print(json.dumps(facts))
 `
@@ -60,10 +67,21 @@ func TestHardening(t *testing.T) {
 	if f["uid"].(float64) == 0 || f["gid"].(float64) == 0 {
 		t.Errorf("runs as root: uid %v gid %v", f["uid"], f["gid"])
 	}
-	for _, k := range []string{"CapEff", "CapPrm", "CapBnd"} {
+	for _, k := range []string{"CapEff", "CapPrm"} {
 		if f[k] != "0000000000000000" {
 			t.Errorf("%s = %v, want no capabilities", k, f[k])
 		}
+	}
+	// The bounding set keeps the runner's setuid and setgid (bits 6, 7),
+	// which no-new-privileges makes impossible to regain.
+	if f["CapBnd"] != "00000000000000c0" {
+		t.Errorf("CapBnd = %v, want only CAP_SETGID and CAP_SETUID (00000000000000c0)", f["CapBnd"])
+	}
+	if f["/dev/mqueue"] == "written" {
+		t.Errorf("/dev/mqueue is writable")
+	}
+	if f["/dev/shm"] != "written" {
+		t.Errorf("/dev/shm: %v, want writable (a run's own files, like /tmp)", f["/dev/shm"])
 	}
 	if f["NoNewPrivs"] != "1" {
 		t.Errorf("NoNewPrivs = %v", f["NoNewPrivs"])
@@ -120,7 +138,9 @@ func assertContainerConfig(t *testing.T, m *Manager, name string) {
 		{"cpu", hc.NanoCPUs == m.limits.nanoCPUs},
 		{"tmpfs /tmp noexec", strings.Contains(hc.Tmpfs["/tmp"], "noexec") && strings.Contains(hc.Tmpfs["/tmp"], "size=64m")},
 		{"json-file log with max size", hc.LogConfig.Type == "json-file" && hc.LogConfig.Config["max-size"] != ""},
-		{"non-root user", cfg.User == sandboxUser},
+		{fmt.Sprintf("runner user root with only setuid and setgid (user %q, cap-add %v)", cfg.User, hc.CapAdd), cfg.User == runnerUser &&
+			strings.ReplaceAll(strings.Join(hc.CapAdd, ","), "CAP_", "") == strings.Join(runnerCaps, ",")}, // both sorted
+		{"mqueue hidden", strings.HasPrefix(hc.Tmpfs["/dev/mqueue"], "ro,")},
 		{"label install", cfg.Labels[LabelInstall] == m.opts.InstallID},
 		{"label session", cfg.Labels[LabelSession] == "s-hard"},
 		{"label posture", len(cfg.Labels[LabelPosture]) == 32},

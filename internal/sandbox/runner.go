@@ -33,6 +33,9 @@ type runRequest struct {
 	MaxOutput int64             `json:"max_output,omitempty"`
 	Env       map[string]string `json:"env,omitempty"`
 	Cwd       string            `json:"cwd,omitempty"`
+	// Group names the caller's session (hashed): runs of one session share
+	// a group and their files; other sessions' runs are other groups.
+	Group string `json:"group,omitempty"`
 }
 
 // frame is one line from the runner.
@@ -106,7 +109,8 @@ func (b *box) run(ctx context.Context, r *run) (Result, error) {
 	}
 	start := m.clk.Now()
 	if err := b.send(runRequest{Op: "run", ID: r.id, Language: r.language, Code: r.code,
-		TimeoutMS: r.timeout.Milliseconds(), MaxOutput: m.opts.MaxOutputBytes, Env: env, Cwd: cwd}); err != nil {
+		TimeoutMS: r.timeout.Milliseconds(), MaxOutput: m.opts.MaxOutputBytes, Env: env, Cwd: cwd,
+		Group: hashStrings("group", r.caller.SessionID)[:16]}); err != nil {
 		b.abort()
 		return Result{}, errBoxGone
 	}
