@@ -10,7 +10,8 @@
 // request becomes input-required (the peer's next message on the task
 // answers it), a loop error becomes failed. Tasks live in bbolt (TaskStore)
 // and survive restarts; push notifications go through the curl tool's SSRF
-// guard. Every request is authenticated by the gateway token or a peer's
+// guard, and a push config's credentials are scrubbed from its request's
+// log lines and errors (peersecret.go). Every request is authenticated by the gateway token or a peer's
 // token, and a caller sees only its own tasks.
 //
 // As a client it is the a2a_call tool (an agent delegates to a configured

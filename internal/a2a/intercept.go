@@ -13,7 +13,9 @@ import (
 
 // interceptor runs around every SDK call: it names the authenticated
 // caller to the SDK, emits a2a_request, keeps callers to their own tasks,
-// and maps errors once, at the edge, to what a peer may read.
+// refuses a message's push URL before the SDK sees it, keeps the peer's
+// push credentials out of logs and errors (peersecret.go), and maps errors
+// once, at the edge, to what a peer may read.
 type interceptor struct {
 	s *Server
 }
@@ -27,12 +29,16 @@ func (i *interceptor) Before(ctx context.Context, cc *a2asrv.CallContext, req *a
 		return ctx, nil, a2a.ErrUnauthenticated
 	}
 	cc.User = a2asrv.NewAuthenticatedUser(sc.caller, nil)
+	ctx = withPeerSecrets(ctx, req.Payload)
 	i.s.emit(ctx, beamclaw.EventA2ARequest, slog.String("method", sc.method), slog.String("path", sc.path),
 		slog.String("rpc_method", cc.Method()), slog.String("agent", sc.agent), slog.String("caller", sc.caller))
 	if id := taskOf(req.Payload); id != "" {
 		if _, err := i.s.tasks.Get(ctx, id); err != nil {
 			return ctx, nil, publicError(err)
 		}
+	}
+	if err := i.checkPush(ctx, req.Payload); err != nil {
+		return ctx, nil, err
 	}
 	if early(cc.Method(), req.Payload) {
 		ctx = withEarly(ctx)
@@ -47,8 +53,20 @@ func (i *interceptor) After(ctx context.Context, _ *a2asrv.CallContext, resp *a2
 			i.s.log.LogAttrs(ctx, slog.LevelWarn, "a2a call failed", slog.String("err", resp.Err.Error()))
 			resp.Err = pub
 		}
+		resp.Err = scrubPeerError(ctx, resp.Err)
 	}
 	return nil
+}
+
+// checkPush refuses a message whose push config the store would refuse,
+// before the SDK's executor setup, which would put the config (its token
+// with it) in its error and its log line.
+func (i *interceptor) checkPush(ctx context.Context, payload any) error {
+	p, ok := payload.(*a2a.SendMessageRequest)
+	if !ok || p.Config == nil || p.Config.PushConfig == nil || i.s.push == nil {
+		return nil
+	}
+	return i.s.push.checkURL(ctx, p.Config.PushConfig.URL)
 }
 
 // taskOf is the existing task a request names ("" for none).

@@ -39,7 +39,8 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: o, log: o.Logger.With("component", "a2a"), clock: o.Clock,
+	log := slog.New(peerScrubHandler{inner: o.Logger.Handler()}).With("component", "a2a")
+	s := &Server{opts: o, log: log, clock: o.Clock,
 		runs: &runs{m: map[a2a.TaskID]*liveRun{}}, tokens: newTokens(o.GatewayToken, o.Peers),
 		orphans: make(chan *liveRun, 64)}
 	if s.tasks, err = newTaskStore(o.DB, o.Clock, s.emit); err != nil {

@@ -86,7 +86,8 @@ func (a *Admin) MCPTestInfos(ctx context.Context, name string) ([]mcp.ToolInfo, 
 	if err != nil {
 		return nil, err
 	}
-	opts := mcp.Options{ProtocolVersion: cfg.MCP.ProtocolVersion, ClientVersion: a.opts.Build.Version}
+	opts := mcp.Options{ProtocolVersion: cfg.MCP.ProtocolVersion, ClientVersion: a.opts.Build.Version,
+		RedirectCheck: MCPRedirectCheck}
 	if sc.Transport != mcp.TransportHTTP {
 		return mcp.Probe(ctx, sc, opts)
 	}

@@ -88,7 +88,7 @@ func (a *Admin) callLocal(ctx context.Context, cfg config.Loaded, sc mcp.ServerC
 	// The section's Options, narrowed to the one server, started once.
 	mo, _ := cfg.MCP.Options(a.getenv)
 	mo.Servers, mo.Restart = []mcp.ServerConfig{sc}, mcp.RestartPolicy{MaxRestarts: 1, Window: time.Minute}
-	mo.ClientVersion, mo.Pins, mo.Tokens = a.opts.Build.Version, pins, tokens
+	mo.ClientVersion, mo.Pins, mo.Tokens, mo.RedirectCheck = a.opts.Build.Version, pins, tokens, MCPRedirectCheck
 	m, err := mcp.New(mo)
 	if err != nil {
 		return protocol.MCPCallResult{}, err
@@ -172,7 +172,7 @@ func (lc localCall) login(ctx context.Context, scope string) error {
 		scope = prev.Scope + " " + scope
 	}
 	rec, err := oauth.Login{Server: lc.sc.Name, URL: lc.sc.URL, Config: lc.sc.OAuth, Headers: lc.sc.Headers, Scope: scope,
-		HTTP: &http.Client{Timeout: lc.sc.Timeout}, Clock: clock.System, Show: lc.show}.Run(ctx)
+		HTTP: &http.Client{Timeout: lc.sc.Timeout}, RedirectCheck: MCPRedirectCheck, Clock: clock.System, Show: lc.show}.Run(ctx)
 	if err != nil {
 		return fmt.Errorf("log in to MCP server %q: %w", lc.sc.Name, err)
 	}

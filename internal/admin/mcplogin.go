@@ -13,11 +13,19 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/mcp/oauth"
 	"github.com/beamclaw/beamclaw-go/internal/store"
+	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
 // loginTimeout bounds the wait for the browser.
 const loginTimeout = 10 * time.Minute
+
+// MCPRedirectCheck is the address rule of an MCP server's redirects away
+// from its configured origin (mcp.Options.RedirectCheck,
+// oauth.Login.RedirectCheck): the curl tool's SSRF guard.
+func MCPRedirectCheck(ctx context.Context, host string) error {
+	return builtin.CheckHost(ctx, builtin.CheckPublicIP, nil, host)
+}
 
 // MCPLogin authorizes beamclaw for an http MCP server. The flow runs in
 // this process (show presents the authorization URL; a loopback listener
@@ -57,7 +65,7 @@ func (a *Admin) MCPLogin(ctx context.Context, name string, show func(authURL str
 	ctx, cancel := context.WithTimeout(ctx, loginTimeout)
 	defer cancel()
 	rec, err := oauth.Login{Server: name, URL: sc.URL, Config: sc.OAuth, Headers: sc.Headers, Scope: scope,
-		HTTP: &http.Client{Timeout: sc.Timeout}, Clock: clock.System, Show: show}.Run(ctx)
+		HTTP: &http.Client{Timeout: sc.Timeout}, RedirectCheck: MCPRedirectCheck, Clock: clock.System, Show: show}.Run(ctx)
 	if err != nil {
 		return protocol.MCPLogin{}, fmt.Errorf("log in to MCP server %q: %w", name, err)
 	}

@@ -173,6 +173,7 @@ func (d *daemon) mcpInto(root *suture.Supervisor, opts supervise.Options, rt *ag
 	}
 	mo := d.plan.MCP
 	mo.Logger, mo.Pins, mo.Tokens, mo.ClientVersion = d.log, pins, tokens, d.opts.Build.Version
+	mo.RedirectCheck = admin.MCPRedirectCheck
 	mo.Emit = func(ev beamclaw.Event) { d.bus.Emit(context.Background(), ev) }
 	m, err := mcp.New(mo)
 	if err != nil {

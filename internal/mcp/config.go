@@ -129,7 +129,12 @@ type Options struct {
 	// Tokens keeps the OAuth tokens of HTTP servers (the daemon's store
 	// is encrypted in bbolt); default: in memory.
 	Tokens oauth.Store
-	Clock  clock.Clock // default: clock.System
+	// RedirectCheck is the address rule (the curl tool's SSRF rule, handed
+	// in by the daemon) of an HTTP server's redirects to a host other than
+	// the configured one; nil refuses them all. A redirect to another
+	// origin is refused whatever it says (oauth.RedirectGuard).
+	RedirectCheck oauth.HostCheck
+	Clock         clock.Clock // default: clock.System
 }
 
 func (o Options) withDefaults() Options {

@@ -36,6 +36,12 @@
 // server ready, fails the call with the fix, and records the scope wanted
 // (ServerStatus.NeedsScope).
 //
+// Both clients of a server (the connection's and the token requests') go
+// through an oauth.RedirectGuard: a redirect to another origin is refused,
+// so the configured headers and the token stay with the server, and one
+// off the configured host must pass Options.RedirectCheck (the daemon's:
+// the curl tool's SSRF rule).
+//
 // # Elicitation
 //
 // beamclaw declares the elicitation capability. A server's

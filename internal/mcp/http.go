@@ -21,11 +21,15 @@ import (
 // Requests go through an oauth.Transport: it adds the server's access
 // token (kept fresh by an oauth.Source over opts.Tokens) and turns a 401
 // or 403 into an *oauth.AuthError, which makes the server needs_login.
+// Both clients (the connection's, the token requests') refuse a redirect
+// to another origin, which would carry the configured headers and the
+// token there, and check where any other redirect leads
+// (oauth.RedirectGuard with Options.RedirectCheck).
 func dialHTTP(cfg ServerConfig, proto string, logger *slog.Logger, mo Options) (*conn, error) {
 	base := http.DefaultTransport.(*http.Transport).Clone()
-	tokenHC := &http.Client{Transport: base, Timeout: cfg.timeout()}
+	tokenHC := oauth.Guard(&http.Client{Transport: base, Timeout: cfg.timeout()}, cfg.Name, cfg.URL, mo.RedirectCheck)
 	src := oauth.NewSource(cfg.Name, cfg.URL, cfg.OAuth, mo.Tokens, tokenHC, mo.Clock)
-	hc := &http.Client{Transport: &oauth.Transport{Base: base, Source: src}}
+	hc := oauth.Guard(&http.Client{Transport: &oauth.Transport{Base: base, Source: src}}, cfg.Name, cfg.URL, mo.RedirectCheck)
 	opts := []transport.StreamableHTTPCOption{
 		transport.WithHTTPBasicClient(hc),
 		//lint:ignore SA1019 the pinned protocol (2025-11-25) delivers list_changed on the standalone GET stream

@@ -7,6 +7,9 @@
 // authorization code grant with PKCE S256 and the resource indicator (RFC
 // 8707) over a loopback redirect, or the client_credentials grant, and
 // keeps the tokens fresh (Source) for the HTTP transport (Transport).
+// Every HTTP client of a server goes through a RedirectGuard: no redirect
+// to another origin is followed, and the token is added on the server's
+// origin only.
 //
 // It imports only the standard library, the clock, and mcp-go's PKCE and
 // state generators; tokens are kept by a Store the caller provides (the

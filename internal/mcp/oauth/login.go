@@ -23,8 +23,11 @@ type Login struct {
 	URL     string            // the MCP server's URL
 	Config  Config            // mcp.servers[i].oauth
 	Headers map[string]string // the server's static headers (sent on the probe)
-	HTTP    *http.Client      // default: a new client
-	Clock   clock.Clock
+	HTTP    *http.Client      // default: a new client; it is used through a RedirectGuard
+	// RedirectCheck is the address rule of redirects away from the
+	// server's origin (RedirectGuard.Check).
+	RedirectCheck HostCheck
+	Clock         clock.Clock
 	// Challenge is the one a failed request got (a 403 asking for more
 	// scope); without it the server is probed with an unauthenticated
 	// initialize.
@@ -42,10 +45,7 @@ type Login struct {
 // with PKCE S256, the resource indicator and a loopback redirect that Run
 // listens on until the browser comes back or ctx ends.
 func (l Login) Run(ctx context.Context) (Record, error) {
-	hc := l.HTTP
-	if hc == nil {
-		hc = &http.Client{}
-	}
+	hc := Guard(l.HTTP, l.Server, l.URL, l.RedirectCheck)
 	clk := clock.Or(l.Clock)
 	ch, err := l.challenge(ctx, hc)
 	if err != nil {

@@ -37,9 +37,16 @@ type Source struct {
 // the token requests (never through Transport).
 func NewSource(server, serverURL string, cfg Config, store Store, hc *http.Client, clk clock.Clock) *Source {
 	if hc == nil {
-		hc = &http.Client{}
+		hc = Guard(nil, server, serverURL, nil)
 	}
 	return &Source{server: server, url: serverURL, cfg: cfg, store: store, hc: hc, clock: clock.Or(clk)}
+}
+
+// covers reports whether u is on the server's origin, the only one its
+// token is for.
+func (s *Source) covers(u *url.URL) bool {
+	su, err := url.Parse(s.url)
+	return err == nil && Origin(su) == Origin(u)
 }
 
 // Token returns a usable record. It fails with ErrLoginRequired when there

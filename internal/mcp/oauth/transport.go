@@ -8,8 +8,9 @@ import (
 )
 
 // Transport is the http.RoundTripper of an MCP server's connection: it
-// adds the server's access token to each request (unless the request
-// already carries an Authorization header from config), retries once
+// adds the server's access token to each request on the server's origin
+// (unless the request already carries an Authorization header from
+// config; a token is never sent to another origin), retries once
 // with a renewed token when the server refuses one, and turns a 401 or
 // 403 into an *AuthError, so that the caller sees why, with the challenge.
 type Transport struct {
@@ -26,7 +27,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		cause error
 		sent  bool
 	)
-	if t.Source != nil && req.Header.Get("Authorization") == "" {
+	if t.Source != nil && req.Header.Get("Authorization") == "" && t.Source.covers(req.URL) {
 		r, err := t.Source.Token(req.Context())
 		switch {
 		case err == nil:
