@@ -14,6 +14,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/cli"
 	"github.com/beamclaw/beamclaw-go/internal/daemon"
 	"github.com/beamclaw/beamclaw-go/internal/initgc"
+	"github.com/beamclaw/beamclaw-go/internal/procguard"
 )
 
 // Set with -ldflags "-X main.version=... -X main.commit=...".
@@ -23,6 +24,9 @@ var (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == procguard.InitArg { // a tool process's namespace init
+		os.Exit(procguard.RunInit(os.Args[2:]))
+	}
 	initgc.Resume() // the collector was off while packages initialised
 	b := build()
 	open := func(configFile string) cli.Backend {

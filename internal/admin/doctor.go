@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/beamclaw/beamclaw-go/internal/config"
+	"github.com/beamclaw/beamclaw-go/internal/procguard"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/pkg/client"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
@@ -55,6 +56,7 @@ func (a *Admin) Doctor(ctx context.Context) []protocol.Check {
 		out = append(out, providerChecks(cfg.Config, a.getenv, paths.AgentNames(cfg.Core.DefaultAgent))...)
 	}
 	out = append(out, a.sandboxCheck(ctx, cfg))
+	out = append(out, toolIsolationCheck())
 	out = append(out, portCheck(cfg.Gateway.HTTP.Addr, daemonUp))
 	out = append(out, a.mcpChecks(ctx, cfg, daemonUp)...)
 	return out
@@ -149,4 +151,14 @@ func portCheck(addr string, daemonUp bool) protocol.Check {
 	}
 	_ = ln.Close()
 	return ok("port", addr+" free")
+}
+
+// toolIsolationCheck says whether bash and terminal run in namespaces of
+// their own (probed by starting one, as the daemon does).
+func toolIsolationCheck() protocol.Check {
+	in := procguard.NewIsolator().Probe()
+	if in.Namespaces {
+		return ok("tool isolation", "bash and terminal run in user, PID and mount namespaces of their own: they see no other process (the daemon, its MCP servers)")
+	}
+	return warn("tool isolation", in.Err.Error(), procguard.Fix)
 }

@@ -135,9 +135,13 @@ func (d *daemon) toolRegistry(ag *agent.Runtime) (*tool.Registry, error) {
 	to.Logger = d.log
 	reg := tool.New(to)
 	bo := d.plan.Tools.Tools
-	bo.Process.Isolate = procguard.Isolate(func(err error) {
-		d.log.Warn("tool processes are not isolated from the daemon", "err", err)
-	})
+	iso := procguard.NewIsolator()
+	if in := iso.Probe(); in.Namespaces {
+		d.log.Info("tool processes isolated: user, PID and mount namespaces of their own; they see no other process of the host")
+	} else {
+		d.log.Warn("tool processes are not isolated from the daemon's other processes", "err", in.Err, "fix", procguard.Fix)
+	}
+	bo.Process.Isolate = iso.Wrap
 	bo.Memory = builtin.MemoryOptions{Workspace: ag.Files(), Search: ag, Notes: ag}
 	bo.Skills = builtin.SkillOptions{Reader: ag}
 	for _, t := range builtin.Defaults(bo) {

@@ -3,9 +3,11 @@
 package procguard
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"sync"
 	"syscall"
 )
@@ -19,38 +21,154 @@ func Harden() error {
 	return nil
 }
 
-// Isolate returns what tool processes need on top of Harden: for a
-// daemon running as root, a user namespace per process (root mapped to
-// root); nil otherwise. Whether the kernel allows user namespaces is
-// checked once, when the first tool process starts (the check starts a
-// process of its own, ~5 ms that the daemon's start does not pay); when it
-// does not, unavailable gets an error saying what a root daemon's tools
-// can still read, once, and processes start without a namespace.
-func Isolate(unavailable func(error)) func(*syscall.SysProcAttr) {
-	if os.Geteuid() != 0 {
-		return nil
-	}
-	allowed := sync.OnceValue(func() bool {
+// capSysAdmin is CAP_SYS_ADMIN, which the namespace's init keeps (as an
+// ambient capability of its own user namespace) to mount its /proc.
+const capSysAdmin = 21
+
+// Isolation is what tool processes get, found once by starting one.
+type Isolation struct {
+	// Namespaces: each tool process runs under an init of its own in new
+	// user, PID and mount namespaces with a /proc of its own: it sees no
+	// other process of the host (the daemon, its MCP servers, the user's
+	// other programs), and everything it starts ends with it.
+	Namespaces bool
+	// Err says why not, and what a tool process can reach instead.
+	Err error
+}
+
+// Isolator wraps tool processes in their namespaces when the host allows.
+type Isolator struct {
+	exe   string
+	probe func() Isolation
+}
+
+// NewIsolator returns the daemon's isolator; the first Wrap or Probe
+// starts one process to learn whether the host allows user namespaces.
+func NewIsolator() *Isolator {
+	i := &Isolator{}
+	exe, err := os.Executable()
+	i.exe = exe
+	i.probe = sync.OnceValue(func() Isolation {
+		if err != nil {
+			return Isolation{Err: fmt.Errorf("the daemon's own binary cannot be found (%w)", err)}
+		}
 		probe := exec.Command("/bin/true")
-		probe.SysProcAttr = &syscall.SysProcAttr{}
-		userns(probe.SysProcAttr)
-		if err := probe.Run(); err != nil {
-			if unavailable != nil {
-				unavailable(fmt.Errorf("user namespaces unavailable (%w): tools started by a root daemon can read its environment; run beamclaw as an unprivileged user", err))
-			}
-			return false
+		i.wrap(probe)
+		out, err := probe.CombinedOutput()
+		if err != nil {
+			return Isolation{Err: fmt.Errorf("user namespaces unavailable here (%w: %s): tool processes (bash, terminal) can read the environment of every process of the daemon's user, its MCP servers' included",
+				err, trimOutput(out))}
 		}
-		return true
+		return Isolation{Namespaces: true}
 	})
-	return func(a *syscall.SysProcAttr) {
-		if allowed() {
-			userns(a)
-		}
+	return i
+}
+
+// Probe reports the isolation in effect (starting the probe if needed).
+func (i *Isolator) Probe() Isolation { return i.probe() }
+
+// Wrap makes cmd start under the namespace init when the host allows it;
+// otherwise it leaves cmd as it is.
+func (i *Isolator) Wrap(cmd *exec.Cmd) {
+	if i.probe().Namespaces {
+		i.wrap(cmd)
 	}
 }
 
-func userns(a *syscall.SysProcAttr) {
-	a.Cloneflags |= syscall.CLONE_NEWUSER
-	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1}}
-	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1}}
+func (i *Isolator) wrap(cmd *exec.Cmd) {
+	path := cmd.Path
+	if cmd.Err == nil && cmd.Path != "" {
+		cmd.Args = append([]string{i.exe, InitArg, path}, cmd.Args...)
+		cmd.Path = i.exe
+	}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	a := cmd.SysProcAttr
+	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID | syscall.CLONE_NEWNS
+	uid, gid := os.Geteuid(), os.Getegid()
+	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	a.GidMappingsEnableSetgroups = false
+	a.AmbientCaps = []uintptr{capSysAdmin}
+}
+
+func trimOutput(b []byte) string {
+	const max = 200
+	if len(b) > max {
+		b = b[:max]
+	}
+	return string(b)
+}
+
+// RunInit is the init of a tool process's namespaces (the binary started
+// with InitArg): it mounts a /proc of its own, drops its capability, runs
+// args (path, then argv) and reaps every process until that one ends,
+// returning its exit status. When it returns, the kernel ends whatever
+// else runs in the namespace.
+func RunInit(args []string) int {
+	if len(args) < 2 {
+		fmt.Fprintln(os.Stderr, "beamclaw tool init: no program")
+		return 127
+	}
+	if err := mountProc(); err != nil {
+		fmt.Fprintf(os.Stderr, "beamclaw tool init: %v\n", err)
+		return 126
+	}
+	if err := Harden(); err != nil { // the tool's parent is no more readable than the daemon
+		fmt.Fprintf(os.Stderr, "beamclaw tool init: %v\n", err)
+		return 126
+	}
+	cmd := exec.Command(args[0])
+	cmd.Args = args[1:]
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(os.Stderr, "beamclaw tool init: %v\n", err)
+		return 127
+	}
+	go func() {
+		for s := range sigs {
+			_ = cmd.Process.Signal(s)
+		}
+	}()
+	return reap(cmd.Process.Pid)
+}
+
+// mountProc gives the namespace a /proc that lists its processes only,
+// then clears the ambient capability the mount needed.
+func mountProc() error {
+	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make mounts private: %w", err)
+	}
+	if err := syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mount /proc: %w", err)
+	}
+	const prCapAmbient, prCapAmbientClearAll = 47, 4
+	if _, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, prCapAmbient, prCapAmbientClearAll, 0, 0, 0, 0); e != 0 {
+		return fmt.Errorf("clear ambient capabilities: %w", e)
+	}
+	return nil
+}
+
+// reap waits for every child (orphans are the init's) until main ends.
+func reap(main int) int {
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			return 127
+		}
+		if pid != main {
+			continue
+		}
+		if ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
+		return ws.ExitStatus()
+	}
 }

@@ -3,9 +3,12 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
@@ -56,8 +59,62 @@ func TestToolsCannotReadTheDaemon(t *testing.T) {
 		}
 	}
 	for _, p := range probes[1:] {
-		if !strings.Contains(p, "Permission denied") && !strings.Contains(p, "start") {
+		// the daemon's pid is not even in the tool's own /proc
+		if !strings.Contains(p, "Permission denied") && !strings.Contains(p, "No such file") && !strings.Contains(p, "start") {
 			t.Errorf("terminal probe neither refused nor harmless: %q", p)
 		}
 	}
+}
+
+// TestHardening2ToolsCannotReadMCPSecrets (issue 23, item 4): an MCP
+// stdio server the daemon started holds a token in its environment; bash
+// (as the daemon's user) finds no process but its own in /proc, so
+// neither the token nor the daemon's pid, and what it leaves running ends
+// with it.
+func TestHardening2ToolsCannotReadMCPSecrets(t *testing.T) {
+	bin := mcpBuildFixture(t)
+	r := newChatRig(t, rigOptions{autonomy: "full", channels: map[string]string{"ws": "full"},
+		extra: fmt.Sprintf("mcp:\n  servers:\n    - name: fx\n      command: %q\n      env:\n        FX_TOKEN: {env: FX_TOKEN}\n", bin)})
+	r.h.env = append(r.h.env, "FX_TOKEN="+canarySecret(t, "fx-", 32))
+	r.llm.SetDefault(fakellm.Rules)
+	r.start()
+	r.h.waitMCPState("fx", "ready", 60*time.Second)
+	conn := r.dial("ana")
+	allow := func(protocol.WSApproval) string { return protocol.DecisionAllow }
+	script := `echo tokens $(cat /proc/[0-9]*/environ 2>/dev/null | tr '\0' '\n' | grep -c FX_TOKEN); ` +
+		`echo daemon $(ls -d /proc/` + strconv.Itoa(r.pid) + ` 2>/dev/null | wc -l); setsid sleep 4747.5 >/dev/null 2>&1 & echo probe-done`
+	args, _ := json.Marshal(map[string]string{"script": script})
+	run := sendRun(t, conn, "call tool bash "+string(args), allow)
+	if got := run.finalText(t); !strings.Contains(got, "probe-done") {
+		t.Fatalf("the probe did not run: %q", got)
+	}
+	res := llmToolResults(llmLast(t, r.llm))
+	if len(res) == 0 || !strings.Contains(res[len(res)-1], "tokens 0") || !strings.Contains(res[len(res)-1], "daemon 0") {
+		t.Fatalf("bash reached the MCP server's environment or the daemon's /proc entry: %q", res)
+	}
+	if !strings.Contains(r.h.logs(), "tool processes isolated") {
+		t.Errorf("the daemon did not say at start what isolation is in effect")
+	}
+	if d := r.h.run("doctor"); !strings.Contains(d.stdout, "tool isolation") || !strings.Contains(d.stdout, "namespaces of their own") {
+		t.Errorf("doctor does not say what isolation is in effect:\n%s", d.stdout)
+	}
+	for range 100 {
+		if !procRunning("sleep\x004747.5") {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("a process bash left running outlived the call")
+}
+
+// procRunning reports whether a process whose command line starts with
+// prefix runs on this host.
+func procRunning(prefix string) bool {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && strings.HasPrefix(string(b), prefix) {
+			return true
+		}
+	}
+	return false
 }

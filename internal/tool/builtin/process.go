@@ -32,10 +32,11 @@ type ProcessOptions struct {
 	MaxOutputBytes int
 	// Shell is the bash binary (default "bash", looked up on PATH).
 	Shell string
-	// Isolate, when set, adjusts how each program starts: a daemon running
-	// as root gives every tool process a user namespace of its own, so it
-	// cannot read the daemon's /proc entries (procguard.Isolate).
-	Isolate func(*syscall.SysProcAttr)
+	// Isolate, when set, adjusts how each program starts: the daemon
+	// starts every tool process under an init of its own in new user, PID
+	// and mount namespaces, so that it sees no other process of the host
+	// (procguard.Isolator.Wrap).
+	Isolate func(*exec.Cmd)
 }
 
 func (o ProcessOptions) withDefaults() ProcessOptions {
@@ -73,7 +74,7 @@ func runProcess(ctx context.Context, o ProcessOptions, argv []string, dir string
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if o.Isolate != nil {
-		o.Isolate(cmd.SysProcAttr)
+		o.Isolate(cmd)
 	}
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	startErr := cmd.Start()
