@@ -36,6 +36,13 @@ type MaintenanceOptions struct {
 // cost model calls); the rest wait for the next scan.
 const maxMaintainPerScan = 16
 
+// maintainWait bounds how long a scan waits for one session's maintenance
+// run. A session busy with a turn or an approval is not queued at all
+// (busy); one that became busy after its run was queued is withdrawn
+// after maintainWait and looked at again by the next scan, so that no
+// session holds up the others' flushes before their expiry.
+const maintainWait = 90 * time.Second
+
 // maintainer remembers what it did, per session, keyed by the session's
 // last activity (a session that becomes active again is due again). It
 // keeps its marks in the store, so a restart does not flush or compact a
@@ -102,7 +109,7 @@ func (m *Manager) maintainIdle(ctx context.Context, sums []Summary, now time.Tim
 	o := m.opts.Maintenance
 	mt := &m.maint
 	for _, s := range sums {
-		if !s.Archived.IsZero() || budget == 0 {
+		if !s.Archived.IsZero() || budget == 0 || m.busy(s.ID) {
 			continue
 		}
 		idle := now.Sub(s.Updated)
@@ -134,7 +141,7 @@ func (m *Manager) maintainNightly(ctx context.Context, sums []Summary, ids []str
 	o := m.opts.Maintenance
 	mt := &m.maint
 	m.emit(ctx, beamclaw.EventMaintenanceNightlyStart, "", slog.Int("session_count", len(ids)))
-	flushed := 0
+	flushed, skipped := 0, 0
 	for _, s := range sums {
 		if ctx.Err() != nil {
 			break // stopping: queue no more runs
@@ -142,9 +149,16 @@ func (m *Manager) maintainNightly(ctx context.Context, sums []Summary, ids []str
 		if budget == 0 || !contains(ids, s.ID) {
 			continue
 		}
+		if m.busy(s.ID) {
+			skipped++ // its turn first; the next scan of the night comes back
+			continue
+		}
 		budget--
 		ok, left := m.maintainSession(ctx, s, loop.Maintenance{Flush: true, Compact: true,
 			ThresholdPct: o.IdleThresholdPct, TargetPct: o.IdleTargetPct}, "nightly")
+		if !ok {
+			skipped++
+		}
 		if ok {
 			flushed++
 			if left == 0 {
@@ -157,6 +171,9 @@ func (m *Manager) maintainNightly(ctx context.Context, sums []Summary, ids []str
 	}
 	if ctx.Err() != nil {
 		return ctx.Err() // stopped mid-pass: the sessions not done yet get it after a restart
+	}
+	if skipped > 0 {
+		return nil // the night is done once every session of it is (those done are marked)
 	}
 	// The night is recorded once its pass is done (the sessions done
 	// before a stop are marked one by one).
@@ -200,8 +217,16 @@ func (m *Manager) maintainSession(ctx context.Context, s Summary, mt loop.Mainte
 	if !queued {
 		return false, 0
 	}
-	ev, err := wait.Wait(ctx)
-	if err != nil || ev.Type != beamclaw.EvFinal {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	timer := m.clock.AfterFunc(maintainWait, cancel)
+	defer timer.Stop()
+	ev, err := wait.Wait(wctx)
+	if err != nil {
+		l.withdraw(r) // still queued behind a turn: the next scan comes back
+		return false, 0
+	}
+	if ev.Type != beamclaw.EvFinal {
 		return false, 0
 	}
 	if reason != "" && ev.Text == "compacted" {
@@ -210,6 +235,33 @@ func (m *Manager) maintainSession(ctx context.Context, s Summary, mt loop.Mainte
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return true, r.compactedTo
+}
+
+// busy reports whether session id is serving a turn, has one queued, or
+// waits for an approval: maintenance leaves it for a later scan.
+func (m *Manager) busy(id string) bool {
+	m.mu.Lock()
+	l := m.live[id]
+	m.mu.Unlock()
+	if l == nil {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.inflight != nil || len(l.queue) > 0 || len(l.approvals) > 0
+}
+
+// withdraw takes a maintenance run out of the queue if it has not
+// started (one that started runs to its end).
+func (l *lane) withdraw(r *run) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, q := range l.queue {
+		if q == r {
+			l.queue = append(l.queue[:i], l.queue[i+1:]...)
+			return
+		}
+	}
 }
 
 // enqueue queues a maintenance run behind the session's other runs; false

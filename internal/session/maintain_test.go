@@ -279,3 +279,44 @@ func TestMaintenanceNightlyCutShortRunsAgain(t *testing.T) {
 		t.Errorf("%d nightly passes completed, want 1 (the one after the cut)", n)
 	}
 }
+
+// One session busy with a long turn does not hold up the others: the
+// scan leaves it for later and flushes the rest before their expiry
+// (once a busy session stopped the scan, and the others were archived
+// without their flush).
+func TestMaintenanceSkipsABusySession(t *testing.T) {
+	mo := MaintenanceOptions{Scan: 24 * time.Hour, PreExpiry: time.Hour}
+	e, fc, notes := maintEnv(t, mo, time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC), "")
+	asked := e.p.addHang()
+	_, runID := e.send(t, "ana", "a turn that takes all day")
+	<-asked
+	for _, u := range []string{"bo", "cy", "dee"} {
+		fc.Advance(time.Second)
+		rec, _ := e.send(t, u, "remember "+u)
+		rec.wait(t)
+	}
+	fc.Advance(9*time.Hour + 30*time.Minute) // everyone 9.5 h idle (TTL 10 h); ana's turn still runs
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := e.m.maintainOnce(ctx); err != nil || ctx.Err() != nil {
+		t.Fatalf("the scan waited on the busy session until its context ended: %v", err)
+	}
+	if n := len(notes()); n != 3 {
+		t.Fatalf("%d pre-expiry flushes, want bo's, cy's and dee's while ana's turn runs", n)
+	}
+	// Each was seen through and recorded (not left behind a scan that
+	// gave up waiting, to be flushed again).
+	if n := len(e.ev.Named(beamclaw.EventMaintenancePreExpiryFlush)); n != 3 {
+		t.Fatalf("%d pre-expiry flushes recorded, want 3", n)
+	}
+	if err := e.m.Cancel(context.Background(), e.sid("ana"), runID); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "ana idle", func() bool { return !e.m.busy(e.sid("ana")) })
+	if err := e.m.maintainOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(notes()); n != 4 || len(e.ev.Named(beamclaw.EventMaintenancePreExpiryFlush)) != 4 {
+		t.Errorf("%d flushes once ana's turn ended, want hers too", n)
+	}
+}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,4 +64,28 @@ func TestMaintenancePreExpiryFlush(t *testing.T) {
 	if n := len(r.llm.Requests()); n != 6 || anaFlushes != 1 {
 		t.Errorf("%d model requests, %d flushes of ana's session; want 6 (a chat and a flush each for ana, bo, cy) and 1", n, anaFlushes)
 	}
+}
+
+// TestHardening2MaintenanceSkipsABusySession (issue 23, item 11): ana's
+// session waits on an approval nobody answers; the scan leaves it and
+// flushes everyone else's memory before their expiry (once the scan
+// waited on ana's queue and the others were archived unflushed).
+func TestHardening2MaintenanceSkipsABusySession(t *testing.T) {
+	r := newChatRig(t, rigOptions{core: "  session_ttl_seconds: 61\n  approval_timeout_seconds: 600\n" +
+		"  maintenance:\n    enabled: true\n    scan_interval_ms: 200\n    pre_expiry_minutes: 1\n"})
+	r.llm.SetDefault(fakellm.Rules)
+	r.start()
+	conn := r.dial("ana")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := conn.Send(ctx, `call tool write_file {"path":"x.txt","content":"x"}`); err != nil {
+		t.Fatal(err)
+	}
+	pollUntil(t, 10*time.Second, "ana's approval asked", func() bool { return strings.Contains(r.h.logs(), "approval_requested") })
+	users := []string{"bo", "cy", "dee", "eve", "fay", "gus"}
+	for _, u := range users {
+		r.chat(u, "remember "+u)
+	}
+	flushes := func() int { return strings.Count(r.h.logs(), "maintenance_pre_expiry_flush") }
+	pollUntil(t, 30*time.Second, "everyone's flush but ana's", func() bool { return flushes() >= len(users) })
 }
