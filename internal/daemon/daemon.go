@@ -111,6 +111,11 @@ func Run(ctx context.Context, opts Options) (err error) {
 	if err != nil {
 		return err
 	}
+	// A large file's check ran while the tree was built; a damaged file
+	// is refused here, before anything serves or writes.
+	if err := d.db.Checked(ctx); err != nil {
+		return err
+	}
 	done := root.ServeBackground(ctx)
 	log.Info("beamclaw started", "pid", os.Getpid(), "http", d.public.Addr().String(),
 		"socket", d.paths.Socket, "version", opts.Build.Version)

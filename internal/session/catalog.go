@@ -102,7 +102,7 @@ func list(b backend, f Filter, live func(id string) (record, bool)) ([]Summary, 
 func show(b backend, id string) (Summary, []beamclaw.Message, error) {
 	st, found, err := b.load(id)
 	if err != nil {
-		return Summary{}, nil, beamclaw.E("session.Show", beamclaw.KindUnavailable, "could not load the session", err)
+		return Summary{}, nil, loadError("session.Show", err)
 	}
 	if !found {
 		return Summary{}, nil, notFound("session.Show", id)
@@ -114,7 +114,7 @@ func show(b backend, id string) (Summary, []beamclaw.Message, error) {
 func deleteStored(b backend, ids []string) error {
 	for _, id := range ids {
 		if _, found, err := b.load(id); err != nil {
-			return beamclaw.E("session.Delete", beamclaw.KindUnavailable, "could not load the session", err)
+			return loadError("session.Delete", err)
 		} else if !found {
 			return notFound("session.Delete", id)
 		}

@@ -31,7 +31,7 @@ func (m *Manager) History(sessionID string) ([]beamclaw.Message, error) {
 	}
 	st, found, err := m.store.load(sessionID)
 	if err != nil {
-		return nil, beamclaw.E("session.History", beamclaw.KindUnavailable, "could not load the session", err)
+		return nil, loadError("session.History", err)
 	}
 	if !found {
 		return nil, notFound("session.History", sessionID)
@@ -57,7 +57,7 @@ func (m *Manager) Info(sessionID string) (Info, error) {
 	} else {
 		st, found, err := m.store.load(sessionID)
 		if err != nil {
-			return Info{}, beamclaw.E("session.Info", beamclaw.KindUnavailable, "could not load the session", err)
+			return Info{}, loadError("session.Info", err)
 		}
 		if !found {
 			return Info{}, notFound("session.Info", sessionID)

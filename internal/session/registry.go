@@ -68,7 +68,7 @@ func (m *Manager) release(l *lane) {
 func (m *Manager) revive(ctx context.Context, l *lane, seed *record) error {
 	st, found, err := m.store.load(l.id)
 	if err != nil {
-		return beamclaw.E("session", beamclaw.KindUnavailable, "could not load the session", err)
+		return loadError("session", err)
 	}
 	now := m.clock.Now()
 	switch {
@@ -79,7 +79,7 @@ func (m *Manager) revive(ctx context.Context, l *lane, seed *record) error {
 		}
 		if len(st.pending) > 0 {
 			if err := l.adoptPending(st); err != nil {
-				return beamclaw.E("session", beamclaw.KindUnavailable, "could not load the session", err)
+				return loadError("session", err)
 			}
 		}
 		m.emit(ctx, beamclaw.EventSessionRestored, l.id, slog.Int("message_count", len(l.history)))
@@ -182,4 +182,15 @@ func (m *Manager) forget(ctx context.Context, l *lane) {
 	if !closed {
 		m.emit(ctx, beamclaw.EventSessionEnd, l.id, slog.String("reason", "stopped"))
 	}
+}
+
+// loadError is a session that could not be read: unavailable, or, when
+// the database is damaged or cannot be used, the store's own kind (a 503,
+// not a 502).
+func loadError(op string, err error) error {
+	kind := beamclaw.KindUnavailable
+	if beamclaw.KindOf(err) == beamclaw.KindStorage {
+		kind = beamclaw.KindStorage
+	}
+	return beamclaw.E(op, kind, "could not load the session", err)
 }

@@ -18,10 +18,13 @@ var errLead = errors.New("lead the next commit")
 // Unlike bolt.DB.Batch it never waits for a timer (bbolt's Batch adds a
 // 10 ms delay at concurrency 1).
 type committer struct {
-	db    *bolt.DB
-	mu    sync.Mutex // guards queue and busy
-	queue []*commitOp
-	busy  bool
+	db *bolt.DB
+	// panicked turns a panic of bbolt (a page it cannot read) into the
+	// error every writer of the transaction gets; it marks the file damaged.
+	panicked func(v any) error
+	mu       sync.Mutex // guards queue and busy
+	queue    []*commitOp
+	busy     bool
 	// commits counts the transactions committed (each is one or two
 	// fdatasyncs, however many writers it carried).
 	commits atomic.Uint64
@@ -32,8 +35,19 @@ type commitOp struct {
 	done chan error
 }
 
-func newCommitter(db *bolt.DB) *committer {
-	return &committer{db: db}
+func newCommitter(db *bolt.DB, panicked func(v any) error) *committer {
+	return &committer{db: db, panicked: panicked}
+}
+
+// update is one bbolt transaction; a panic inside it (bbolt asserting on
+// a damaged page) is an error, so that the committer goes on.
+func (c *committer) update(fn func(*bolt.Tx) error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = c.panicked(v)
+		}
+	}()
+	return c.db.Update(fn)
 }
 
 // do runs fn in a read-write transaction shared with concurrent writers and
@@ -71,7 +85,7 @@ func (c *committer) do(fn func(*bolt.Tx) error) error {
 // commit runs a batch in one transaction; if it fails, each op runs alone
 // so one writer's error does not fail the others.
 func (c *committer) commit(batch []*commitOp) {
-	err := c.db.Update(func(tx *bolt.Tx) error {
+	err := c.update(func(tx *bolt.Tx) error {
 		for _, op := range batch {
 			if err := op.fn(tx); err != nil {
 				return err
@@ -82,14 +96,14 @@ func (c *committer) commit(batch []*commitOp) {
 	if err == nil {
 		c.commits.Add(1)
 	}
-	if err == nil || len(batch) == 1 {
+	if err == nil || len(batch) == 1 || errors.Is(err, ErrDamaged) {
 		for _, op := range batch {
 			op.done <- err
 		}
 		return
 	}
 	for _, op := range batch {
-		err := c.db.Update(op.fn)
+		err := c.update(op.fn)
 		if err == nil {
 			c.commits.Add(1)
 		}

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -20,6 +22,38 @@ type health struct {
 
 	mu    sync.Mutex
 	cause error // nil while writes succeed
+	// damaged is set for good when bbolt could not read a page (it
+	// panicked) or the background check failed: writes stop until the
+	// file is restored.
+	damaged error
+}
+
+// damage is the file's damage, or nil.
+func (h *health) damage() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.damaged
+}
+
+// markDamaged records that the file is damaged (v: bbolt's panic value or
+// the check's error), logs it once with what to do, and returns the
+// error writers and readers get from now on.
+func (db *DB) markDamaged(v any) error {
+	err, ok := v.(error)
+	if !ok || !errors.Is(err, ErrDamaged) {
+		err = damaged(db.path, fmt.Sprintf("a page cannot be read (%v)", v))
+	}
+	h := &db.health
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.damaged == nil {
+		h.log.Error("the database is damaged: writes are stopped and the daemon is not ready; run `beamclaw db check`, then restore a backup (docs/running.md#backups)",
+			"err", err)
+		h.damaged = err
+		h.cause = err
+		h.failing.Store(true)
+	}
+	return h.damaged
 }
 
 // record notes the outcome of one write.
@@ -30,6 +64,8 @@ func (h *health) record(err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch {
+	case h.damaged != nil:
+		// stays damaged: only a restored file is whole again
 	case err != nil:
 		h.failures.Add(1)
 		if h.cause == nil {

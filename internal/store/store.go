@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -27,6 +28,11 @@ type Options struct {
 	ReadOnly bool
 	// Logger receives the one ERROR line when writes start failing.
 	Logger *slog.Logger
+	// QuickCheckBytes is the size up to which Open checks every page before
+	// it returns (default 64 MiB); a larger file gets a check of its bucket
+	// roots at Open and the full check in the background, its writes held
+	// until that passes.
+	QuickCheckBytes int64
 }
 
 // DB is the open store.
@@ -35,6 +41,9 @@ type DB struct {
 	path   string
 	gc     *committer
 	health health
+	// checked is closed once the background check of a large file has
+	// ended (at once for a file checked whole at Open); writes wait on it.
+	checked chan struct{}
 }
 
 // Open opens (creating if needed) the bbolt file at path. Each package
@@ -65,13 +74,31 @@ func Open(path string, opts Options) (*DB, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	db := &DB{bolt: b, path: path, gc: newCommitter(b), health: health{log: opts.Logger}}
-	if fi, err := os.Stat(path); err == nil && fi.Size() <= quickCheckBytes {
-		if err := db.Check(); err != nil {
-			_ = b.Close()
-			return nil, err
-		}
+	if opts.QuickCheckBytes <= 0 {
+		opts.QuickCheckBytes = quickCheckBytes
 	}
+	db := &DB{bolt: b, path: path, health: health{log: opts.Logger}, checked: make(chan struct{})}
+	db.gc = newCommitter(b, db.markDamaged)
+	check := db.Check
+	fi, err := os.Stat(path)
+	large := err == nil && fi.Size() > opts.QuickCheckBytes
+	if large {
+		check = db.checkRoots
+	}
+	if err := check(); err != nil {
+		_ = b.Close()
+		return nil, err
+	}
+	if !large {
+		close(db.checked)
+		return db, nil
+	}
+	go func() { // the rest of a large file; writes wait for it
+		defer close(db.checked)
+		if err := db.Check(); err != nil {
+			db.markDamaged(err)
+		}
+	}()
 	return db, nil
 }
 
@@ -101,11 +128,24 @@ func holder(pidFile string) string {
 	return s
 }
 
+// Checked waits until the file's check has ended (at once unless Open
+// left the rest of a large file to the background) and returns the
+// damage it found, if any: the daemon serves nothing before.
+func (db *DB) Checked(ctx context.Context) error {
+	select {
+	case <-db.checked:
+		return db.health.damage()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // Path is the file's path.
 func (db *DB) Path() string { return db.path }
 
 // Close closes the file. The daemon calls it last, after the tree stopped.
 func (db *DB) Close() error {
+	<-db.checked // a background check reads the file to its end
 	if err := db.bolt.Close(); err != nil {
 		return fmt.Errorf("close store: %w", err)
 	}
@@ -118,7 +158,7 @@ func (db *DB) Close() error {
 // empty one, costs two fdatasyncs.
 func (db *DB) Buckets(names ...string) error {
 	missing := false
-	if err := db.bolt.View(func(tx *bolt.Tx) error {
+	if err := db.View(func(tx *bolt.Tx) error {
 		for _, name := range names {
 			missing = missing || tx.Bucket([]byte(name)) == nil
 		}
@@ -129,7 +169,7 @@ func (db *DB) Buckets(names ...string) error {
 	if !missing {
 		return nil
 	}
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.Update(func(tx *bolt.Tx) error {
 		for _, name := range names {
 			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
 				return fmt.Errorf("bucket %s: %w", name, err)
@@ -145,6 +185,10 @@ func (db *DB) Buckets(names ...string) error {
 // more than once (when a shared transaction fails it is retried alone),
 // so it must only change the transaction.
 func (db *DB) Update(fn func(*bolt.Tx) error) error {
+	<-db.checked
+	if err := db.health.damage(); err != nil {
+		return writeError(err)
+	}
 	var fnErr error
 	err := db.gc.do(func(tx *bolt.Tx) error {
 		fnErr = fn(tx)
@@ -160,5 +204,13 @@ func (db *DB) Update(fn func(*bolt.Tx) error) error {
 	return err
 }
 
-// View runs fn in a read-only transaction.
-func (db *DB) View(fn func(*bolt.Tx) error) error { return db.bolt.View(fn) }
+// View runs fn in a read-only transaction. A panic of bbolt on a page it
+// cannot read marks the database damaged and is returned as an error.
+func (db *DB) View(fn func(*bolt.Tx) error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = writeError(db.markDamaged(v))
+		}
+	}()
+	return db.bolt.View(fn)
+}

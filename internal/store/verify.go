@@ -144,15 +144,34 @@ func (db *DB) Check() (err error) {
 }
 
 // quickCheckBytes bounds the file size up to which Open checks every page
-// (a few milliseconds); larger files get the full check from
-// `beamclaw db check` and `beamclaw doctor`.
+// (a few milliseconds); a larger file gets checkRoots at Open and the full
+// check in the background (Options.QuickCheckBytes).
 const quickCheckBytes = 64 << 20
+
+// checkRoots reads the root, first and last pages of every top-level
+// bucket (and the freelist, which bbolt loaded at open): what the daemon
+// reads while it starts, checked before it trusts the file.
+func (db *DB) checkRoots() (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = damaged(db.path, fmt.Sprintf("a bucket's pages cannot be read (%v)", v))
+		}
+	}()
+	return db.bolt.View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(_ []byte, b *bolt.Bucket) error {
+			c := b.Cursor()
+			c.First()
+			c.Last()
+			return nil
+		})
+	})
+}
 
 // WriteTo writes a consistent copy of the whole database to w, while
 // other transactions go on (an online backup).
 func (db *DB) WriteTo(w io.Writer) (int64, error) {
 	var n int64
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.View(func(tx *bolt.Tx) error {
 		var err error
 		n, err = tx.WriteTo(w)
 		return err
