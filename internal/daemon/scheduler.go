@@ -108,7 +108,7 @@ type schedTurns struct{ m *session.Manager }
 
 func (t schedTurns) inbound(turn scheduler.Turn, route beamclaw.Route) beamclaw.Inbound {
 	in := beamclaw.Inbound{Channel: beamclaw.ChannelScheduler, UserID: turn.UserID, AgentID: turn.Agent,
-		Content: turn.Prompt, Autonomy: turn.Autonomy, NoApproval: true, Route: route, Thread: turn.SessionKey}
+		Content: turn.Prompt, Autonomy: turn.Autonomy, Trust: turn.Trust, NoApproval: true, Route: route, Thread: turn.SessionKey}
 	if turn.MaxTokens > 0 {
 		in.Sampling = &beamclaw.Sampling{MaxTokens: turn.MaxTokens}
 	}

@@ -29,6 +29,9 @@ type AddRequest struct {
 	Misfire  Misfire           // "" = run_once
 	Grace    time.Duration     // 0 = Options.Grace
 	Autonomy beamclaw.Autonomy // "" = Options.DefaultAutonomy when it runs
+	// Origin is the trust of the conversation making the job (the
+	// scheduler tool: OriginOf); nil for the owner's own (the CLI).
+	Origin *Origin
 }
 
 // Add validates and stores a new job and wakes the runner. Errors are
@@ -126,7 +129,7 @@ func (s *Scheduler) newJob(req AddRequest, now time.Time) (Job, error) {
 	return Job{
 		ID: id, Agent: req.Agent, UserID: req.UserID, Prompt: req.Prompt, Schedule: sched,
 		Delivery: to, Session: req.Session, Misfire: req.Misfire, Grace: req.Grace, Autonomy: req.Autonomy,
-		State: StateActive, NextRunAt: next, Created: now, Updated: now,
+		Origin: req.Origin, State: StateActive, NextRunAt: next, Created: now, Updated: now,
 	}, nil
 }
 

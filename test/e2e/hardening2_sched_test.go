@@ -1,6 +1,9 @@
 package e2e
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -41,4 +44,58 @@ func TestHardening2LogHasNoDuplicateKeys(t *testing.T) {
 	if p := r.h.logKeyProblems(); len(p) > 0 {
 		t.Errorf("%d log lines repeat a key:\n%s", len(p), strings.Join(p, "\n"))
 	}
+}
+
+// schedCreateCall is a chat message that makes the model call the
+// scheduler tool to create a job running prompt in a second, delivered to
+// sink, in a session of its own.
+func schedCreateCall(t *testing.T, sink *hookSink, prompt string) string {
+	t.Helper()
+	args, err := json.Marshal(map[string]string{"action": "create", "schedule": "in 1s", "prompt": prompt,
+		"delivery": "webhook:" + sink.url(), "session": "isolated"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "call tool scheduler " + string(args)
+}
+
+// TestHardening2ScheduledJobKeepsItsCreatorsTrust (issue 23, item 2):
+// with http at full, scheduler.default_autonomy full and
+// tools.remote_high_risk deny, an HTTP request cannot run bash, and
+// neither can a job it schedules, nor a job that job schedules: they run
+// on the local sched channel with the HTTP channel's trust. A job the
+// owner adds with `beamclaw scheduler add` keeps local trust and runs it.
+func TestHardening2ScheduledJobKeepsItsCreatorsTrust(t *testing.T) {
+	sink := newHookSink(t)
+	r := schedRig(t, sink, "  default_autonomy: full\n", rigOptions{autonomy: "full",
+		channels: map[string]string{"http": "full"}, extra: "tools:\n  remote_high_risk: deny\n"})
+	r.start()
+	dir := t.TempDir()
+	marker := func(name string) string { return filepath.Join(dir, name) }
+	touch := func(name string) string { return bashCall("touch " + marker(name)) }
+
+	if a := r.chat("ana", touch("direct")); !strings.Contains(a, "disabled on remote channels") {
+		t.Fatalf("bash over HTTP was not refused: %q", a)
+	}
+	r.chat("ana", schedCreateCall(t, sink, touch("job")))
+	r.chat("ana", schedCreateCall(t, sink, schedCreateCall(t, sink, touch("grandchild"))))
+	owners := r.schedJob("--schedule", "in 1s", "--prompt", touch("owner"), "--deliver", "webhook:"+sink.url())
+
+	pollUntil(t, 30*time.Second, "the owner's job ran bash", func() bool { return exists(marker("owner")) })
+	pollUntil(t, 30*time.Second, "both remote jobs answered", func() bool { return sink.withText("tool bash said") >= 3 })
+	for _, b := range sink.bodies() {
+		if strings.Contains(b.Text, "tool bash said") && b.JobID != owners.ID && !strings.Contains(b.Text, "disabled on remote channels") {
+			t.Errorf("job %s made over HTTP was not refused bash: %q", b.JobID, b.Text)
+		}
+	}
+	for _, name := range []string{"direct", "job", "grandchild"} {
+		if exists(marker(name)) {
+			t.Errorf("bash ran for the %s call: %s exists", name, marker(name))
+		}
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
