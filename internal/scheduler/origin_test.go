@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -101,5 +102,43 @@ func TestJobStoredWithoutOriginLoads(t *testing.T) {
 	}
 	if turn := e.s.turn(old, t0); turn.Trust != "" || turn.Autonomy != beamclaw.Full {
 		t.Errorf("old job's turn: trust %q at %s", turn.Trust, turn.Autonomy)
+	}
+}
+
+// TestJobQuotaPerCreator: jobs made in conversation count per user over
+// all agents (MaxJobsPerUser), besides per agent; a user at the limit
+// has not filled the agent, and the owner's jobs (no origin) count only
+// per agent.
+func TestJobQuotaPerCreator(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.MaxJobsPerAgent, o.MaxJobsPerUser = 4, 2 })
+	remote := &Origin{Channel: beamclaw.ChannelHTTP, Remote: true, Autonomy: beamclaw.Full}
+	add := func(agent, user string, o *Origin) error {
+		_, err := e.s.Add(context.Background(), AddRequest{Agent: agent, UserID: user, Schedule: "in 1h",
+			Prompt: "p", Delivery: "silent", Origin: o})
+		return err
+	}
+	steps := []struct {
+		name, agent, user string
+		origin            *Origin
+		want              string // "" or a piece of the error
+	}{
+		{"first", "ana", "api:eve", remote, ""},
+		{"second, another agent", "bob", "api:eve", remote, ""},
+		{"third", "ana", "api:eve", remote, "scheduler.max_jobs_per_user"},
+		{"another user", "ana", "api:joe", remote, ""},
+		{"the owner for eve", "ana", "api:eve", nil, ""},
+		{"the owner again", "ana", "local:me", nil, ""},
+		{"the agent is full", "ana", "local:me", nil, "scheduler.max_jobs_per_agent"},
+	}
+	for _, st := range steps {
+		err := add(st.agent, st.user, st.origin)
+		switch {
+		case st.want == "" && err != nil:
+			t.Errorf("%s: %v", st.name, err)
+		case st.want != "" && (err == nil || !strings.Contains(err.Error(), st.want)):
+			t.Errorf("%s: err %v, want %q", st.name, err, st.want)
+		case st.want != "" && beamclaw.KindOf(err) != beamclaw.KindForbidden:
+			t.Errorf("%s: kind %v, want forbidden", st.name, beamclaw.KindOf(err))
+		}
 	}
 }

@@ -99,3 +99,44 @@ func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
+
+// TestHardening2JobQuotaPerCreator (issue 23, item 2): one remote user
+// cannot fill an agent's job slots. With scheduler.max_jobs_per_agent 12
+// and the default scheduler.max_jobs_per_user (10), an HTTP user's
+// eleventh and twelfth jobs are refused naming the per-user limit;
+// another user can still schedule, and so can the owner with
+// `beamclaw scheduler add`.
+func TestHardening2JobQuotaPerCreator(t *testing.T) {
+	sink := newHookSink(t)
+	r := schedRig(t, sink, "  max_jobs_per_agent: 12\n", rigOptions{autonomy: "full", channels: map[string]string{"http": "full"}})
+	r.start()
+	create := `call tool scheduler {"action":"create","schedule":"in 1d","prompt":"later","delivery":"silent"}`
+	var refused int
+	for i := range 12 {
+		a := r.chat("mallory", create)
+		switch {
+		case strings.Contains(a, "scheduler.max_jobs_per_user"):
+			refused++
+		case !strings.Contains(a, "Scheduled job"):
+			t.Fatalf("create %d: %q", i+1, a)
+		}
+	}
+	if refused != 2 {
+		t.Errorf("%d of mallory's 12 jobs refused, want 2 (the per-user limit is 10)", refused)
+	}
+	if a := r.chat("trudy", create); !strings.Contains(a, "Scheduled job") {
+		t.Errorf("another user could not schedule: %q", a)
+	}
+	if out := r.h.run("scheduler", "add", "--schedule", "in 1d", "--prompt", "mine", "--deliver", "silent"); out.code != 0 {
+		t.Fatalf("the owner's scheduler add was refused: exit %d\n%s%s", out.code, out.stdout, out.stderr)
+	}
+	n := map[string]int{}
+	for _, j := range r.schedList() {
+		if !j.Heartbeat {
+			n[j.User]++
+		}
+	}
+	if n["api:mallory"] != 10 || n["api:trudy"] != 1 {
+		t.Errorf("jobs per user: %v", n)
+	}
+}
