@@ -92,6 +92,12 @@ type Inbound struct {
 	Content     string
 	Attachments []Attachment
 	Autonomy    Autonomy // the channel's ceiling; "" = agent default
+	// Trust names the channel whose trust the run has when it is not
+	// Channel's own ("" = Channel): a scheduled job made through a remote
+	// channel runs on ChannelScheduler under that channel's ceiling
+	// (core.channel_autonomy) and, being remote, its rules
+	// (tools.remote_high_risk).
+	Trust Channel
 	// NoApproval: nobody can answer an approval request on this route
 	// (the OpenAI-compatible API); calls that would ask are denied at once,
 	// and the answer says why.

@@ -42,7 +42,12 @@ type Invocation struct {
 	UserID    string
 	AgentID   string
 	Channel   Channel // the channel of the run
-	Workspace string  // the agent's workspace directory
+	// Trust is the channel whose trust the run has: Channel, or for a
+	// scheduled job made through a remote channel, that channel
+	// (Inbound.Trust). Its Remote decides the remote-channel rules.
+	Trust     Channel
+	Autonomy  Autonomy // the run's autonomy (the agent's, under its channels' ceilings)
+	Workspace string   // the agent's workspace directory
 }
 
 // Tool is something an agent can call. Execute returns the tool's output;

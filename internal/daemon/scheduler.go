@@ -108,7 +108,7 @@ type schedTurns struct{ m *session.Manager }
 
 func (t schedTurns) inbound(turn scheduler.Turn, route beamclaw.Route) beamclaw.Inbound {
 	in := beamclaw.Inbound{Channel: beamclaw.ChannelScheduler, UserID: turn.UserID, AgentID: turn.Agent,
-		Content: turn.Prompt, Autonomy: turn.Autonomy, NoApproval: true, Route: route, Thread: turn.SessionKey}
+		Content: turn.Prompt, Autonomy: turn.Autonomy, Trust: turn.Trust, NoApproval: true, Route: route, Thread: turn.SessionKey}
 	if turn.MaxTokens > 0 {
 		in.Sampling = &beamclaw.Sampling{MaxTokens: turn.MaxTokens}
 	}
@@ -150,7 +150,8 @@ func (t schedTurns) Run(ctx context.Context, turn scheduler.Turn) (scheduler.Res
 
 // schedDeliverer sends scheduled answers to the registered channels that
 // take them and to the user's open terminals and WebSocket clients; the
-// edges set them before the tree serves.
+// edges set them before the tree serves. Its errors do not name the
+// delivery: the executor's "deliver to <kind>: " does.
 type schedDeliverer struct {
 	tui, ws  *gateway.WS
 	channels map[beamclaw.Channel]channel.Instance // the registered channels that are on and take deliveries
@@ -165,7 +166,7 @@ func (sd *schedDeliverer) Deliver(ctx context.Context, to scheduler.Delivery, ms
 			hub = sd.tui
 		}
 		if hub == nil || hub.Notify(msg.UserID, msg.Agent, msg.JobID, msg.Text) == 0 {
-			return fmt.Errorf("deliver to %s: %s has no open %s connection", to, msg.UserID, to.Kind)
+			return fmt.Errorf("%s has no open %s connection", msg.UserID, to.Kind)
 		}
 		return nil
 	}
@@ -173,5 +174,5 @@ func (sd *schedDeliverer) Deliver(ctx context.Context, to scheduler.Delivery, ms
 		return ch.Deliver(ctx, to.Target, channel.Delivery{JobID: msg.JobID, UserID: msg.UserID, Agent: msg.Agent,
 			SessionID: msg.SessionID, Text: msg.Text})
 	}
-	return fmt.Errorf("deliver to %s: the %s channel is off", to, to.Kind)
+	return fmt.Errorf("the %s channel is off", to.Kind)
 }

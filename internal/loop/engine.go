@@ -51,7 +51,11 @@ type Run struct {
 	UserID    string
 	AgentID   string
 	Channel   beamclaw.Channel
-	Autonomy  beamclaw.Autonomy
+	// Trust is the channel whose rules the policy applies when it is not
+	// Channel's own ("" = Channel; Inbound.Trust): a scheduled job made
+	// through a remote channel is remote.
+	Trust    beamclaw.Channel
+	Autonomy beamclaw.Autonomy
 	// History is the conversation so far, ending with the run's input.
 	// The engine never modifies its elements.
 	History []beamclaw.Message
@@ -67,6 +71,14 @@ type Run struct {
 	// turn: no model turn, no tools, nothing on the route but the terminal
 	// event (see Maintenance).
 	Maintain *Maintenance
+}
+
+// trust is the channel whose rules the run follows.
+func (r Run) trust() beamclaw.Channel {
+	if r.Trust != "" {
+		return r.Trust
+	}
+	return r.Channel
 }
 
 // Maintenance is what a maintenance run does to its session's history.

@@ -36,7 +36,7 @@ func (nc *nestedCaller) Specs() []beamclaw.ToolSpec {
 	all := opts.Tools.Specs(nc.rs.r.AgentID)
 	out := make([]beamclaw.ToolSpec, 0, len(all))
 	for _, s := range all {
-		if opts.Policy(s, nc.rs.r.Autonomy, nc.rs.r.Channel).Action != tool.ActionDeny {
+		if opts.Policy(s, nc.rs.r.Autonomy, nc.rs.r.trust()).Action != tool.ActionDeny {
 			out = append(out, s)
 		}
 	}

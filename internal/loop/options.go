@@ -59,7 +59,8 @@ type WindowFunc func(model string) int
 type ParseFunc func(msg beamclaw.Message) (calls []beamclaw.ToolCall, text string)
 
 // PolicyFunc decides what to do with a call of a tool at an autonomy level
-// on a channel (tool.Decide).
+// on a channel (tool.Decide): the channel whose trust the run has
+// (Run.Trust, else Run.Channel).
 type PolicyFunc func(spec beamclaw.ToolSpec, autonomy beamclaw.Autonomy, channel beamclaw.Channel) tool.Verdict
 
 // ShapeFunc is the allowlist key of a call that an "always" approves

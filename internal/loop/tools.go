@@ -78,7 +78,7 @@ func (rs *runState) resolve(c beamclaw.ToolCall) (t beamclaw.Tool, v tool.Verdic
 		return nil, v, beamclaw.ToolResult{ToolCallID: c.ID, Name: c.Name, IsError: true,
 			Content: fmt.Sprintf("unknown tool %q", c.Name)}, true
 	}
-	v = opts.Policy(t.Spec(), rs.r.Autonomy, rs.r.Channel)
+	v = opts.Policy(t.Spec(), rs.r.Autonomy, rs.r.trust())
 	if v.Action == tool.ActionDeny {
 		return nil, v, deniedResult(c, v.Reason), true
 	}
@@ -135,7 +135,7 @@ func (rs *runState) execute(ctx context.Context, t beamclaw.Tool, c, shown beamc
 	rs.emit(ctx, beamclaw.EventToolCallStart, slog.String("tool_name", c.Name), slog.String("args", string(shown.Args)))
 	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvToolStart, Tool: &shown})
 	inv := beamclaw.Invocation{Args: json.RawMessage(c.Args), CallID: c.ID, SessionID: rs.r.SessionID,
-		UserID: rs.r.UserID, AgentID: rs.r.AgentID, Channel: rs.r.Channel}
+		UserID: rs.r.UserID, AgentID: rs.r.AgentID, Channel: rs.r.Channel, Trust: rs.r.trust(), Autonomy: rs.r.Autonomy}
 	if opts.Workspace != nil {
 		inv.Workspace = opts.Workspace(rs.r.AgentID)
 	}

@@ -29,11 +29,15 @@ type AddRequest struct {
 	Misfire  Misfire           // "" = run_once
 	Grace    time.Duration     // 0 = Options.Grace
 	Autonomy beamclaw.Autonomy // "" = Options.DefaultAutonomy when it runs
+	// Origin is the trust of the conversation making the job (the
+	// scheduler tool: OriginOf); nil for the owner's own (the CLI).
+	Origin *Origin
 }
 
 // Add validates and stores a new job and wakes the runner. Errors are
 // *beamclaw.Error: KindInvalid for bad input (the message says what is
-// wrong), KindForbidden past MaxJobsPerAgent.
+// wrong), KindForbidden past MaxJobsPerAgent or, for a job made in
+// conversation (req.Origin), past MaxJobsPerUser.
 func (s *Scheduler) Add(ctx context.Context, req AddRequest) (Job, error) {
 	const op = "scheduler.Add"
 	now := s.clock.Now()
@@ -42,14 +46,8 @@ func (s *Scheduler) Add(ctx context.Context, req AddRequest) (Job, error) {
 		return Job{}, beamclaw.E(op, beamclaw.KindInvalid, err.Error(), err)
 	}
 	err = s.db().Update(func(tx *bolt.Tx) error {
-		n, err := s.countJobs(tx, j.Agent)
-		if err != nil {
+		if err := s.checkQuota(tx, op, j); err != nil {
 			return err
-		}
-		if n >= s.opts.MaxJobsPerAgent {
-			return beamclaw.E(op, beamclaw.KindForbidden, fmt.Sprintf(
-				"agent %s already has %d scheduled jobs, the limit (scheduler.max_jobs_per_agent); cancel one first",
-				j.Agent, n), nil)
 		}
 		if _, exists, err := getJob(tx, j.ID); err != nil || exists {
 			return errors.Join(err, fmt.Errorf("job id %s is taken", j.ID))
@@ -126,20 +124,41 @@ func (s *Scheduler) newJob(req AddRequest, now time.Time) (Job, error) {
 	return Job{
 		ID: id, Agent: req.Agent, UserID: req.UserID, Prompt: req.Prompt, Schedule: sched,
 		Delivery: to, Session: req.Session, Misfire: req.Misfire, Grace: req.Grace, Autonomy: req.Autonomy,
-		State: StateActive, NextRunAt: next, Created: now, Updated: now,
+		Origin: req.Origin, State: StateActive, NextRunAt: next, Created: now, Updated: now,
 	}, nil
 }
 
-// countJobs counts an agent's active and paused jobs, heartbeats aside.
-func (s *Scheduler) countJobs(tx *bolt.Tx, agent string) (int, error) {
-	n := 0
-	err := eachJob(tx, func(j Job) error {
-		if j.Agent == agent && !j.Heartbeat && (j.State == StateActive || j.State == StatePaused) {
-			n++
+// checkQuota refuses j (KindForbidden) when its agent has
+// MaxJobsPerAgent active or paused jobs, heartbeats aside, or when it is
+// made in conversation and its user already made MaxJobsPerUser of them
+// so, over all agents.
+func (s *Scheduler) checkQuota(tx *bolt.Tx, op string, j Job) error {
+	perAgent, perUser := 0, 0
+	err := eachJob(tx, func(o Job) error {
+		if o.Heartbeat || (o.State != StateActive && o.State != StatePaused) {
+			return nil
+		}
+		if o.Agent == j.Agent {
+			perAgent++
+		}
+		if o.Origin != nil && o.UserID == j.UserID {
+			perUser++
 		}
 		return nil
 	})
-	return n, err
+	switch {
+	case err != nil:
+		return err
+	case perAgent >= s.opts.MaxJobsPerAgent:
+		return beamclaw.E(op, beamclaw.KindForbidden, fmt.Sprintf(
+			"agent %s already has %d scheduled jobs, the limit (scheduler.max_jobs_per_agent); cancel one first",
+			j.Agent, perAgent), nil)
+	case j.Origin != nil && perUser >= s.opts.MaxJobsPerUser:
+		return beamclaw.E(op, beamclaw.KindForbidden, fmt.Sprintf(
+			"%s already has %d scheduled jobs, the limit per user (scheduler.max_jobs_per_user); cancel one first",
+			j.UserID, perUser), nil)
+	}
+	return nil
 }
 
 // Filter selects jobs for List. Zero fields select everything.

@@ -14,8 +14,11 @@ import (
 // applies (delivery targets through ParseDelivery, zones through the
 // zone loader), and Options.
 type Config struct {
-	Enabled         bool   `yaml:"enabled"`
-	MaxJobsPerAgent int    `yaml:"max_jobs_per_agent"`
+	Enabled         bool `yaml:"enabled"`
+	MaxJobsPerAgent int  `yaml:"max_jobs_per_agent"`
+	// MaxJobsPerUser bounds the jobs each user makes in conversation
+	// (Options.MaxJobsPerUser).
+	MaxJobsPerUser  int    `yaml:"max_jobs_per_user"`
 	DefaultAutonomy string `yaml:"default_autonomy"`
 	MaxErrors       int    `yaml:"max_errors"`
 	// TimeZone is the IANA zone of at and cron schedules that name none,
@@ -49,6 +52,7 @@ var DefaultActiveHours = setting.HourRange{8, 22}
 func DefaultConfig() Config {
 	return Config{
 		MaxJobsPerAgent:   DefaultMaxJobsPerAgent,
+		MaxJobsPerUser:    DefaultMaxJobsPerUser,
 		DefaultAutonomy:   string(beamclaw.Supervised),
 		MaxErrors:         DefaultMaxErrors,
 		WebhookAllowHosts: []string{},
@@ -65,6 +69,7 @@ func DefaultConfig() Config {
 // Validate records every problem of the section under p.
 func (c Config) Validate(p *setting.Problems) {
 	p.Min("max_jobs_per_agent", c.MaxJobsPerAgent, 1)
+	p.Min("max_jobs_per_user", c.MaxJobsPerUser, 1)
 	p.Enum("default_autonomy", c.DefaultAutonomy, beamclaw.AutonomyLevels())
 	p.Min("max_errors", c.MaxErrors, 1)
 	if _, err := loadZone(c.TimeZone); err != nil {
@@ -90,6 +95,7 @@ func (c Config) Options() Options {
 	hb := c.Heartbeat
 	return Options{
 		MaxJobsPerAgent: c.MaxJobsPerAgent,
+		MaxJobsPerUser:  c.MaxJobsPerUser,
 		MaxErrors:       c.MaxErrors,
 		DefaultAutonomy: beamclaw.Autonomy(c.DefaultAutonomy),
 		TimeZone:        c.TimeZone,

@@ -8,7 +8,8 @@ import (
 )
 
 // event is an observability event decided inside a transaction and
-// emitted once it committed.
+// emitted once it committed. Its sessionID is the event's own field (the
+// log writes it as session_id): attrs must not repeat it.
 type event struct {
 	name      beamclaw.EventName
 	sessionID string
@@ -33,7 +34,7 @@ func evCreated(j Job) event {
 
 func evFired(j Job, sessionID string) event {
 	return event{name: beamclaw.EventSchedJobFired, sessionID: sessionID, attrs: []slog.Attr{
-		slog.String("job_id", j.ID), slog.String("session_id", sessionID), slog.Bool("heartbeat", j.Heartbeat)}}
+		slog.String("job_id", j.ID), slog.Bool("heartbeat", j.Heartbeat)}}
 }
 
 // evCompleted: the job is done (reason finished or canceled).
@@ -69,5 +70,5 @@ func evSkipped(j Job, reason string, missed int) event {
 
 func evSuppressed(j Job, sessionID string) event {
 	return event{name: beamclaw.EventSchedSuppressed, sessionID: sessionID, attrs: []slog.Attr{
-		slog.String("job_id", j.ID), slog.String("session_id", sessionID)}}
+		slog.String("job_id", j.ID)}}
 }

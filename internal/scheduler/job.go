@@ -63,6 +63,9 @@ type Job struct {
 	Grace     time.Duration     `json:"grace,omitempty"`    // 0: no limit
 	Autonomy  beamclaw.Autonomy `json:"autonomy,omitempty"` // "": Options.DefaultAutonomy at run time
 	Heartbeat bool              `json:"heartbeat,omitempty"`
+	// Origin is the trust of the conversation that made the job (the
+	// scheduler tool); nil: made by the owner, local trust.
+	Origin *Origin `json:"origin,omitempty"`
 
 	State  State  `json:"state"`
 	Reason string `json:"reason,omitempty"` // why it is paused, done or failed

@@ -17,6 +17,7 @@ import (
 // Defaults of Options (spec: scheduler.*).
 const (
 	DefaultMaxJobsPerAgent    = 50               // scheduler.max_jobs_per_agent
+	DefaultMaxJobsPerUser     = 10               // scheduler.max_jobs_per_user
 	DefaultMaxErrors          = 3                // scheduler.max_errors
 	DefaultHeartbeatInterval  = 30 * time.Minute // scheduler.heartbeat.default_interval_ms
 	DefaultHeartbeatMaxTokens = 2000
@@ -56,6 +57,7 @@ type Options struct {
 	Heartbeat HeartbeatOptions
 
 	MaxJobsPerAgent int               // active and paused jobs per agent, heartbeats aside
+	MaxJobsPerUser  int               // those a user made in conversation (Job.Origin set), over all agents; the owner's are not counted
 	MaxErrors       int               // consecutive failures before a job is paused
 	DefaultAutonomy beamclaw.Autonomy // of runs of jobs that name none (default supervised)
 	// Backoff is the wait before retrying after the n-th consecutive
@@ -102,6 +104,7 @@ func (o Options) withDefaults() (Options, error) {
 		return o, errors.New("scheduler: Options.DB is required")
 	}
 	setInt(&o.MaxJobsPerAgent, DefaultMaxJobsPerAgent)
+	setInt(&o.MaxJobsPerUser, DefaultMaxJobsPerUser)
 	setInt(&o.MaxErrors, DefaultMaxErrors)
 	setInt(&o.RunHistory, DefaultRunHistory)
 	setInt(&o.Workers, DefaultWorkers)

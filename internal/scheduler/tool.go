@@ -134,7 +134,8 @@ func (t *Tool) create(ctx context.Context, inv beamclaw.Invocation, a toolArgs) 
 		tz = t.opts.TimeZone(inv)
 	}
 	j, err := t.s.Add(ctx, AddRequest{Agent: inv.AgentID, UserID: inv.UserID, Schedule: a.Schedule, TimeZone: tz,
-		Prompt: a.Prompt, Delivery: delivery, Session: SessionMode(a.Session), Misfire: Misfire(a.Misfire)})
+		Prompt: a.Prompt, Delivery: delivery, Session: SessionMode(a.Session), Misfire: Misfire(a.Misfire),
+		Origin: OriginOf(inv)})
 	if err != nil {
 		return "", fmt.Errorf("scheduler: %s", beamclaw.UserMessage(err))
 	}

@@ -21,6 +21,11 @@ type Turn struct {
 	// Autonomy of the run. Nobody answers approvals of a scheduled run:
 	// a tool that would ask must be denied with a note saying so.
 	Autonomy beamclaw.Autonomy
+	// Trust is the channel whose trust the run has ("" = the scheduler's
+	// own, local): the remote channel a job was made through
+	// (Job.Origin), whose ceiling and remote rules the run must follow
+	// (beamclaw.Inbound.Trust).
+	Trust beamclaw.Channel
 	// Heartbeat marks a heartbeat check-in.
 	Heartbeat bool
 	// LightContext: give the model only the prompt (HEARTBEAT.md and a
@@ -55,6 +60,7 @@ func (s *Scheduler) turn(j Job, due time.Time) Turn {
 	if t.Autonomy == "" {
 		t.Autonomy = s.opts.DefaultAutonomy
 	}
+	j.Origin.limit(&t)
 	switch {
 	case j.Heartbeat:
 		t.SessionKey, t.LightContext, t.MaxTokens = "heartbeat:"+j.Agent, true, s.opts.Heartbeat.MaxTokens

@@ -75,36 +75,37 @@ func (w *Webhook) client(u *url.URL) *http.Client {
 }
 
 // Deliver implements Deliverer for webhook targets. Errors never contain
-// the URL (it may carry a token).
+// the URL (it may carry a token), nor a "webhook: " prefix: the executor
+// says "deliver to webhook: ".
 func (w *Webhook) Deliver(ctx context.Context, to Delivery, msg Message) error {
 	if to.Kind != DeliverWebhook {
 		return fmt.Errorf("webhook cannot deliver to %s", to.Kind)
 	}
 	u, err := url.Parse(to.Target)
 	if err != nil {
-		return errors.New("webhook: bad URL")
+		return errors.New("bad URL")
 	}
 	c := w.client(u)
 	if c == nil {
-		return errors.New("webhook: no HTTP client configured")
+		return errors.New("no HTTP client configured")
 	}
 	body, err := json.Marshal(webhookPayload{JobID: msg.JobID, Agent: msg.Agent, Text: msg.Text,
 		Time: msg.Time.UTC(), Heartbeat: msg.Heartbeat})
 	if err != nil {
-		return fmt.Errorf("webhook: %w", err)
+		return fmt.Errorf("encode: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
 	if err != nil {
-		return errors.New("webhook: bad URL")
+		return errors.New("bad URL")
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "beamclaw-scheduler")
 	resp, err := httppost.Send(c, req)
 	if err != nil {
-		return fmt.Errorf("webhook: %w", err)
+		return err
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return fmt.Errorf("webhook: status %d", resp.StatusCode)
+		return fmt.Errorf("status %d", resp.StatusCode)
 	}
 	return nil
 }

@@ -80,9 +80,9 @@ func TestWebhookDeliver(t *testing.T) {
 			AllowHosts: []string{strings.TrimPrefix(ok.srv.URL, "http://")}}, ok.url("/hook"), ""},
 		{"other port of an allowed host:port", WebhookOptions{Client: guardedClient(t), AllowClient: plainClient(t),
 			AllowHosts: []string{"127.0.0.1:1"}}, ok.url("/hook"), "blocked address"},
-		{"error status", WebhookOptions{Client: plainClient(t)}, broken.url("/hook"), "webhook: status 500"},
-		{"redirects are not followed", WebhookOptions{Client: plainClient(t)}, ok.url("/moved"), "webhook: status 302"},
-		{"no client", WebhookOptions{}, ok.url("/hook"), "webhook: no HTTP client configured"},
+		{"error status", WebhookOptions{Client: plainClient(t)}, broken.url("/hook"), "status 500"},
+		{"redirects are not followed", WebhookOptions{Client: plainClient(t)}, ok.url("/moved"), "status 302"},
+		{"no client", WebhookOptions{}, ok.url("/hook"), "no HTTP client configured"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

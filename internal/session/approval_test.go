@@ -250,3 +250,27 @@ func TestApprovalAnsweredOnlyWhereAsked(t *testing.T) {
 		})
 	}
 }
+
+// A run with the trust of another channel (Inbound.Trust: a scheduled
+// job made over HTTP) is capped by that channel's ceiling as well.
+func TestTrustChannelCeilingApplies(t *testing.T) {
+	tl := &echoTool{name: "write", approval: true}
+	e := newEnv(t, envOpts{tools: []beamclaw.Tool{tl}, session: func(o *Options) {
+		o.Autonomy = func(string) beamclaw.Autonomy { return beamclaw.Full }
+		o.Ceilings = map[beamclaw.Channel]beamclaw.Autonomy{beamclaw.ChannelHTTP: beamclaw.ReadOnly}
+	}})
+	sched := func(in *beamclaw.Inbound) { in.Channel, in.NoApproval = beamclaw.ChannelScheduler, true }
+	e.p.add(callTool("write", `{"text":"x"}`), say("local"))
+	r, _ := e.send(t, "api:ana", "go", sched)
+	if ev := r.wait(t); ev.Text != "local" || tl.runs.Load() != 1 {
+		t.Fatalf("final %q after %d runs", ev.Text, tl.runs.Load())
+	}
+	e.p.add(callTool("write", `{"text":"y"}`), say("as http"))
+	r2, _ := e.send(t, "api:ana", "go", sched, func(in *beamclaw.Inbound) { in.Trust = beamclaw.ChannelHTTP })
+	if ev := r2.wait(t); ev.Text != "as http" || tl.runs.Load() != 1 {
+		t.Fatalf("final %q after %d runs", ev.Text, tl.runs.Load())
+	}
+	if got := toolResults(e.p); len(got) != 2 || !strings.Contains(got[1], "read_only") {
+		t.Errorf("tool results %q, want a read_only denial", got)
+	}
+}

@@ -154,7 +154,7 @@ func (l *lane) promoteHeld(r *run) error {
 func (l *lane) loopRun(r *run) loop.Run {
 	n := len(l.history)
 	return loop.Run{ID: r.id, SessionID: l.id, UserID: l.rec.UserID, AgentID: l.rec.AgentID,
-		Channel: r.channel, Autonomy: r.autonomy, History: l.history[:n:n], Route: r.route,
+		Channel: r.channel, Trust: r.trust, Autonomy: r.autonomy, History: l.history[:n:n], Route: r.route,
 		Lane: &runLane{l: l, r: r}, NoApproval: r.noAsk, Sampling: r.sampling, Maintain: r.maintain}
 }
 

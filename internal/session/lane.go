@@ -23,7 +23,8 @@ const (
 type run struct {
 	id         string
 	channel    beamclaw.Channel
-	origin     string // Inbound.Origin: where its approvals may be answered
+	trust      beamclaw.Channel // Inbound.Trust: whose rules the run follows ("" = channel)
+	origin     string           // Inbound.Origin: where its approvals may be answered
 	autonomy   beamclaw.Autonomy
 	noAsk      bool // nobody can answer approvals on this run's route
 	sampling   *beamclaw.Sampling

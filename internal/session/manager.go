@@ -147,7 +147,7 @@ func (m *Manager) Send(ctx context.Context, in beamclaw.Inbound) (string, error)
 		route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, RunID: runID, SessionID: id, Text: text})
 		return runID, nil
 	}
-	r := &run{id: runID, channel: in.Channel, origin: in.Origin, autonomy: m.autonomy(in), noAsk: in.NoApproval, route: route,
+	r := &run{id: runID, channel: in.Channel, trust: in.Trust, origin: in.Origin, autonomy: m.autonomy(in), noAsk: in.NoApproval, route: route,
 		sampling: in.Sampling, transcript: in.Transcript, ackOnAnswer: in.AckOnAnswer,
 		msg: beamclaw.Message{ID: runID, Role: beamclaw.RoleUser, Content: in.Content,
 			Attachments: in.Attachments, Time: m.clock.Now()}}
@@ -165,11 +165,15 @@ func (m *Manager) Send(ctx context.Context, in beamclaw.Inbound) (string, error)
 	return runID, nil
 }
 
-// autonomy is the lowest of the agent's level, the channel's ceiling and
+// autonomy is the lowest of the agent's level, the channel's ceiling,
+// the ceiling of the channel whose trust the run has (Inbound.Trust) and
 // the edge's own ceiling.
 func (m *Manager) autonomy(in beamclaw.Inbound) beamclaw.Autonomy {
 	a := m.opts.Autonomy(in.AgentID)
 	if c, ok := m.opts.Ceilings[in.Channel]; ok {
+		a = a.Min(c)
+	}
+	if c, ok := m.opts.Ceilings[in.Trust]; ok && in.Trust != "" {
 		a = a.Min(c)
 	}
 	if in.Autonomy != "" {

@@ -35,6 +35,10 @@ type rigOptions struct {
 	gateway         string   // more lines under gateway:, indented two spaces
 	http            string   // more lines under gateway.http:, indented four spaces
 	core            string   // more lines under core:, indented two spaces
+	// jsonLog writes the daemon's log as JSON at debug level (obs.log), so
+	// the harness checks every line's keys (checkLogKeys); extra must then
+	// hold no obs section.
+	jsonLog bool
 }
 
 // chatRig is one daemon under test (not started until start) with the
@@ -94,6 +98,9 @@ func rigConfig(fakeURL string, o rigOptions) string {
 	}
 	b.WriteString("gateway:\n  http:\n    addr: \"127.0.0.1:0\"\n" + o.http + o.gateway)
 	b.WriteString("memory:\n  embedding:\n    enabled: false\n")
+	if o.jsonLog {
+		b.WriteString("obs:\n  log:\n    format: json\n    level: debug\n")
+	}
 	b.WriteString(o.extra)
 	return b.String()
 }

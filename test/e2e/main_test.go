@@ -149,12 +149,14 @@ func (h *home) start() status {
 	return s
 }
 
-// cleanup stops a daemon left running by a failed test.
+// cleanup stops a daemon left running by a failed test, then checks its
+// log (checkLogKeys).
 func (h *home) cleanup() {
 	if s, ok := h.status(); ok {
 		h.run("stop")
 		_ = syscall.Kill(s.PID, syscall.SIGKILL)
 	}
+	h.checkLogKeys()
 }
 
 func (h *home) logs() string {

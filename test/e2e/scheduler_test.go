@@ -68,9 +68,11 @@ func (h *hookSink) withText(s string) int {
 	return n
 }
 
-// schedRig is a daemon with the scheduler on, delivering to sink.
+// schedRig is a daemon with the scheduler on, delivering to sink, with
+// a JSON log at debug level (checked by checkLogKeys).
 func schedRig(t *testing.T, sink *hookSink, more string, o rigOptions) *chatRig {
 	t.Helper()
+	o.jsonLog = true
 	o.extra += fmt.Sprintf("scheduler:\n  enabled: true\n  webhook_allow_hosts: [%q]\n%s", sink.host(), more)
 	r := newChatRig(t, o)
 	r.llm.SetDefault(fakellm.Rules)
