@@ -9,6 +9,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/channel"
 	"github.com/beamclaw/beamclaw-go/internal/control"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
+	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 	"github.com/beamclaw/beamclaw-go/internal/session"
 	"github.com/beamclaw/beamclaw-go/internal/supervise"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
@@ -23,6 +24,7 @@ func (d *daemon) edges(rt *agentRuntime) (routes, socket []gateway.Mount, servic
 	api := rt.sessions
 	wsOpts := d.plan.WS
 	wsOpts.Sessions, wsOpts.Logger, wsOpts.UserID, wsOpts.KnownAgent = api, d.log, userID, rt.agents.Exists
+	wsOpts.Missed = d.missed(rt, scheduler.DeliverWS)
 	oo := d.plan.OpenAI
 	oo.Sessions, oo.Agents, oo.Logger, oo.UserID = api, rt.agents, d.log, userID
 	openai := gateway.NewOpenAI(oo)
@@ -34,6 +36,7 @@ func (d *daemon) edges(rt *agentRuntime) (routes, socket []gateway.Mount, servic
 	}
 	localOpts := wsOpts
 	localOpts.Local, localOpts.TUIDisabled = true, !d.plan.TUI
+	localOpts.Missed = d.missed(rt, scheduler.DeliverTUI)
 	local := gateway.NewWS(localOpts)
 	socket = append(socket, local.Routes()...)
 	deps := control.Deps{Sessions: rt.sessions, MCP: rt.mcp, Tokens: rt.tokens,
@@ -99,4 +102,28 @@ func (d *daemon) registeredChannels(rt *agentRuntime, userID func(prefix, id str
 		d.check(string(cp.Module.Name), func() protocol.Subsystem { return health })
 	}
 	return out, nil
+}
+
+// missed hands a hub the scheduled answers kept for a user while none of
+// its connections of kind was open (nil without the scheduler).
+func (d *daemon) missed(rt *agentRuntime, kind scheduler.DeliveryKind) func(userID string) []protocol.ServerFrame {
+	s := rt.scheduler
+	if s == nil {
+		return nil
+	}
+	return func(userID string) []protocol.ServerFrame {
+		if !s.HasMissed(kind, userID) { // a read: most hellos commit nothing
+			return nil
+		}
+		kept, err := s.TakeMissed(kind, userID)
+		if err != nil {
+			d.log.Warn("scheduled answers kept for a connection could not be read", "err", err)
+			return nil
+		}
+		out := make([]protocol.ServerFrame, len(kept))
+		for i, m := range kept {
+			out[i] = protocol.ServerFrame{Type: protocol.FrameNotice, Agent: m.Agent, JobID: m.JobID, Text: m.Text}
+		}
+		return out
+	}
 }

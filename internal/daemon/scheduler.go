@@ -3,14 +3,18 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/thejerf/suture/v4"
 
+	"github.com/beamclaw/beamclaw-go/internal/agent"
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/channel"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 	"github.com/beamclaw/beamclaw-go/internal/session"
@@ -34,7 +38,7 @@ func (d *daemon) schedulerInto(ctx context.Context, root *suture.Supervisor, opt
 	o := sp.Options
 	o.DB, o.Emitter, o.Logger, o.Scrub = d.db, d.bus, d.log, rt.scrubber.String
 	o.Turns = schedTurns{m: rt.sessions}
-	rt.deliver = &schedDeliverer{}
+	rt.deliver = &schedDeliverer{log: d.log}
 	o.Deliverer = rt.deliver
 	o.Webhook.Client = &http.Client{Timeout: webhookTimeout, Transport: &http.Transport{
 		Proxy:       nil, // a proxy would connect on our behalf, past the guard
@@ -50,13 +54,11 @@ func (d *daemon) schedulerInto(ctx context.Context, root *suture.Supervisor, opt
 	if err := rt.tools.Register(s.Tool(scheduler.ToolOptions{DefaultDelivery: d.defaultDelivery})); err != nil {
 		return fmt.Errorf("scheduler tool: %w", err)
 	}
-	specs := make([]scheduler.HeartbeatSpec, 0)
-	for _, agent := range rt.agents.List() {
-		specs = append(specs, scheduler.HeartbeatSpec{Agent: agent, UserID: sp.HeartbeatUser, Delivery: sp.HeartbeatDeliver})
+	hb, err := d.heartbeats(ctx, s, rt.agents, sp)
+	if err != nil {
+		return err
 	}
-	if err := s.SyncHeartbeats(ctx, specs); err != nil {
-		return fmt.Errorf("scheduler heartbeats: %w", err)
-	}
+	rt.deliver.missed = s
 	if d.metrics != nil {
 		states := []scheduler.State{scheduler.StateActive, scheduler.StatePaused, scheduler.StateDone, scheduler.StateFailed}
 		names := make([]string, len(states))
@@ -78,9 +80,49 @@ func (d *daemon) schedulerInto(ctx context.Context, root *suture.Supervisor, opt
 	sup := supervise.New("scheduler", opts)
 	sup.Add(d.guard(s.Runner()))
 	sup.Add(d.guard(s.Executor()))
+	sup.Add(d.guard(hb))
 	root.Add(sup)
 	rt.scheduler = s
 	return nil
+}
+
+// agentScan is how often the daemon looks for agents made or deleted while
+// it runs, whose heartbeats then start or end.
+const agentScan = 2 * time.Second
+
+// heartbeats makes each agent's heartbeat job match the config now, and
+// returns the service that keeps them matching the agents: an agent made
+// while the daemon runs gets its heartbeat within agentScan, a deleted
+// one's ends.
+func (d *daemon) heartbeats(ctx context.Context, s *scheduler.Scheduler, agents *agent.Runtime, sp *schedPlan) (suture.Service, error) {
+	specs := func(list []string) []scheduler.HeartbeatSpec {
+		out := make([]scheduler.HeartbeatSpec, 0, len(list))
+		for _, a := range list {
+			out = append(out, scheduler.HeartbeatSpec{Agent: a, UserID: sp.HeartbeatUser, Delivery: sp.HeartbeatDeliver})
+		}
+		return out
+	}
+	list := agents.List()
+	if err := s.SyncHeartbeats(ctx, specs(list)); err != nil {
+		return nil, fmt.Errorf("scheduler heartbeats: %w", err)
+	}
+	known := strings.Join(list, "\x00")
+	return supervise.Func("scheduler.heartbeats", func(ctx context.Context) error {
+		return clock.Every(ctx, clock.System, agentScan, func(ctx context.Context) error {
+			list := agents.List()
+			key := strings.Join(list, "\x00")
+			if key == known {
+				return nil
+			}
+			if err := s.SyncHeartbeats(ctx, specs(list)); err != nil {
+				d.log.Warn("heartbeats could not follow the agents", "err", err)
+				return nil
+			}
+			known = key
+			d.log.Info("heartbeats follow the agents", "agents", list)
+			return nil
+		})
+	}), nil
 }
 
 // defaultDelivery is where a job an agent creates without a delivery
@@ -155,6 +197,8 @@ func (t schedTurns) Run(ctx context.Context, turn scheduler.Turn) (scheduler.Res
 type schedDeliverer struct {
 	tui, ws  *gateway.WS
 	channels map[beamclaw.Channel]channel.Instance // the registered channels that are on and take deliveries
+	missed   *scheduler.Scheduler                  // keeps tui and ws answers nobody was connected for
+	log      *slog.Logger
 }
 
 // Deliver implements scheduler.Deliverer.
@@ -165,9 +209,16 @@ func (sd *schedDeliverer) Deliver(ctx context.Context, to scheduler.Delivery, ms
 		if to.Kind == scheduler.DeliverTUI {
 			hub = sd.tui
 		}
-		if hub == nil || hub.Notify(msg.UserID, msg.Agent, msg.JobID, msg.Text) == 0 {
-			return fmt.Errorf("%s has no open %s connection", msg.UserID, to.Kind)
+		if hub != nil && hub.Notify(msg.UserID, msg.Agent, msg.JobID, msg.Text) > 0 {
+			return nil
 		}
+		// Nobody watching is not a failure: the answer waits for the
+		// user's next connection of that kind.
+		if err := sd.missed.KeepMissed(to.Kind, msg.UserID, scheduler.Missed{Agent: msg.Agent, JobID: msg.JobID,
+			Text: msg.Text, At: time.Now()}); err != nil {
+			return fmt.Errorf("keep for %s's next %s connection: %w", msg.UserID, to.Kind, err)
+		}
+		sd.log.Debug("scheduled answer kept for the user's next connection", "job_id", msg.JobID, "deliver", string(to.Kind))
 		return nil
 	}
 	if ch, ok := sd.channels[beamclaw.Channel(to.Kind)]; ok {

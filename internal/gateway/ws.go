@@ -69,6 +69,10 @@ type WSOptions struct {
 	Autonomy beamclaw.Autonomy
 	// KnownAgent, when set, refuses a hello naming another agent.
 	KnownAgent   func(name string) bool
+	// Missed, when set, hands over the notices kept for a user while none
+	// of its connections was open (scheduled answers nobody was there
+	// for); they follow the ready frame of its next hello, once.
+	Missed       func(userID string) []protocol.ServerFrame
 	DefaultAgent string // when hello names none; default "default"
 	DefaultUser  string // when hello names none; default "anonymous"
 

@@ -117,6 +117,11 @@ func (c *wsConn) hello(_ context.Context, f protocol.ClientFrame) {
 	c.who.Store(s)
 	c.enqueue(protocol.ServerFrame{Type: protocol.FrameReady, SessionID: s.id, Agent: agent,
 		History: WireHistory(hist)})
+	if o.Missed != nil {
+		for _, f := range o.Missed(s.user) {
+			c.enqueue(f)
+		}
+	}
 }
 
 func (c *wsConn) message(ctx context.Context, f protocol.ClientFrame) {

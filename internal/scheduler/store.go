@@ -18,7 +18,7 @@ var (
 
 func createBuckets(db *store.DB) error {
 	return db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketJobs, bucketRuns} {
+		for _, name := range [][]byte{bucketJobs, bucketRuns, bucketMissed} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("scheduler: bucket %s: %w", name, err)
 			}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/pkg/client"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
@@ -268,7 +269,8 @@ func grepLines(s, sub string) string {
 
 // TestSchedulerDeliversToOpenTerminals: a job delivering to tui reaches
 // the user's open terminal connections as a notice frame; with none open
-// the run fails and says why.
+// the answer waits for the user's next terminal (nobody watching is not a
+// failure) and comes after its ready frame, once.
 func TestSchedulerDeliversToOpenTerminals(t *testing.T) {
 	sink := newHookSink(t)
 	r := schedRig(t, sink, "", rigOptions{})
@@ -291,8 +293,91 @@ func TestSchedulerDeliversToOpenTerminals(t *testing.T) {
 		break
 	}
 	lonely := r.schedJob("--schedule", "in 1s", "--prompt", "nobody listens", "--deliver", "tui", "--user", "local:bob")
-	pollUntil(t, 30*time.Second, "the undeliverable run recorded", func() bool {
+	pollUntil(t, 30*time.Second, "the run kept for bob", func() bool {
 		runs := r.schedRuns(lonely.ID)
-		return len(runs) == 1 && runs[0].Outcome == "failed" && strings.Contains(runs[0].Error, "no open tui connection")
+		return len(runs) == 1 && runs[0].Outcome != "failed" && runs[0].Outcome != ""
+	})
+	for round := range 2 {
+		bob := r.localConn("bob")
+		got := waitNotice(t, bob, 3*time.Second)
+		switch {
+		case round == 0 && (got == nil || got.JobID != lonely.ID || !strings.Contains(got.Text, "nobody listens")):
+			t.Errorf("bob's next terminal did not get the answer kept for him: %+v", got)
+		case round == 1 && got != nil:
+			t.Errorf("the kept answer came twice: %+v", got)
+		}
+	}
+}
+
+// waitNotice returns the first notice frame on conn within d, or nil.
+func waitNotice(t *testing.T, conn *client.Conn, d time.Duration) *protocol.ServerFrame {
+	t.Helper()
+	deadline := time.After(d)
+	for {
+		select {
+		case f := <-conn.Events():
+			if f.Type == protocol.FrameNotice {
+				return &f
+			}
+		case <-deadline:
+			return nil
+		}
+	}
+}
+
+// TestHardening2HeartbeatsKeepBeating (issue 23, item 12): with the
+// default delivery (tui) and no terminal open, beats are kept for the
+// user, not failures: the heartbeat does not pause itself; the next
+// terminal gets what it missed. An agent made while the daemon runs gets
+// its heartbeat at once, and a deleted agent's heartbeat ends.
+func TestHardening2HeartbeatsKeepBeating(t *testing.T) {
+	sink := newHookSink(t)
+	r := schedRig(t, sink, "  max_errors: 2\n  heartbeat:\n    default_interval_ms: 1000\n    active_hours: [0, 24]\n    user: local:ana\n", rigOptions{})
+	r.llm.SetDefault(func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Text: "The nightly build is red."} })
+	r.start()
+	hb := filepath.Join(r.h.dir, "agents", "default", "HEARTBEAT.md")
+	if err := os.WriteFile(hb, []byte("# Heartbeat\n\n- Check whether the nightly build is red\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pollUntil(t, 30*time.Second, "four beats nobody watched", func() bool {
+		n := 0
+		for _, run := range r.schedRuns("hb-default") {
+			if run.Outcome != "skipped" {
+				n++
+			}
+		}
+		return n >= 4
+	})
+	for _, j := range r.schedList() {
+		if j.ID == "hb-default" && j.State != "active" {
+			t.Fatalf("the heartbeat switched itself off with nobody watching: %+v", j)
+		}
+	}
+	for _, run := range r.schedRuns("hb-default") {
+		if run.Outcome == "failed" {
+			t.Fatalf("a beat nobody watched counted as a failure: %+v", run)
+		}
+	}
+	if got := waitNotice(t, r.localConn("ana"), 5*time.Second); got == nil || !strings.Contains(got.Text, "build is red") {
+		t.Errorf("ana's terminal did not get the beats she missed: %+v", got)
+	}
+
+	r.h.must("agent", "create", "helper")
+	pollUntil(t, 15*time.Second, "the new agent's heartbeat", func() bool {
+		for _, j := range r.schedList() {
+			if j.ID == "hb-helper" && j.State == "active" {
+				return true
+			}
+		}
+		return false
+	})
+	r.h.must("agent", "delete", "helper", "--yes")
+	pollUntil(t, 15*time.Second, "the deleted agent's heartbeat ended", func() bool {
+		for _, j := range r.schedList() {
+			if j.ID == "hb-helper" {
+				return j.State == "done"
+			}
+		}
+		return true
 	})
 }
