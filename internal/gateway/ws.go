@@ -68,7 +68,7 @@ type WSOptions struct {
 	// agent's own level).
 	Autonomy beamclaw.Autonomy
 	// KnownAgent, when set, refuses a hello naming another agent.
-	KnownAgent   func(name string) bool
+	KnownAgent func(name string) bool
 	// Missed, when set, hands over the notices kept for a user while none
 	// of its connections was open (scheduled answers nobody was there
 	// for); they follow the ready frame of its next hello, once.
