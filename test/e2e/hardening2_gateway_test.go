@@ -3,7 +3,12 @@ package e2e
 import (
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
 
 // TestHardening2RateLimitFloodKeepsNewcomers (issue 23, item 5): a flood
@@ -29,5 +34,36 @@ func TestHardening2RateLimitFloodKeepsNewcomers(t *testing.T) {
 	}
 	if code := r.limitedGet("/v1/models", ""); code != http.StatusOK {
 		t.Errorf("a fresh client on 127.0.0.1 got %d after the flood", code)
+	}
+}
+
+// TestHardening2WriteFileRefusesHardLinks (issue 23, item 9): a hard link
+// in the agent's workspace to a file outside it is refused by write_file
+// and read_file, as a symbolic link out is; the outside file is intact.
+func TestHardening2WriteFileRefusesHardLinks(t *testing.T) {
+	r := newChatRig(t, rigOptions{autonomy: "full", channels: map[string]string{"http": "full"}})
+	r.h.must("agent", "create", "default")
+	outside := filepath.Join(r.h.dir, "outside.txt")
+	putFile(t, outside, "precious\n")
+	if err := os.Link(outside, r.agentFile("hard.txt")); err != nil {
+		t.Fatal(err)
+	}
+	r.llm.SetDefault(fakellm.Rules)
+	r.start()
+	for i, call := range []string{
+		`call tool write_file {"path":"hard.txt","content":"pwned"}`,
+		`call tool write_file {"path":"hard.txt","content":"pwned","append":true}`,
+		`call tool read_file {"path":"hard.txt"}`,
+	} {
+		before := len(r.llm.Requests())
+		r.chat(fmt.Sprint("user", i), call) // a session each
+		reqs := r.llm.Requests()[before:]
+		res := llmToolResults(reqs[len(reqs)-1])
+		if len(res) != 1 || !strings.Contains(res[0], "refusing a file with 2 hard links") {
+			t.Errorf("%s: tool result %q, want a refusal naming the hard links", call, res)
+		}
+		if b, err := os.ReadFile(outside); err != nil || string(b) != "precious\n" {
+			t.Fatalf("%s: the file outside the workspace is now %q (%v)", call, b, err)
+		}
 	}
 }
