@@ -67,3 +67,21 @@ func TestHardening2WriteFileRefusesHardLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestHardening2ScrubKeepsPasswdProse (issue 23, item 9): a model's answer
+// that mentions passwd": in ordinary text reaches the client whole, while
+// a quoted "passwd" key's value is still redacted.
+func TestHardening2ScrubKeepsPasswdProse(t *testing.T) {
+	r := newChatRig(t, rigOptions{})
+	secret := canarySecret(t, "pw", 20)
+	prose := `search the log for passwd": then read on`
+	r.llm.Script(fakellm.Reply{Text: prose + ` and the file has {"passwd": "` + secret + `"}`})
+	r.start()
+	answer := r.chat("ana", "what is in the log?")
+	if !strings.Contains(answer, prose) {
+		t.Errorf("the prose was changed: %q", answer)
+	}
+	if strings.Contains(answer, secret) || !strings.Contains(answer, `{"passwd": "[REDACTED]"}`) {
+		t.Errorf("the quoted passwd value was not redacted: %q", answer)
+	}
+}
