@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"unicode"
 
@@ -124,8 +125,9 @@ func (c *wsConn) message(ctx context.Context, f protocol.ClientFrame) {
 		c.sendError(f.ID, protocol.CodeBadFrame, "a message needs content or attachments")
 		return
 	}
+	digest := messageDigest(f)
 	if f.ID != "" {
-		if runID, ok := c.dedup.get(f.ID); ok {
+		if runID, ok := c.dedup.get(f.ID + "\x00" + digest); ok {
 			c.enqueue(protocol.ServerFrame{Type: protocol.FrameAck, ID: f.ID, RunID: runID})
 			return
 		}
@@ -137,16 +139,22 @@ func (c *wsConn) message(ctx context.Context, f protocol.ClientFrame) {
 		resumed = s.id
 	}
 	runID, err := c.w.opts.Sessions.Send(ctx, beamclaw.Inbound{
-		Channel: s.channel, UserID: s.user, AgentID: s.agent, MessageID: f.ID, Origin: c.origin(), Session: resumed,
+		Channel: s.channel, UserID: s.user, AgentID: s.agent, MessageID: f.ID, MessageDigest: digest,
+		Origin: c.origin(), Session: resumed,
 		Content: f.Content, Attachments: wsAttachments(f.Attachments),
 		Autonomy: c.w.opts.Autonomy, Route: route,
 	})
+	if errors.Is(err, beamclaw.ErrMessageReused) {
+		c.sendError(f.ID, protocol.CodeIDReused, "message id "+wsQuote(f.ID)+
+			" was already used for a different message; send a new id for a new message")
+		return
+	}
 	if err != nil && !(beamclaw.KindOf(err) == beamclaw.KindConflict && runID != "") {
 		c.sendErr(f.ID, err)
 		return
 	}
 	if f.ID != "" {
-		c.dedup.put(f.ID, runID)
+		c.dedup.put(f.ID+"\x00"+digest, runID)
 	}
 	c.enqueue(protocol.ServerFrame{Type: protocol.FrameAck, ID: f.ID, RunID: runID})
 	route.acked()

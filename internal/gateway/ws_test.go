@@ -77,8 +77,11 @@ func TestWSMessageStreamsAckChunksFinal(t *testing.T) {
 	sent, _, _ := fake.snapshot()
 	wantIn := []beamclaw.Inbound{{Channel: "ws", UserID: "ws:alice", AgentID: "default", MessageID: "m1",
 		Content: "world", Autonomy: beamclaw.Supervised}}
-	if d := cmp.Diff(wantIn, sent, cmpopts.IgnoreFields(beamclaw.Inbound{}, "Route", "Origin")); d != "" {
+	if d := cmp.Diff(wantIn, sent, cmpopts.IgnoreFields(beamclaw.Inbound{}, "Route", "Origin", "MessageDigest")); d != "" {
 		t.Errorf("inbound (-want +got):\n%s", d)
+	}
+	if len(sent) == 1 && sent[0].MessageDigest == "" {
+		t.Error("a message with an id was sent without its digest")
 	}
 	if len(sent) == 1 && !strings.HasPrefix(sent[0].Origin, "ws:") {
 		t.Errorf("origin %q, want the connection's", sent[0].Origin)

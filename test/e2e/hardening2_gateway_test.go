@@ -1,13 +1,19 @@
 package e2e
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
 
@@ -83,5 +89,130 @@ func TestHardening2ScrubKeepsPasswdProse(t *testing.T) {
 	}
 	if strings.Contains(answer, secret) || !strings.Contains(answer, `{"passwd": "[REDACTED]"}`) {
 		t.Errorf("the quoted passwd value was not redacted: %q", answer)
+	}
+}
+
+// idemPost posts a chat completion for ana with an Idempotency-Key and
+// returns the status and body.
+func (r *chatRig) idemPost(key, content string) (int, string) {
+	r.t.Helper()
+	body, _ := json.Marshal(map[string]any{"model": "default", "user": "ana",
+		"messages": []map[string]string{{"role": "user", "content": content}}})
+	req, _ := http.NewRequest(http.MethodPost, "http://"+r.addr+"/v1/chat/completions", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Idempotency-Key", key)
+	resp, err := r.hc.Do(req)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestHardening2IdempotencyKeyReusedWithOtherBody (issue 23, item 9): an
+// Idempotency-Key sent again with a different body is answered 422
+// naming the key, never with the first request's answer, also after a
+// restart; the same body still gets the first answer.
+func TestHardening2IdempotencyKeyReusedWithOtherBody(t *testing.T) {
+	r := newChatRig(t, rigOptions{})
+	r.llm.SetDefault(fakellm.Rules)
+	r.start()
+	code, first := r.idemPost("order-4711", "charge my card 10 EUR")
+	if code != http.StatusOK {
+		t.Fatalf("first request: %d %s", code, first)
+	}
+	check := func(when string) {
+		t.Helper()
+		before := len(r.llm.Requests())
+		code, body := r.idemPost("order-4711", "charge my card 1000 EUR")
+		if code != http.StatusUnprocessableEntity || !strings.Contains(body, `order-4711`) ||
+			!strings.Contains(body, "idempotency_key_reused") {
+			t.Errorf("%s: reused key with another body: %d %s, want 422 naming the key", when, code, body)
+		}
+		if code, again := r.idemPost("order-4711", "charge my card 10 EUR"); code != http.StatusOK ||
+			answerText(t, again) != answerText(t, first) {
+			t.Errorf("%s: the same body again: %d %s, want the first answer", when, code, again)
+		}
+		if n := len(r.llm.Requests()) - before; n != 0 {
+			t.Errorf("%s: the model was asked %d times", when, n)
+		}
+	}
+	check("live")
+	r.h.must("stop")
+	r.start()
+	check("after a restart")
+}
+
+func answerText(t *testing.T, body string) string {
+	t.Helper()
+	var a chatAnswer
+	if err := json.Unmarshal([]byte(body), &a); err != nil || len(a.Choices) != 1 {
+		t.Fatalf("bad answer: %s", body)
+	}
+	return a.Choices[0].Message.Content
+}
+
+// firstReply sends a message frame with id on a fresh connection and
+// returns the first frame about it: its ack or its error.
+func (r *chatRig) firstReply(user, id, content string) protocol.ServerFrame {
+	r.t.Helper()
+	conn := r.dial(user)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := conn.SendFrame(ctx, protocol.ClientFrame{Type: protocol.FrameMessage, ID: id, Content: content}); err != nil {
+		r.t.Fatal(err)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			r.t.Fatalf("no reply to %s", id)
+		case f, ok := <-conn.Events():
+			if !ok {
+				r.t.Fatalf("connection closed: %v", conn.Err())
+			}
+			if f.ID == id && (f.Type == protocol.FrameAck || f.Type == protocol.FrameError) {
+				return f
+			}
+		}
+	}
+}
+
+// TestHardening2WSMessageIDReusedWithOtherContent (issue 23, item 9): a
+// /ws message id sent again with other content gets an error frame with
+// code id_reused naming the id, on the same connection and on a new one;
+// the same content is still acknowledged with the first run.
+func TestHardening2WSMessageIDReusedWithOtherContent(t *testing.T) {
+	r := newChatRig(t, rigOptions{})
+	r.llm.SetDefault(fakellm.Rules)
+	r.start()
+	runID, _ := r.resend("ana", "m-42", "delete the old branch")
+	conn := r.dial("ana")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, content := range []string{"delete every branch", "delete the old branch"} {
+		if err := conn.SendFrame(ctx, protocol.ClientFrame{Type: protocol.FrameMessage, ID: "m-42", Content: content}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []protocol.ServerFrame
+	for len(got) < 2 {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("replies so far: %+v", got)
+		case f := <-conn.Events():
+			if f.ID == "m-42" {
+				got = append(got, f)
+			}
+		}
+	}
+	if f := got[0]; f.Type != protocol.FrameError || f.Code != protocol.CodeIDReused || !strings.Contains(f.Message, `"m-42"`) {
+		t.Errorf("other content under the same id: %+v, want an id_reused error naming it", f)
+	}
+	if f := got[1]; f.Type != protocol.FrameAck || f.RunID != runID {
+		t.Errorf("the same content again: %+v, want the ack of run %s", f, runID)
+	}
+	if f := r.firstReply("ana", "m-42", "delete every branch"); f.Type != protocol.FrameError || f.Code != protocol.CodeIDReused {
+		t.Errorf("other content on a new connection: %+v, want id_reused", f)
 	}
 }
