@@ -17,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/beamclaw/beamclaw-go/internal/clock"
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -255,6 +256,7 @@ func TestAuth(t *testing.T) {
 		want              int
 	}{
 		{"health is open", "/health", "", 200},
+		{"ready is open", "/ready", "", 200},
 		{"no token", "/echo", "", 401},
 		{"wrong token", "/echo", strings.Repeat("x", 40), 401},
 		{"prefix of token", "/echo", token[:39], 401},
@@ -263,7 +265,7 @@ func TestAuth(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			method := "POST"
-			if tc.path == "/health" {
+			if probe(tc.path) {
 				method = "GET"
 			}
 			resp, body := do(t, method, url+tc.path, tc.token, "hi")
@@ -274,6 +276,37 @@ func TestAuth(t *testing.T) {
 				t.Errorf("401 body not in OpenAI error shape: %s", body)
 			}
 		})
+	}
+}
+
+// /health is liveness, always 200 with readiness in the body; /ready is
+// readiness, 503 with the same body while a subsystem is not ready, and
+// neither is rate-limited (issue 23, item 9).
+func TestReadyAnswers503WhenNotReady(t *testing.T) {
+	ready := true
+	_, url := newTestServer(t, Options{RateLimit: RateLimit{Requests: 1, Window: time.Hour, MaxClients: 10},
+		Health: func(context.Context) protocol.Health {
+			if ready {
+				return protocol.Health{Status: "ok", Ready: true}
+			}
+			return protocol.Health{Status: "degraded", Ready: false}
+		}})
+	for _, tc := range []struct {
+		ready              bool
+		health, readyProbe int
+	}{{true, 200, 200}, {false, 200, 503}, {true, 200, 200}} {
+		ready = tc.ready
+		for path, want := range map[string]int{"/health": tc.health, "/ready": tc.readyProbe} {
+			for range 3 { // over the rate limit's budget of 1
+				resp, body := do(t, "GET", url+path, "", "")
+				if resp.StatusCode != want {
+					t.Fatalf("ready=%v %s: %d, want %d", tc.ready, path, resp.StatusCode, want)
+				}
+				if want := fmt.Sprintf(`"ready":%v`, tc.ready); !strings.Contains(body, want) {
+					t.Errorf("%s body %s does not say %s", path, body, want)
+				}
+			}
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -214,5 +215,44 @@ func TestHardening2WSMessageIDReusedWithOtherContent(t *testing.T) {
 	}
 	if f := r.firstReply("ana", "m-42", "delete every branch"); f.Type != protocol.FrameError || f.Code != protocol.CodeIDReused {
 		t.Errorf("other content on a new connection: %+v, want id_reused", f)
+	}
+}
+
+// unixGet asks path of the daemon's control socket.
+func unixGet(t *testing.T, sock, path string) (int, string) {
+	t.Helper()
+	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+	}}, Timeout: 10 * time.Second}
+	defer hc.CloseIdleConnections()
+	resp, err := hc.Get("http://beamclaw" + path)
+	if err != nil {
+		t.Fatalf("GET %s on the control socket: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestHardening2ReadyEndpoint (issue 23, item 9): /ready answers the
+// readiness probe of load balancers, without the gateway token and never
+// rate-limited, on the public listener and the control socket, with the
+// body of /health (which stays the liveness probe). Its 503 while not
+// ready is in TestDiskFull.
+func TestHardening2ReadyEndpoint(t *testing.T) {
+	r := newChatRig(t, rigOptions{gateway: "  auth: {token: {env: E2E_GATEWAY_TOKEN}}\n" +
+		"  rate_limit: {enabled: true, requests: 2, window_seconds: 3600}\n"})
+	r.h.env = append(r.h.env, "E2E_GATEWAY_TOKEN="+strings.Repeat("t0k3n", 8))
+	r.start()
+	for i := range 5 {
+		code, body := get(t, "http://"+r.addr+"/ready")
+		if code != http.StatusOK || !strings.Contains(body, `"ready":true`) {
+			t.Fatalf("/ready %d on the public listener: %d %s", i, code, body)
+		}
+	}
+	http.DefaultClient.CloseIdleConnections()
+	code, body := unixGet(t, filepath.Join(r.h.dir, "run", "beamclaw.sock"), "/ready")
+	if code != http.StatusOK || !strings.Contains(body, `"ready":true`) {
+		t.Errorf("/ready on the control socket: %d %s", code, body)
 	}
 }
