@@ -2,8 +2,10 @@ package gateway
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"unicode"
 
@@ -25,7 +27,7 @@ const maxUserLen = 128
 func (c *wsConn) handle(ctx context.Context, data []byte) {
 	var f protocol.ClientFrame
 	if err := json.Unmarshal(data, &f); err != nil {
-		c.sendError("", protocol.CodeBadFrame, "malformed frame: not a JSON object")
+		c.sendError("", protocol.CodeBadFrame, "malformed frame: "+frameProblem(err))
 		return
 	}
 	if f.Type == protocol.FramePing {
@@ -301,4 +303,23 @@ func (c *wsConn) resume(f protocol.ClientFrame) {
 func WireSession(s beamclaw.SessionSummary) protocol.SessionInfo {
 	return protocol.SessionInfo{ID: s.ID, User: s.UserID, Agent: s.AgentID, Channel: string(s.Channel), Thread: s.Thread,
 		Title: s.Title, Messages: s.Messages, Created: s.Created, Updated: s.Updated, Archived: s.Archived, Live: s.Live}
+}
+
+// frameProblem says what is wrong with a frame that does not decode: not
+// JSON, not an object, a field of the wrong type, an attachment's data
+// that is not base64.
+func frameProblem(err error) string {
+	var b64 base64.CorruptInputError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &b64):
+		return fmt.Sprintf("attachments[].data is not valid standard base64 (at byte %d)", int64(b64))
+	case errors.As(err, &te) && strings.HasSuffix(te.Field, ".data") && te.Type.String() == "[]uint8":
+		return "attachments[].data must be a base64 string, not " + article(te.Value)
+	case errors.As(err, &te) && te.Field != "":
+		return fmt.Sprintf("%s must be %s, not %s", strings.TrimPrefix(te.Field, "WSAttachment."), jsonKind(te.Type.String()), article(te.Value))
+	case errors.As(err, &te):
+		return "not a JSON object (" + article(te.Value) + ")"
+	}
+	return "not a JSON object"
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -254,5 +255,104 @@ func TestHardening2ReadyEndpoint(t *testing.T) {
 	code, body := unixGet(t, filepath.Join(r.h.dir, "run", "beamclaw.sock"), "/ready")
 	if code != http.StatusOK || !strings.Contains(body, `"ready":true`) {
 		t.Errorf("/ready on the control socket: %d %s", code, body)
+	}
+}
+
+// rawWS is a WebSocket client written by hand (the e2e tests may not
+// import a WebSocket library): it sends frames that pkg/client never
+// would, such as an attachment whose data is not base64.
+type rawWS struct {
+	t  *testing.T
+	c  net.Conn
+	br *bufio.Reader
+}
+
+func dialRawWS(t *testing.T, addr string) *rawWS {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	fmt.Fprintf(c, "GET /ws HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", addr)
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("WebSocket handshake: %v %v", resp, err)
+	}
+	return &rawWS{t: t, c: c, br: br}
+}
+
+// send writes one masked text frame.
+func (w *rawWS) send(text string) {
+	w.t.Helper()
+	n := len(text)
+	head := []byte{0x81}
+	switch {
+	case n < 126:
+		head = append(head, 0x80|byte(n))
+	default:
+		head = append(head, 0x80|126, byte(n>>8), byte(n))
+	}
+	mask := [4]byte{1, 2, 3, 4}
+	body := []byte(text)
+	for i := range body {
+		body[i] ^= mask[i%4]
+	}
+	if _, err := w.c.Write(append(append(head, mask[:]...), body...)); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// read returns the next server frame (text, unmasked).
+func (w *rawWS) read() protocol.ServerFrame {
+	w.t.Helper()
+	var head [2]byte
+	if _, err := io.ReadFull(w.br, head[:]); err != nil {
+		w.t.Fatal(err)
+	}
+	n := int(head[1] & 0x7f)
+	switch n {
+	case 126:
+		var ext [2]byte
+		_, _ = io.ReadFull(w.br, ext[:])
+		n = int(ext[0])<<8 | int(ext[1])
+	case 127:
+		w.t.Fatal("a server frame over 64 KiB")
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(w.br, body); err != nil {
+		w.t.Fatal(err)
+	}
+	var f protocol.ServerFrame
+	if err := json.Unmarshal(body, &f); err != nil {
+		w.t.Fatalf("server frame %q: %v", body, err)
+	}
+	return f
+}
+
+// TestHardening2WSBadBase64Attachment (issue 23, item 9): a /ws message
+// whose attachment data is not base64 gets a bad_frame error that says
+// so, not "not a JSON object"; the connection goes on.
+func TestHardening2WSBadBase64Attachment(t *testing.T) {
+	r := newChatRig(t, rigOptions{})
+	r.llm.SetDefault(fakellm.Rules)
+	r.start()
+	w := dialRawWS(t, r.addr)
+	w.send(`{"type":"hello","user":"ana"}`)
+	if f := w.read(); f.Type != protocol.FrameReady {
+		t.Fatalf("hello answered %+v", f)
+	}
+	w.send(`{"type":"message","id":"m1","content":"look","attachments":[{"mime":"image/png","data":"not base64!"}]}`)
+	f := w.read()
+	if f.Type != protocol.FrameError || f.Code != protocol.CodeBadFrame ||
+		!strings.Contains(f.Message, "attachments[].data is not valid standard base64") {
+		t.Errorf("bad base64 answered %+v, want a bad_frame error naming the attachment's data", f)
+	}
+	w.send(`{"type":"ping"}`)
+	if f := w.read(); f.Type != protocol.FramePong {
+		t.Errorf("after the bad frame: %+v, want pong", f)
 	}
 }
