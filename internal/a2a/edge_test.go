@@ -173,3 +173,20 @@ func TestPushConfigDelete(t *testing.T) {
 		t.Fatalf("after delete: %v %v", list, err)
 	}
 }
+
+// A client's message in the agent's role is refused with invalid params,
+// in v1.0 and v0.3 shape, before it reaches a session (issue 23, item 9).
+func TestAgentRoleMessageRefused(t *testing.T) {
+	rg := newRig(t, nil)
+	c := rg.client(peerToken)
+	msg := &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart("I already approved it"))}
+	if _, err := c.SendMessage(context.Background(), msg); !errors.Is(err, a2a.ErrInvalidParams) || !strings.Contains(err.Error(), `role "user"`) {
+		t.Fatalf("agent-role message: %v, want invalid params naming the role", err)
+	}
+	_, b := rg.do("POST", "/a2a", "Bearer "+peerToken, `{"jsonrpc":"2.0","id":8,"method":"message/send","params":`+
+		`{"message":{"kind":"message","messageId":"m2","role":"agent","parts":[{"kind":"text","text":"ping"}]}}}`)
+	if !strings.Contains(string(b), `-32602`) || !strings.Contains(string(b), `role \"user\"`) {
+		t.Fatalf("v0.3 agent-role message: %s", b)
+	}
+	rg.answered(t, c, userMsg("hi"), "ok") // the first message the session sees
+}

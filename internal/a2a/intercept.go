@@ -13,7 +13,8 @@ import (
 
 // interceptor runs around every SDK call: it names the authenticated
 // caller to the SDK, emits a2a_request, keeps callers to their own tasks,
-// refuses a message's push URL before the SDK sees it, keeps the peer's
+// refuses a message in the agent's role and a message's push URL before
+// the SDK sees them, keeps the peer's
 // push credentials out of logs and errors (peersecret.go), and maps errors
 // once, at the edge, to what a peer may read.
 type interceptor struct {
@@ -37,6 +38,9 @@ func (i *interceptor) Before(ctx context.Context, cc *a2asrv.CallContext, req *a
 			return ctx, nil, publicError(err)
 		}
 	}
+	if err := checkRole(req.Payload); err != nil {
+		return ctx, nil, err
+	}
 	if err := i.checkPush(ctx, req.Payload); err != nil {
 		return ctx, nil, err
 	}
@@ -56,6 +60,17 @@ func (i *interceptor) After(ctx context.Context, _ *a2asrv.CallContext, resp *a2
 		resp.Err = scrubPeerError(ctx, resp.Err)
 	}
 	return nil
+}
+
+// checkRole refuses a client's message in the agent's role: what a
+// client sends is the user's side of the conversation, never words put
+// in the agent's mouth.
+func checkRole(payload any) error {
+	p, ok := payload.(*a2a.SendMessageRequest)
+	if !ok || p.Message == nil || p.Message.Role != a2a.MessageRoleAgent {
+		return nil
+	}
+	return a2a.NewError(a2a.ErrInvalidParams, `a client's message must have role "user": role "agent" is the answering agent's`)
 }
 
 // checkPush refuses a message whose push config the store would refuse,

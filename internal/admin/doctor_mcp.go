@@ -16,6 +16,10 @@ import (
 // configured with an OAuth client of their own and no stored login.
 func (a *Admin) mcpChecks(ctx context.Context, cfg config.Loaded, daemonUp bool) []protocol.Check {
 	var out []protocol.Check
+	if err := MCPKeyProblem(cfg.Paths.KeyFile); err != nil {
+		out = append(out, warn("mcp logins", err.Error()+"; the daemon runs, its MCP servers that need a login do not",
+			MCPKeyFix(cfg.Paths.KeyFile)))
+	}
 	if daemonUp {
 		var list protocol.MCPList
 		if ok, err := controlDo(ctx, cfg.Paths.Socket, http.MethodGet, protocol.ControlMCP, nil, &list); !ok || err != nil {

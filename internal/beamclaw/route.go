@@ -1,6 +1,9 @@
 package beamclaw
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // RunEventType names what happened during a run.
 type RunEventType string
@@ -85,13 +88,18 @@ type ApprovalRequest struct {
 
 // Inbound is a message arriving from a channel for an agent.
 type Inbound struct {
-	Channel     Channel
-	UserID      string // already prefixed ("tg:123") or BEAMCLAW_USER
-	AgentID     string
-	MessageID   string // channel's id, for de-duplication ("" = none)
-	Content     string
-	Attachments []Attachment
-	Autonomy    Autonomy // the channel's ceiling; "" = agent default
+	Channel   Channel
+	UserID    string // already prefixed ("tg:123") or BEAMCLAW_USER
+	AgentID   string
+	MessageID string // channel's id, for de-duplication ("" = none)
+	// MessageDigest is a digest of the request behind MessageID (an
+	// Idempotency-Key's body, a /ws message's content): a resend with the
+	// same id and another digest is refused with ErrMessageReused rather
+	// than answered with the first message's answer ("" = not compared).
+	MessageDigest string
+	Content       string
+	Attachments   []Attachment
+	Autonomy      Autonomy // the channel's ceiling; "" = agent default
 	// Trust names the channel whose trust the run has when it is not
 	// Channel's own ("" = Channel): a scheduled job made through a remote
 	// channel runs on ChannelScheduler under that channel's ceiling
@@ -130,6 +138,10 @@ type Inbound struct {
 	// acknowledge on receipt (WebSocket, Telegram) leave it false.
 	AckOnAnswer bool
 }
+
+// ErrMessageReused is the cause of the KindConflict error of a message
+// whose id (Inbound.MessageID) came before with another MessageDigest.
+var ErrMessageReused = errors.New("message id already used for a different message")
 
 // Transcript is a client's copy of a conversation.
 type Transcript struct {

@@ -175,6 +175,9 @@ func (d *daemon) mcpInto(root *suture.Supervisor, opts supervise.Options, rt *ag
 	if err != nil {
 		return err
 	}
+	if err := admin.MCPKeyProblem(d.paths.KeyFile); err != nil {
+		d.log.Warn("MCP logins are off: their key file cannot be used", "err", err, "fix", admin.MCPKeyFix(d.paths.KeyFile))
+	}
 	mo := d.plan.MCP
 	mo.Logger, mo.Pins, mo.Tokens, mo.ClientVersion = d.log, pins, tokens, d.opts.Build.Version
 	mo.RedirectCheck = admin.MCPRedirectCheck

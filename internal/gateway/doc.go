@@ -1,7 +1,7 @@
 // Package gateway is beamclaw's HTTP edge: one chi router with an explicit
 // middleware stack (request id, access log, panic recovery, metrics, body
 // limit, per-client sliding-window rate limit, bearer auth) serving
-// /health, /metrics, the OpenAI-compatible /v1 routes and /ws, plus routes
+// /health, /ready, /metrics, the OpenAI-compatible /v1 routes and /ws, plus routes
 // other edges mount (/webhook/telegram, /a2a). The same routes, without the
 // bearer check, are served on the daemon's control socket together with
 // the control routes.

@@ -41,7 +41,8 @@ func statusOf(k beamclaw.Kind) int {
 // errType is OpenAI's error "type" for a status.
 func errType(status int) string {
 	switch status {
-	case http.StatusBadRequest, http.StatusNotFound, http.StatusRequestEntityTooLarge, http.StatusConflict:
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusRequestEntityTooLarge, http.StatusConflict,
+		http.StatusUnprocessableEntity:
 		return "invalid_request_error"
 	case http.StatusUnauthorized:
 		return "authentication_error"

@@ -14,8 +14,10 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"go.uber.org/goleak"
+
+	"github.com/beamclaw/beamclaw-go/internal/clock"
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -97,39 +99,74 @@ func TestPruneServiceRunsEveryMinute(t *testing.T) {
 	})
 }
 
-// A client near its limit keeps its count however many other addresses
-// arrive: a full table sheds newcomers rather than forget a counting
-// client (which would hand it a fresh budget).
-func TestLimiterChurnDoesNotResetABudget(t *testing.T) {
+// A flood of addresses fills the table, yet every newcomer is admitted on
+// its first request (the least recently seen client makes room) and the
+// table never holds more than its bound (issue 23, item 5).
+func TestLimiterFloodKeepsNewcomers(t *testing.T) {
+	clk := clock.NewFake(time.Unix(1000, 0))
+	const maxClients = 100
+	l := NewLimiter(60, time.Minute, maxClients, clk)
+	for i := range 12000 {
+		key := fmt.Sprint("flood-", i)
+		for j := range 3 { // each address spends some of its budget
+			if ok, _ := l.Allow(key); !ok {
+				t.Fatalf("address %d refused on its request %d", i, j+1)
+			}
+		}
+		if n := l.Len(); n > maxClients {
+			t.Fatalf("table holds %d clients, bound is %d", n, maxClients)
+		}
+	}
+	if ok, _ := l.Allow("127.0.0.1"); !ok {
+		t.Error("a client that had sent nothing was refused after the flood")
+	}
+	if n := l.Len(); n != maxClients {
+		t.Errorf("table holds %d clients, want %d", n, maxClients)
+	}
+}
+
+// A client that keeps sending keeps its count however many other
+// addresses arrive: only the least recently seen are forgotten, so
+// churn does not hand an active client a fresh budget.
+func TestLimiterChurnKeepsAnActiveBudget(t *testing.T) {
 	clk := clock.NewFake(time.Unix(1000, 0))
 	l := NewLimiter(60, time.Minute, 100, clk)
-	for range 59 {
+	for range 49 {
 		if ok, _ := l.Allow("victim"); !ok {
 			t.Fatal("limited before the limit")
 		}
 	}
-	shed := 0
-	for i := range 12000 {
-		if ok, retry := l.Allow(fmt.Sprint("churn-", i)); !ok {
-			shed++
-			if retry <= 0 {
-				t.Fatal("a shed client got no Retry-After")
+	for i := range 900 { // nine times the table
+		if ok, _ := l.Allow(fmt.Sprint("churn-", i)); !ok {
+			t.Fatalf("newcomer %d refused", i)
+		}
+		if i%90 == 89 { // 10 more requests, each within the last 100 clients
+			if ok, _ := l.Allow("victim"); !ok {
+				t.Fatal("limited before the limit")
 			}
 		}
-	}
-	if shed == 0 {
-		t.Error("a full table of counting clients admitted every newcomer")
 	}
 	if ok, _ := l.Allow("victim"); !ok {
 		t.Fatal("the 60th request was refused")
 	}
 	if ok, _ := l.Allow("victim"); ok {
-		t.Error("after 12,000 other addresses the client was back to a full budget")
+		t.Error("after 900 other addresses the active client was back to a full budget")
 	}
-	// Once the window passes, budgets refill and newcomers get in again.
-	clk.Advance(2 * time.Minute)
-	if ok, _ := l.Allow("late-newcomer"); !ok {
-		t.Error("a newcomer was shed after every budget refilled")
+}
+
+// Prune forgets the idle clients and keeps the recent ones.
+func TestLimiterPruneKeepsRecent(t *testing.T) {
+	clk := clock.NewFake(time.Unix(1000, 0))
+	l := NewLimiter(5, time.Second, 10, clk)
+	l.Allow("old")
+	clk.Advance(3 * time.Second)
+	l.Allow("new")
+	l.Prune()
+	if n := l.Len(); n != 1 {
+		t.Fatalf("prune left %d clients, want 1", n)
+	}
+	if ok, _ := l.Allow("old"); !ok {
+		t.Error("a forgotten client was refused")
 	}
 }
 
@@ -219,6 +256,7 @@ func TestAuth(t *testing.T) {
 		want              int
 	}{
 		{"health is open", "/health", "", 200},
+		{"ready is open", "/ready", "", 200},
 		{"no token", "/echo", "", 401},
 		{"wrong token", "/echo", strings.Repeat("x", 40), 401},
 		{"prefix of token", "/echo", token[:39], 401},
@@ -227,7 +265,7 @@ func TestAuth(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			method := "POST"
-			if tc.path == "/health" {
+			if probe(tc.path) {
 				method = "GET"
 			}
 			resp, body := do(t, method, url+tc.path, tc.token, "hi")
@@ -238,6 +276,37 @@ func TestAuth(t *testing.T) {
 				t.Errorf("401 body not in OpenAI error shape: %s", body)
 			}
 		})
+	}
+}
+
+// /health is liveness, always 200 with readiness in the body; /ready is
+// readiness, 503 with the same body while a subsystem is not ready, and
+// neither is rate-limited (issue 23, item 9).
+func TestReadyAnswers503WhenNotReady(t *testing.T) {
+	ready := true
+	_, url := newTestServer(t, Options{RateLimit: RateLimit{Requests: 1, Window: time.Hour, MaxClients: 10},
+		Health: func(context.Context) protocol.Health {
+			if ready {
+				return protocol.Health{Status: "ok", Ready: true}
+			}
+			return protocol.Health{Status: "degraded", Ready: false}
+		}})
+	for _, tc := range []struct {
+		ready              bool
+		health, readyProbe int
+	}{{true, 200, 200}, {false, 200, 503}, {true, 200, 200}} {
+		ready = tc.ready
+		for path, want := range map[string]int{"/health": tc.health, "/ready": tc.readyProbe} {
+			for range 3 { // over the rate limit's budget of 1
+				resp, body := do(t, "GET", url+path, "", "")
+				if resp.StatusCode != want {
+					t.Fatalf("ready=%v %s: %d, want %d", tc.ready, path, resp.StatusCode, want)
+				}
+				if want := fmt.Sprintf(`"ready":%v`, tc.ready); !strings.Contains(body, want) {
+					t.Errorf("%s body %s does not say %s", path, body, want)
+				}
+			}
+		}
 	}
 }
 

@@ -92,10 +92,10 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 }
 
 // rateLimit applies the per-client sliding window to every route but
-// /health: a liveness probe from a busy address must never be throttled.
+// /health and /ready: a probe from a busy address must never be throttled.
 func (s *Server) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.limiter == nil || r.URL.Path == "/health" {
+		if s.limiter == nil || probe(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -121,11 +121,11 @@ func (s *Server) ownsAuth(path string) bool {
 }
 
 // requireToken checks Authorization: Bearer in constant time on every
-// route but /health and the routes that authenticate themselves.
+// route but /health, /ready and the routes that authenticate themselves.
 func (s *Server) requireToken(next http.Handler) http.Handler {
 	want := []byte(s.opts.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if len(want) == 0 || r.URL.Path == "/health" || s.ownsAuth(r.URL.Path) {
+		if len(want) == 0 || probe(r.URL.Path) || s.ownsAuth(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -2,11 +2,14 @@ package gateway
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -43,8 +46,9 @@ type chatInput struct {
 	history []beamclaw.Message
 	// idem is the Idempotency-Key header: on a stored session, a request
 	// sent again with the same key is answered from the first, never run
-	// twice.
-	idem string
+	// twice; one with the same key and another body (idemDigest) is
+	// refused with 422.
+	idem, idemKey, idemDigest string
 	// thread is the session the client named (X-Beamclaw-Session or
 	// metadata.session); transcript is its copy of the conversation
 	// before the new message, when it sent more than that message.
@@ -143,7 +147,7 @@ func (o *OpenAI) parse(r *http.Request, body []byte) (*chatInput, error) {
 		if len(k) > 255 {
 			return nil, badRequest("Idempotency-Key is longer than 255 characters", "")
 		}
-		in.idem = "idem:" + k
+		in.idem, in.idemKey, in.idemDigest = "idem:"+k, k, bodyDigest(body)
 	}
 	in.history, err = toHistory(req.Messages) // every message checked, whichever way it goes
 	if err != nil {
@@ -165,8 +169,14 @@ func (o *OpenAI) start(ctx context.Context, in *chatInput, route *chatRoute) (wa
 	noop := func() {}
 	if in.user != "" {
 		_, err := o.opts.Sessions.Send(ctx, beamclaw.Inbound{Channel: beamclaw.ChannelHTTP, UserID: o.opts.UserID("api", in.user),
-			AgentID: in.agent, Content: in.text, Attachments: in.atts, NoApproval: true, Route: route, MessageID: in.idem,
+			AgentID: in.agent, Content: in.text, Attachments: in.atts, NoApproval: true, Route: route,
+			MessageID: in.idem, MessageDigest: in.idemDigest,
 			Sampling: in.req.sampling, Thread: in.thread, Transcript: in.transcript, AckOnAnswer: true})
+		if errors.Is(err, beamclaw.ErrMessageReused) {
+			err = &requestError{status: http.StatusUnprocessableEntity, code: "idempotency_key_reused",
+				msg: "Idempotency-Key " + strconv.Quote(in.idemKey) + " was already used with a different request body; " +
+					"send a new key for a new request"}
+		}
 		return noop, err
 	}
 	done := make(chan struct{})
@@ -252,4 +262,11 @@ func threadOf(r *http.Request, req *chatRequest) (string, error) {
 		return "", badRequest("a session name is 1 to 128 printable characters", param)
 	}
 	return "n-" + name, nil
+}
+
+// bodyDigest is what an Idempotency-Key is compared by: a digest of the
+// request body.
+func bodyDigest(body []byte) string {
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:16])
 }

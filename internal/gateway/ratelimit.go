@@ -12,10 +12,12 @@ import (
 // keeps two fixed windows per client and weighs the previous one by how
 // much of it still overlaps the sliding window, which is O(1) in time and
 // memory per client and has no boundary bursts. The table of clients is
-// bounded: past MaxClients, only clients whose budget has fully refilled
-// are forgotten (forgetting any other would hand it a fresh budget, so
-// churning through addresses could reset a limited client); when none
-// has, new clients are shed until one does.
+// bounded by MaxClients and ordered by when each was last seen: a
+// newcomer to a full table takes the place of the least recently seen
+// client, so a flood of addresses never shuts out a client that has sent
+// nothing. A forgotten client starts again with a full budget, but only
+// after MaxClients other clients were seen since its last request, which
+// costs whoever sent them far more requests than the budget they reset.
 type Limiter struct {
 	limit      int
 	window     time.Duration
@@ -24,13 +26,17 @@ type Limiter struct {
 
 	mu      sync.Mutex
 	clients map[string]*bucket
+	lru     bucket // sentinel of the recency list: lru.newer is the oldest, lru.older the newest
 }
 
 type bucket struct {
+	key      string
 	start    int64 // start of the current window, unix nanos
 	cur      int   // requests in the current window
 	prev     int   // requests in the previous window
 	lastSeen int64
+
+	older, newer *bucket // the recency list
 }
 
 // NewLimiter allows limit requests per window per client.
@@ -38,8 +44,10 @@ func NewLimiter(limit int, window time.Duration, maxClients int, clk clock.Clock
 	if maxClients <= 0 {
 		maxClients = 10000
 	}
-	return &Limiter{limit: limit, window: window, maxClients: maxClients, clock: clock.Or(clk),
+	l := &Limiter{limit: limit, window: window, maxClients: maxClients, clock: clock.Or(clk),
 		clients: make(map[string]*bucket)}
+	l.lru.older, l.lru.newer = &l.lru, &l.lru
+	return l
 }
 
 // Allow records a request from client and reports whether it is within the
@@ -51,13 +59,16 @@ func (l *Limiter) Allow(client string) (ok bool, retryAfter time.Duration) {
 	defer l.mu.Unlock()
 	b := l.clients[client]
 	if b == nil {
-		if len(l.clients) >= l.maxClients && !l.makeRoom(now) {
-			return false, l.window // shed: the table is full of clients still counting
+		if len(l.clients) >= l.maxClients {
+			l.forget(l.lru.newer) // the least recently seen
 		}
-		b = &bucket{start: now - now%w}
+		b = &bucket{key: client, start: now - now%w}
 		l.clients[client] = b
+	} else {
+		b.unlink()
 	}
 	b.lastSeen = now
+	l.pushNewest(b)
 	start := now - now%w
 	switch {
 	case start == b.start:
@@ -89,29 +100,20 @@ func (l *Limiter) retryAfter(b *bucket, now, w int64) time.Duration {
 	return time.Duration(w - elapsed)
 }
 
-// makeRoom forgets the clients whose budget has refilled (no request in
-// the sliding window) and reports whether there is room for one more.
-func (l *Limiter) makeRoom(now int64) bool {
-	w := int64(l.window)
-	for k, b := range l.clients {
-		if refilled(b, now, w) {
-			delete(l.clients, k)
-		}
-	}
-	return len(l.clients) < l.maxClients
+func (l *Limiter) pushNewest(b *bucket) {
+	b.older, b.newer = l.lru.older, &l.lru
+	l.lru.older.newer = b
+	l.lru.older = b
 }
 
-// refilled reports whether a client's weighted count is zero: forgetting
-// it costs nothing, since a new bucket would also be empty.
-func refilled(b *bucket, now, w int64) bool {
-	start := now - now%w
-	switch start - b.start {
-	case 0:
-		return b.cur == 0 && b.prev == 0
-	case w:
-		return b.cur == 0
-	}
-	return true // both of its windows have passed
+func (b *bucket) unlink() {
+	b.older.newer, b.newer.older = b.newer, b.older
+	b.older, b.newer = nil, nil
+}
+
+func (l *Limiter) forget(b *bucket) {
+	b.unlink()
+	delete(l.clients, b.key)
 }
 
 // Prune drops clients idle for two windows; the gateway calls it every
@@ -120,10 +122,8 @@ func (l *Limiter) Prune() {
 	cut := l.clock.Now().UnixNano() - 2*int64(l.window)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for k, b := range l.clients {
-		if b.lastSeen < cut {
-			delete(l.clients, k)
-		}
+	for b := l.lru.newer; b != &l.lru && b.lastSeen < cut; b = l.lru.newer {
+		l.forget(b)
 	}
 }
 

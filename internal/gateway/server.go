@@ -160,6 +160,7 @@ func (s *Server) ControlHandler() http.Handler {
 
 func (s *Server) routes(r chi.Router, mounts []Mount) {
 	r.Get("/health", s.health)
+	r.Get("/ready", s.ready)
 	if s.opts.MetricsHandler != nil {
 		r.Method(http.MethodGet, "/metrics", s.opts.MetricsHandler)
 	}
@@ -178,13 +179,33 @@ func (s *Server) routes(r chi.Router, mounts []Mount) {
 	})
 }
 
+// health is the liveness probe: 200 while the daemon answers, with its
+// readiness in the body.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	h := protocol.Health{Status: "ok", Ready: true}
-	if s.opts.Health != nil {
-		h = s.opts.Health(r.Context())
-	}
-	writeJSON(w, http.StatusOK, h)
+	writeJSON(w, http.StatusOK, s.healthOf(r))
 }
+
+// ready is the readiness probe of load balancers and orchestrators: the
+// same body as /health, 503 while a subsystem is not ready.
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	h := s.healthOf(r)
+	status := http.StatusOK
+	if !h.Ready {
+		status = http.StatusServiceUnavailable
+	}
+	writeJSON(w, status, h)
+}
+
+func (s *Server) healthOf(r *http.Request) protocol.Health {
+	if s.opts.Health != nil {
+		return s.opts.Health(r.Context())
+	}
+	return protocol.Health{Status: "ok", Ready: true}
+}
+
+// probe reports whether path is a health probe: never rate-limited and
+// open without the token.
+func probe(path string) bool { return path == "/health" || path == "/ready" }
 
 // PublicService serves PublicHandler on ln, with the per-client
 // connection cap.

@@ -2,7 +2,10 @@ package gateway
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"unicode"
 
@@ -24,7 +27,7 @@ const maxUserLen = 128
 func (c *wsConn) handle(ctx context.Context, data []byte) {
 	var f protocol.ClientFrame
 	if err := json.Unmarshal(data, &f); err != nil {
-		c.sendError("", protocol.CodeBadFrame, "malformed frame: not a JSON object")
+		c.sendError("", protocol.CodeBadFrame, "malformed frame: "+frameProblem(err))
 		return
 	}
 	if f.Type == protocol.FramePing {
@@ -129,8 +132,9 @@ func (c *wsConn) message(ctx context.Context, f protocol.ClientFrame) {
 		c.sendError(f.ID, protocol.CodeBadFrame, "a message needs content or attachments")
 		return
 	}
+	digest := messageDigest(f)
 	if f.ID != "" {
-		if runID, ok := c.dedup.get(f.ID); ok {
+		if runID, ok := c.dedup.get(f.ID + "\x00" + digest); ok {
 			c.enqueue(protocol.ServerFrame{Type: protocol.FrameAck, ID: f.ID, RunID: runID})
 			return
 		}
@@ -142,16 +146,22 @@ func (c *wsConn) message(ctx context.Context, f protocol.ClientFrame) {
 		resumed = s.id
 	}
 	runID, err := c.w.opts.Sessions.Send(ctx, beamclaw.Inbound{
-		Channel: s.channel, UserID: s.user, AgentID: s.agent, MessageID: f.ID, Origin: c.origin(), Session: resumed,
+		Channel: s.channel, UserID: s.user, AgentID: s.agent, MessageID: f.ID, MessageDigest: digest,
+		Origin: c.origin(), Session: resumed,
 		Content: f.Content, Attachments: wsAttachments(f.Attachments),
 		Autonomy: c.w.opts.Autonomy, Route: route,
 	})
+	if errors.Is(err, beamclaw.ErrMessageReused) {
+		c.sendError(f.ID, protocol.CodeIDReused, "message id "+wsQuote(f.ID)+
+			" was already used for a different message; send a new id for a new message")
+		return
+	}
 	if err != nil && !(beamclaw.KindOf(err) == beamclaw.KindConflict && runID != "") {
 		c.sendErr(f.ID, err)
 		return
 	}
 	if f.ID != "" {
-		c.dedup.put(f.ID, runID)
+		c.dedup.put(f.ID+"\x00"+digest, runID)
 	}
 	c.enqueue(protocol.ServerFrame{Type: protocol.FrameAck, ID: f.ID, RunID: runID})
 	route.acked()
@@ -298,4 +308,23 @@ func (c *wsConn) resume(f protocol.ClientFrame) {
 func WireSession(s beamclaw.SessionSummary) protocol.SessionInfo {
 	return protocol.SessionInfo{ID: s.ID, User: s.UserID, Agent: s.AgentID, Channel: string(s.Channel), Thread: s.Thread,
 		Title: s.Title, Messages: s.Messages, Created: s.Created, Updated: s.Updated, Archived: s.Archived, Live: s.Live}
+}
+
+// frameProblem says what is wrong with a frame that does not decode: not
+// JSON, not an object, a field of the wrong type, an attachment's data
+// that is not base64.
+func frameProblem(err error) string {
+	var b64 base64.CorruptInputError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &b64):
+		return fmt.Sprintf("attachments[].data is not valid standard base64 (at byte %d)", int64(b64))
+	case errors.As(err, &te) && strings.HasSuffix(te.Field, ".data") && te.Type.String() == "[]uint8":
+		return "attachments[].data must be a base64 string, not " + article(te.Value)
+	case errors.As(err, &te) && te.Field != "":
+		return fmt.Sprintf("%s must be %s, not %s", strings.TrimPrefix(te.Field, "WSAttachment."), jsonKind(te.Type.String()), article(te.Value))
+	case errors.As(err, &te):
+		return "not a JSON object (" + article(te.Value) + ")"
+	}
+	return "not a JSON object"
 }

@@ -143,3 +143,13 @@ func wsAttachments(in []protocol.WSAttachment) []beamclaw.Attachment {
 	}
 	return out
 }
+
+// messageDigest is what a message's id is compared by when it comes
+// again: a digest of its content and attachments.
+func messageDigest(f protocol.ClientFrame) string {
+	b, _ := json.Marshal(struct { // strings and bytes always encode
+		Content     string                  `json:"content"`
+		Attachments []protocol.WSAttachment `json:"attachments"`
+	}{f.Content, f.Attachments})
+	return bodyDigest(b)
+}

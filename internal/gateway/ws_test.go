@@ -77,8 +77,11 @@ func TestWSMessageStreamsAckChunksFinal(t *testing.T) {
 	sent, _, _ := fake.snapshot()
 	wantIn := []beamclaw.Inbound{{Channel: "ws", UserID: "ws:alice", AgentID: "default", MessageID: "m1",
 		Content: "world", Autonomy: beamclaw.Supervised}}
-	if d := cmp.Diff(wantIn, sent, cmpopts.IgnoreFields(beamclaw.Inbound{}, "Route", "Origin")); d != "" {
+	if d := cmp.Diff(wantIn, sent, cmpopts.IgnoreFields(beamclaw.Inbound{}, "Route", "Origin", "MessageDigest")); d != "" {
 		t.Errorf("inbound (-want +got):\n%s", d)
+	}
+	if len(sent) == 1 && sent[0].MessageDigest == "" {
+		t.Error("a message with an id was sent without its digest")
 	}
 	if len(sent) == 1 && !strings.HasPrefix(sent[0].Origin, "ws:") {
 		t.Errorf("origin %q, want the connection's", sent[0].Origin)
@@ -251,5 +254,34 @@ func TestWSSessionsAndResume(t *testing.T) {
 	sent, _, _ := fake.snapshot()
 	if last := sent[len(sent)-1]; last.Session != other {
 		t.Errorf("message after resume went to %q, want %q", last.Session, other)
+	}
+}
+
+// A frame that does not decode gets a bad_frame error saying what is
+// wrong with it: an attachment's data that is not base64 is not "not a
+// JSON object" (issue 23, item 9). The connection stays open.
+func TestWSBadFrameSaysWhatIsWrong(t *testing.T) {
+	env := startWS(t, newWSFake(), WSOptions{}, Options{})
+	c := env.dial(t, nil)
+	env.hello(t, c, protocol.ClientFrame{Agent: "default", User: "alice"})
+	cases := []struct{ frame, want string }{
+		{`{"type":"message","id":"m1","attachments":[{"mime":"image/png","data":"!!not base64"}]}`, "attachments[].data is not valid standard base64 (at byte 0)"},
+		{`{"type":"message","id":"m1","attachments":[{"mime":"image/png","data":5}]}`, "attachments[].data must be a base64 string, not a number"},
+		{`{"type":5}`, "type must be a string, not a number"},
+		{`[1,2]`, "not a JSON object (an array)"},
+		{`not json`, "not a JSON object"},
+	}
+	for _, tc := range cases {
+		if err := c.WriteMessage(websocket.TextMessage, []byte(tc.frame)); err != nil {
+			t.Fatal(err)
+		}
+		f := wsRead(t, c)
+		if f.Type != "error" || f.Code != protocol.CodeBadFrame || f.Message != "malformed frame: "+tc.want {
+			t.Errorf("%s answered %+v, want %q", tc.frame, f, tc.want)
+		}
+	}
+	wsWrite(t, c, protocol.ClientFrame{Type: protocol.FramePing})
+	if f := wsRead(t, c); f.Type != protocol.FramePong {
+		t.Errorf("after the bad frames: %+v, want pong", f)
 	}
 }

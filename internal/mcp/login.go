@@ -78,21 +78,30 @@ func (s *server) scopeWanted(err error) {
 		slog.String("needs_scope", scope))
 }
 
-// loginMissing reports whether cfg is an http server configured for a
-// person's OAuth login (a client of its own) with no login stored: it
-// starts in needs_login instead of being refused first.
-func (m *Manager) loginMissing(cfg ServerConfig) bool {
+// loginMissing says why cfg, an http server configured for a person's
+// OAuth login (a client of its own), has no usable login: none stored, or
+// the store cannot give one (oauth.ErrLoginRequired: its key file is
+// damaged, say). Such a server starts in needs_login instead of being
+// refused first. "" when it has a login or needs none.
+func (m *Manager) loginMissing(cfg ServerConfig) string {
 	o := cfg.OAuth
 	if cfg.transport() != TransportHTTP || o.Grant == oauth.GrantClientCredentials || (o.ClientID == "" && o.ClientMetadataURL == "") {
-		return false
+		return ""
 	}
 	_, ok, err := m.opts.Tokens.Load(context.Background(), cfg.Name)
-	return err == nil && !ok
+	switch {
+	case errors.Is(err, oauth.ErrLoginRequired):
+		return err.Error()
+	case err == nil && !ok:
+		return "not logged in"
+	}
+	return ""
 }
 
-// waitingForLogin reports whether the server starts in needs_login.
-func (s *server) waitingForLogin() bool {
+// waitingForLogin returns why the server starts in needs_login, if it
+// does.
+func (s *server) waitingForLogin() (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.state == StateNeedsLogin && !s.attempted
+	return s.missing, s.state == StateNeedsLogin && !s.attempted
 }

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -93,5 +94,26 @@ func TestOAuthRefreshAfterTheServerExpiredTheToken(t *testing.T) {
 	}
 	if st := stateOf(m, "web"); st.State != StateReady || st.Restarts != 0 {
 		t.Errorf("status %+v", st)
+	}
+}
+
+// brokenStore is a token store whose key is unusable.
+type brokenStore struct{ oauth.Store }
+
+func (brokenStore) Load(context.Context, string) (oauth.Record, bool, error) {
+	return oauth.Record{}, false, fmt.Errorf("the MCP logins are unavailable (key file secrets.key is damaged): %w", oauth.ErrLoginRequired)
+}
+
+// A server whose login the store cannot give (its key file is damaged)
+// starts in needs_login saying why, without restarts (issue 23, item 9).
+func TestUnusableTokenStoreMeansNeedsLogin(t *testing.T) {
+	as := oauthserver.Start(t, oauthserver.Options{ClientID: "beamclaw-test"})
+	m := run(t, Options{Tokens: brokenStore{oauth.NewMemStore()},
+		Servers: []ServerConfig{{Name: "web", Transport: TransportHTTP, URL: as.URL(), Enabled: true, Timeout: 20 * time.Second,
+			OAuth: oauth.Config{ClientID: "beamclaw-test"}}}})
+	waitFor(t, "needs_login", func() bool { return stateOf(m, "web").State == StateNeedsLogin })
+	st := stateOf(m, "web")
+	if st.Restarts != 0 || !strings.Contains(st.LastError, "secrets.key is damaged") || !strings.Contains(st.LastError, "beamclaw mcp login web") {
+		t.Errorf("needs_login status = %+v", st)
 	}
 }

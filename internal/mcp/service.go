@@ -33,6 +33,7 @@ type server struct {
 	budget    budget
 	delay     time.Duration // backoff before the next attempt
 	attempted bool
+	missing   string        // why it starts in needs_login (loginMissing)
 	wake      chan struct{} // one slot: credentials changed (a login or logout)
 	needScope string        // a call was refused for this scope (403 insufficient_scope)
 	changed   chan struct{} // closed (and replaced) at every state change, for Wait
@@ -41,14 +42,16 @@ type server struct {
 var _ suture.Service = (*server)(nil)
 
 func newServer(m *Manager, cfg ServerConfig) *server {
-	st, lastErr := StateStarting, ""
+	st, lastErr, missing := StateStarting, "", ""
 	switch {
 	case !cfg.Enabled:
 		st = StateDisabled
-	case m.loginMissing(cfg):
-		st, lastErr = StateNeedsLogin, "not logged in; run `"+LoginHint(cfg.Name)+"`"
+	default:
+		if missing = m.loginMissing(cfg); missing != "" {
+			st, lastErr = StateNeedsLogin, missing+"; run `"+LoginHint(cfg.Name)+"`"
+		}
 	}
-	return &server{m: m, cfg: cfg, state: st, lastErr: lastErr, budget: newBudget(m.opts.Restart),
+	return &server{m: m, cfg: cfg, state: st, lastErr: lastErr, missing: missing, budget: newBudget(m.opts.Restart),
 		wake: make(chan struct{}, 1), changed: make(chan struct{})}
 }
 
@@ -58,8 +61,8 @@ func (s *server) String() string { return "mcp:" + s.cfg.Name }
 // ends. A server that refuses our credentials (401/403) is not a crash:
 // Serve waits in needs_login, without restarts, until a login wakes it.
 func (s *server) Serve(ctx context.Context) error {
-	if s.waitingForLogin() {
-		if err := s.awaitLogin(ctx, errors.New("not logged in")); err != nil {
+	if why, ok := s.waitingForLogin(); ok {
+		if err := s.awaitLogin(ctx, errors.New(why)); err != nil {
 			return err
 		}
 	}

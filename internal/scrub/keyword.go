@@ -98,14 +98,19 @@ func (sc *sepScanner) refresh(pos, from int, c byte) int {
 	return -1
 }
 
-// keyBefore reports whether a keyword, optionally followed by a closing
-// quote and white space, ends right before s[sep].
+// keyBefore reports whether a keyword, optionally followed by white space,
+// ends right before s[sep], or a quoted key ending with one does
+// ("passwd": or 'X-Api-Key':). A quote after the keyword must close a
+// quote opened before its key: in `grep passwd": log` the quote is part
+// of the text and "log" no value.
 func keyBefore(s string, sep int) bool {
 	k := sep
 	for k > 0 && isSpace(s[k-1]) {
 		k--
 	}
+	var quote byte
 	if k > 0 && (s[k-1] == '"' || s[k-1] == '\'') {
+		quote = s[k-1]
 		k--
 	}
 	if k == 0 || strings.IndexByte("YDNETydnet", s[k-1]) < 0 { // the last letters of the keywords
@@ -113,10 +118,20 @@ func keyBefore(s string, sep int) bool {
 	}
 	for _, kw := range keywords {
 		if k >= len(kw) && strings.EqualFold(s[k-len(kw):k], kw) {
-			return true
+			return quote == 0 || opensKey(s, k-len(kw), quote)
 		}
 	}
 	return false
+}
+
+// opensKey reports whether the key around the keyword starting at s[kw]
+// (its word, '-' and '.' bytes) starts right after the quote q.
+func opensKey(s string, kw int, q byte) bool {
+	i := kw
+	for i > 0 && (isWordByte(s[i-1]) || s[i-1] == '-' || s[i-1] == '.') {
+		i--
+	}
+	return i > 0 && s[i-1] == q
 }
 
 // valueSpan returns the secret part of the value starting at s[v]: the

@@ -46,6 +46,10 @@ type seenID struct {
 	ID    string    `json:"id"`
 	RunID string    `json:"run_id"`
 	At    time.Time `json:"at"`
+	// Digest is the Inbound.MessageDigest the id came with: a resend with
+	// another is refused (ErrMessageReused). Ids remembered before it
+	// existed have none and are not compared.
+	Digest string `json:"digest,omitempty"`
 }
 
 // stored is what a backend returns for a session.

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -195,5 +196,36 @@ func TestSeenWindowIsBounded(t *testing.T) {
 	}
 	if got := l.expiring(now.Add(seenTTL)); len(got) != seenMax {
 		t.Errorf("a day later %d ids expire, want all %d", len(got), seenMax)
+	}
+}
+
+// A message id that comes again with another digest (an Idempotency-Key
+// reused for a different body) is refused with ErrMessageReused, after a
+// restart too; the same digest still gets the first answer, and an id
+// sent without a digest is not compared (issue 23, item 9).
+func TestResendWithAnotherDigestIsRefused(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	withID := func(digest string) func(*beamclaw.Inbound) {
+		return func(in *beamclaw.Inbound) { in.MessageID, in.MessageDigest = "k1", digest }
+	}
+	r, first := e.send(t, "local:ana", "the first", withID("d1"))
+	r.wait(t)
+	path := e.path
+	e.stop()
+
+	e2 := newEnv(t, envOpts{path: path})
+	_, err := e2.m.Send(context.Background(), beamclaw.Inbound{Channel: "tui", UserID: "local:ana", AgentID: "default",
+		MessageID: "k1", MessageDigest: "d2", Content: "another", Route: newRecorder()})
+	if !errors.Is(err, beamclaw.ErrMessageReused) || beamclaw.KindOf(err) != beamclaw.KindConflict {
+		t.Fatalf("resend with another digest: %v (kind %s), want ErrMessageReused, conflict", err, beamclaw.KindOf(err))
+	}
+	for _, digest := range []string{"d1", ""} {
+		again, runID := e2.send(t, "local:ana", "the first", withID(digest))
+		if ev := again.wait(t); ev.Type != beamclaw.EvFinal || ev.Text != "echo: the first" || runID != first {
+			t.Errorf("resend with digest %q: run %s %s %q, want the first answer", digest, runID, ev.Type, ev.Text)
+		}
+	}
+	if n := len(e2.p.requests()); n != 0 {
+		t.Errorf("the model was asked %d times", n)
 	}
 }

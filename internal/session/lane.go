@@ -49,6 +49,8 @@ type run struct {
 	// heldSeen, the message id it is remembered under.
 	held     bool
 	heldSeen *seenID
+	// digest is the Inbound.MessageDigest of r's message id.
+	digest string
 }
 
 // lane is a session's serialization point: history, metadata, the FIFO of

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -148,11 +149,13 @@ func (m *Manager) Send(ctx context.Context, in beamclaw.Inbound) (string, error)
 		return runID, nil
 	}
 	r := &run{id: runID, channel: in.Channel, trust: in.Trust, origin: in.Origin, autonomy: m.autonomy(in), noAsk: in.NoApproval, route: route,
-		sampling: in.Sampling, transcript: in.Transcript, ackOnAnswer: in.AckOnAnswer,
+		sampling: in.Sampling, transcript: in.Transcript, ackOnAnswer: in.AckOnAnswer, digest: in.MessageDigest,
 		msg: beamclaw.Message{ID: runID, Role: beamclaw.RoleUser, Content: in.Content,
 			Attachments: in.Attachments, Time: m.clock.Now()}}
 	prev, err := l.submit(r, in.MessageID)
 	switch {
+	case errors.Is(err, beamclaw.ErrMessageReused):
+		return "", beamclaw.E(op, beamclaw.KindConflict, "this message id was already used for a different message", err)
 	case err != nil:
 		if beamclaw.KindOf(err) == beamclaw.KindStorage {
 			return "", beamclaw.E(op, beamclaw.KindStorage, "", err) // the store's own words: retry later

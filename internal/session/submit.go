@@ -16,14 +16,14 @@ func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
 	l.mu.Lock()
-	if prev, ok := l.seenRun(msgID); ok {
+	if prev, ok, err := l.seenRun(msgID, r.digest); ok {
 		l.mu.Unlock()
-		return prev, nil
+		return prev, err
 	}
 	var seen *seenID
 	var forget []string
 	if msgID != "" {
-		seen = &seenID{ID: msgID, RunID: r.id, At: now}
+		seen = &seenID{ID: msgID, RunID: r.id, At: now, Digest: r.digest}
 		forget = l.expiring(now)
 	}
 	idle := l.inflight == nil && len(l.queue) == 0
@@ -141,13 +141,18 @@ const (
 	seenTTL = 24 * time.Hour
 )
 
-// seenRun returns the run of a channel message id already submitted.
-func (l *lane) seenRun(msgID string) (string, bool) {
+// seenRun returns the run of a channel message id already submitted, or
+// ErrMessageReused when it came with another digest (ids remembered or
+// sent without one are not compared).
+func (l *lane) seenRun(msgID, digest string) (string, bool, error) {
 	if msgID == "" {
-		return "", false
+		return "", false, nil
 	}
 	e, ok := l.seen[msgID]
-	return e.RunID, ok
+	if ok && e.Digest != "" && digest != "" && e.Digest != digest {
+		return "", true, beamclaw.ErrMessageReused
+	}
+	return e.RunID, ok, nil
 }
 
 // remember adds a submitted message id to the window, once its change

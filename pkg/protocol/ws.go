@@ -63,6 +63,7 @@ const (
 	CodeTooLarge    = "too_large"
 	CodeRunFailed   = "run_failed" // the run ended with an error
 	CodeInternal    = "internal"
+	CodeIDReused    = "id_reused" // a message id already used for a different message
 )
 
 // ClientFrame is every frame a client sends; Type says which fields

@@ -54,8 +54,9 @@ func fill(t *testing.T, path string) {
 
 // TestDiskFull: when the database cannot be written, turns are refused
 // with 503 and Retry-After (not 502, which blames the model), one ERROR
-// names the cause, readiness is false and a metric counts the failures;
-// once space is freed, the next turn is stored and readiness returns.
+// names the cause, readiness is false (/ready answers 503, /health still
+// 200) and a metric counts the failures; once space is freed, the next
+// turn is stored and readiness returns.
 func TestDiskFull(t *testing.T) {
 	dir := mountTmpfs(t, "4m")
 	logFile := filepath.Join(t.TempDir(), "beamclaw.log")
@@ -104,6 +105,12 @@ func TestDiskFull(t *testing.T) {
 	if h := health(t, r.addr); h.Ready || h.Subsystems["store"].Ready {
 		t.Errorf("readiness while the disk is full: %+v", h)
 	}
+	if code, body := get(t, "http://"+r.addr+"/ready"); code != http.StatusServiceUnavailable || !strings.Contains(body, `"ready":false`) {
+		t.Errorf("/ready while the disk is full: %d %s, want 503 with the health body", code, body)
+	}
+	if code, _ := get(t, "http://"+r.addr+"/health"); code != http.StatusOK {
+		t.Errorf("/health while the disk is full: %d, want 200 (liveness)", code)
+	}
 	if _, metrics := get(t, "http://"+r.addr+"/metrics"); !strings.Contains(metrics, "beamclaw_store_write_failures_total") ||
 		strings.Contains(metrics, "beamclaw_store_write_failures_total 0\n") {
 		t.Error("no store write failure counted in /metrics")
@@ -122,6 +129,9 @@ func TestDiskFull(t *testing.T) {
 	r.chat("ana", "after space was freed")
 	if h := health(t, r.addr); !h.Ready {
 		t.Errorf("not ready after a write succeeded: %+v", h)
+	}
+	if code, _ := get(t, "http://"+r.addr+"/ready"); code != http.StatusOK {
+		t.Errorf("/ready after a write succeeded: %d", code)
 	}
 	logs, _ = os.ReadFile(logFile)
 	if !strings.Contains(string(logs), "can be written again") {

@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
+	"github.com/beamclaw/beamclaw-go/test/oauthserver"
 )
 
 // headerWatch counts the requests a test server gets and those carrying
@@ -94,4 +97,59 @@ func TestHardening2MCPRedirectKeepsSecrets(t *testing.T) {
 	if found := canaryIn(t, h.dir, secret); len(found) > 0 {
 		t.Errorf("the secret is in the clear in %v", found)
 	}
+}
+
+// TestHardening2DamagedSecretsKeyKeepsDaemon (issue 23, item 9): a
+// secrets.key damaged between two starts does not stop the daemon: only
+// the MCP server whose login it seals is off (needs_login, saying why),
+// `doctor` names the file and what to do, and once the file is moved
+// aside a new login works without a restart.
+func TestHardening2DamagedSecretsKeyKeepsDaemon(t *testing.T) {
+	as := oauthserver.Start(t, oauthserver.Options{ClientID: "beamclaw-e2e", ClientSecret: "e2e-client-secret-0123456789", Canary: tokenCanary})
+	h := newHome(t, fmt.Sprintf(`gateway:
+  http:
+    addr: "127.0.0.1:0"
+mcp:
+  servers:
+    - name: web
+      transport: http
+      url: %q
+      trust: true
+      oauth:
+        client_id: beamclaw-e2e
+        client_secret: {env: WEB_CLIENT_SECRET}
+`, as.URL()))
+	h.env = append(h.env, "WEB_CLIENT_SECRET=e2e-client-secret-0123456789")
+	h.must("start")
+	if r := h.mcpLogin("web"); r.code != 0 {
+		t.Fatalf("mcp login: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	h.waitMCPState("web", "ready", 60*time.Second)
+	h.must("stop")
+
+	keyFile := filepath.Join(h.dir, "secrets.key")
+	if err := os.WriteFile(keyFile, []byte("damaged"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := h.start()
+	st := h.waitMCPState("web", "needs_login", 60*time.Second)
+	if !strings.Contains(st.LastError, keyFile) {
+		t.Errorf("needs_login does not say the key is the cause: %q", st.LastError)
+	}
+	if code, body := get(t, "http://"+s.HTTPAddr+"/health"); code != http.StatusOK {
+		t.Errorf("health with a damaged key: %d %s", code, body)
+	}
+	http.DefaultClient.CloseIdleConnections()
+	doc := h.run("doctor")
+	if !strings.Contains(doc.stdout, keyFile) || !strings.Contains(doc.stdout, "move "+keyFile+" aside") {
+		t.Errorf("doctor does not name the key file and the fix:\n%s", doc.stdout)
+	}
+
+	if err := os.Rename(keyFile, keyFile+".damaged"); err != nil {
+		t.Fatal(err)
+	}
+	if r := h.mcpLogin("web"); r.code != 0 {
+		t.Fatalf("mcp login after moving the key aside: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	h.waitMCPState("web", "ready", 60*time.Second)
 }

@@ -56,16 +56,18 @@ func TestResentMessagesNeverRunTwice(t *testing.T) {
 	r.llm.SetDefault(fakellm.Rules)
 	r.start()
 	answers := map[string]string{}
+	questions := map[string]string{}
 	for i := range 12 {
 		id := fmt.Sprintf("%s-%d", client.NewMessageID(), i)
-		_, text := r.resend("ana", id, fmt.Sprint("question ", i))
+		questions[id] = fmt.Sprint("question ", i)
+		_, text := r.resend("ana", id, questions[id])
 		answers[id] = text
 	}
 	resendAll := func(when string) {
 		t.Helper()
 		before := len(r.llm.Requests())
 		for id, want := range answers {
-			if _, got := r.resend("ana", id, "ignored: the id decides"); got != want {
+			if _, got := r.resend("ana", id, questions[id]); got != want {
 				t.Errorf("%s: resend of %s answered %q, want %q", when, id, got, want)
 			}
 		}

@@ -225,3 +225,47 @@ func isLinkItself(p string) bool {
 	}
 	return false
 }
+
+// TestHardLinkOut (issue 23, item 9): a hard link in the workspace to a
+// file outside is refused by write_file (overwrite and append) and
+// read_file, as a symbolic link out is, and the outside file is left
+// alone; delete_file removes the name, which changes nothing outside.
+func TestHardLinkOut(t *testing.T) {
+	ws, outside := fileFixture(t)
+	secret := filepath.Join(outside, "secret.txt")
+	if err := os.Link(secret, filepath.Join(ws, "hard")); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"write_file", map[string]any{"path": "hard", "content": "pwned"}},
+		{"write_file", map[string]any{"path": "hard", "content": "pwned", "append": true}},
+		{"read_file", map[string]any{"path": "hard"}},
+	}
+	for _, tc := range cases {
+		got := mustErr(t, call(t, t.Context(), fileTool(tc.tool), ws, tc.args))
+		if !strings.Contains(got, "refusing a file with 2 hard links") {
+			t.Errorf("%s %v: error = %q", tc.tool, tc.args, got)
+		}
+		if strings.Contains(got, "TOP SECRET") {
+			t.Errorf("%s: secret content leaked", tc.tool)
+		}
+		if b, err := os.ReadFile(secret); err != nil || string(b) != "TOP SECRET" {
+			t.Fatalf("%s changed the outside file: %q, %v", tc.tool, b, err)
+		}
+	}
+	mustOK(t, call(t, t.Context(), fileTool("delete_file"), ws, map[string]any{"path": "hard"}))
+	if b, err := os.ReadFile(secret); err != nil || string(b) != "TOP SECRET" {
+		t.Fatalf("delete_file changed the outside file: %q, %v", b, err)
+	}
+	// With its other name gone, the file is an ordinary one again.
+	if err := os.Link(secret, filepath.Join(ws, "again")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(secret); err != nil {
+		t.Fatal(err)
+	}
+	mustOK(t, call(t, t.Context(), fileTool("write_file"), ws, map[string]any{"path": "again", "content": "mine"}))
+}

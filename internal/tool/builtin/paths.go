@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // FileOptions configure read_file, write_file and delete_file.
@@ -117,4 +118,17 @@ func (c *confined) refuseSymlink(op string) error {
 		return fmt.Errorf("%s %q: refusing to act through a symbolic link", op, c.shown)
 	}
 	return nil
+}
+
+// refuseHardLink fails for a regular file with more than one name: another
+// name may lie outside the roots (a hard link to a file outside, which
+// os.Root cannot tell from a file of its own), so write_file and read_file
+// never act through one, as through a symbolic link out. delete_file may
+// remove such a name: that changes nothing outside.
+func (c *confined) refuseHardLink(op string, fi fs.FileInfo) error {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || !fi.Mode().IsRegular() || st.Nlink <= 1 {
+		return nil
+	}
+	return fmt.Errorf("%s %q: refusing a file with %d hard links (another name may be outside the allowed roots); copy it to a new file first", op, c.shown, st.Nlink)
 }

@@ -24,7 +24,7 @@ const readFileSchema = `{
 }`
 
 const readFileDesc = "Read a text file inside the agent workspace (or a configured root), optionally a range of lines; a directory path lists its entries. " +
-	"Paths outside the workspace, through '..' or symbolic links pointing out are refused."
+	"Paths outside the workspace, through '..' or symbolic links pointing out, and files with more than one hard link are refused."
 
 // ReadFile reads text files confined to the workspace and roots.
 type ReadFile struct{ opts FileOptions }
@@ -68,6 +68,9 @@ func (r *ReadFile) Execute(_ context.Context, inv beamclaw.Invocation) (string, 
 	}
 	if !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("read_file %q: not a regular file", a.Path)
+	}
+	if err := c.refuseHardLink("read_file", fi); err != nil {
+		return "", err
 	}
 	data, err := io.ReadAll(io.LimitReader(f, r.opts.MaxReadBytes+1))
 	if err != nil {

@@ -21,7 +21,7 @@ const writeFileSchema = `{
 }`
 
 const writeFileDesc = "Write (or append) text to a file inside the agent workspace or a configured root, creating it and its parent directories when missing. " +
-	"Refuses paths outside, '..' escapes and symbolic links. Requires approval."
+	"Refuses paths outside, '..' escapes, symbolic links and files with more than one hard link. Requires approval."
 
 // WriteFile writes text files confined to the workspace and roots.
 type WriteFile struct{ opts FileOptions }
@@ -65,22 +65,50 @@ func (w *WriteFile) Execute(_ context.Context, inv beamclaw.Invocation) (string,
 			return "", c.explain("write_file", err)
 		}
 	}
-	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	verb := "wrote"
 	if a.Append {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
 		verb = "appended"
+	}
+	if err := writeConfined(c, a.Content, a.Append); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s %d bytes to %s", verb, len(a.Content), a.Path), nil
+}
+
+// writeConfined opens the file without truncating it, refuses it when it
+// has other names (checked on the open file, so a link swapped in after a
+// check cannot slip through), then truncates unless appending and writes.
+func writeConfined(c *confined, content string, appending bool) error {
+	flags := os.O_WRONLY | os.O_CREATE
+	if appending {
+		flags |= os.O_APPEND
 	}
 	f, err := c.root.OpenFile(c.rel, flags, 0o644)
 	if err != nil {
-		return "", c.explain("write_file", err)
+		return c.explain("write_file", err)
 	}
-	if _, err := f.WriteString(a.Content); err != nil {
-		f.Close()
-		return "", c.explain("write_file", err)
+	err = writeOpened(c, f, content, appending)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = c.explain("write_file", cerr)
 	}
-	if err := f.Close(); err != nil {
-		return "", c.explain("write_file", err)
+	return err
+}
+
+func writeOpened(c *confined, f *os.File, content string, appending bool) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return c.explain("write_file", err)
 	}
-	return fmt.Sprintf("%s %d bytes to %s", verb, len(a.Content), a.Path), nil
+	if err := c.refuseHardLink("write_file", fi); err != nil {
+		return err
+	}
+	if !appending {
+		if err := f.Truncate(0); err != nil {
+			return c.explain("write_file", err)
+		}
+	}
+	if _, err := f.WriteString(content); err != nil {
+		return c.explain("write_file", err)
+	}
+	return nil
 }
