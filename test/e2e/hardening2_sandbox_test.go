@@ -40,7 +40,7 @@ func TestHardening2SandboxRunsAreApart(t *testing.T) {
 	}
 	// Her watchers saw her own runs (their tokens: at most the two that
 	// planted them), never Bob's script or token.
-	out := exec("alice", "sh", "grep -ac BOB-SECRET /tmp/loot; grep -a BEAMCLAW_RUN_TOKEN /tmp/loot | sort -u | wc -l; echo x > /dev/mqueue/q 2>/dev/null && echo mqueue writable")
+	out := exec("alice", "sh", "grep -ac BOB-SECRET /tmp/loot; grep -ao 'BEAMCLAW_RUN_TOKEN=[0-9a-f]*' /tmp/loot | sort -u | wc -l; echo x > /dev/mqueue/q 2>/dev/null && echo mqueue writable")
 	f := strings.Fields(out.Stdout)
 	if tokens, err := strconv.Atoi(f[len(f)-1]); len(f) != 2 || f[0] != "0" || err != nil || tokens > 2 {
 		t.Errorf("alice's loot holds bob's script (count 1), more tokens than her own two (count 2), or mqueue was writable: %+v", out)
