@@ -40,7 +40,8 @@ func (rl *runLane) Commit(_ context.Context, msgs []beamclaw.Message) error {
 		merged.msgs = append(slices.Clip(d.msgs), c.msgs...)
 		merged.rec = c.rec
 		if err := l.m.store.apply(l.id, merged); err != nil {
-			return err // still deferred: the run fails or retries
+			l.refusedLocked(err)
+			return err
 		}
 		l.deferred = nil
 	} else if err := l.write(c); err != nil {
@@ -226,8 +227,39 @@ func (l *lane) flushLocked() error {
 		return nil
 	}
 	if err := l.m.store.apply(l.id, *d); err != nil {
+		l.refusedLocked(err)
 		return err
 	}
 	l.deferred = nil
 	return nil
+}
+
+// refusedLocked takes the deferred user message back when the store
+// refused it for its own sake (disk full): nobody was told it was stored
+// (its channel acknowledges with the answer, which is now an error), so it
+// leaves nothing behind, in memory either, and the client's retry is its
+// only copy, under the same message id too. Other errors leave it
+// deferred. The caller holds l.wmu.
+func (l *lane) refusedLocked(err error) {
+	d := l.deferred
+	if d == nil || beamclaw.KindOf(err) != beamclaw.KindStorage {
+		return
+	}
+	l.deferred = nil
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := len(d.msgs)
+	if k := len(l.history) - n; n > 0 && k >= 0 && l.rec.NextSeq == d.from+uint64(n) {
+		l.history = l.history[:k:k]
+		l.rec.NextSeq, l.rec.Messages = d.from, max(l.rec.Messages-n, 0)
+	}
+	if d.created {
+		l.stored = false
+	}
+	if d.seen != nil {
+		delete(l.seen, d.seen.ID)
+		if i := len(l.seenOrder) - 1; i >= 0 && l.seenOrder[i].ID == d.seen.ID {
+			l.seenOrder = l.seenOrder[:i]
+		}
+	}
 }

@@ -148,3 +148,66 @@ func health(t *testing.T, addr string) protocol.Health {
 	}
 	return h
 }
+
+// TestHardening2DiskFullRefusedTurnLeavesNothing (issue 23, item 8): a turn
+// refused with 503 on a full disk leaves nothing behind: once space is
+// freed, the client's retry is the only copy of that message in history
+// (once it was stored twice: "df-c", "df-c", "echo: df-c").
+func TestHardening2DiskFullRefusedTurnLeavesNothing(t *testing.T) {
+	dir := mountTmpfs(t, "4m")
+	llm := fakellm.New(t)
+	llm.SetDefault(fakellm.Rules)
+	cfg := rigConfig(llm.URL(), rigOptions{gateway: "  rate_limit: {enabled: false}\n"})
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := &home{t: t, dir: dir, env: append(filteredEnv(), "BEAMCLAW_HOME="+dir)}
+	t.Cleanup(h.cleanup)
+	r := &chatRig{t: t, h: h, llm: llm, hc: &http.Client{}}
+	r.start()
+	r.chat("ana", "before the disk fills")
+	fill(t, filepath.Join(dir, "filler"))
+	refused := map[string]bool{}
+	for i := range 20 {
+		msg := fmt.Sprintf("df-%d %s", i, strings.Repeat("x", 3000))
+		if code, _ := r.post("ana", msg); code == http.StatusServiceUnavailable {
+			refused[msg] = true
+		}
+	}
+	if len(refused) == 0 {
+		t.Fatal("no turn was refused on a full disk")
+	}
+	if err := os.Remove(filepath.Join(dir, "filler")); err != nil {
+		t.Fatal(err)
+	}
+	for msg := range refused {
+		if code, body := r.post("ana", msg); code != http.StatusOK {
+			t.Fatalf("the retry after space was freed: %d %s", code, body)
+		}
+		reqs := llm.Requests()
+		last := reqs[len(reqs)-1]
+		n := 0
+		for _, m := range last.Messages {
+			if m.Role == "user" && m.Content == msg {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Fatalf("the retried message is %d times in the history the model saw, want once", n)
+		}
+	}
+	// The whole history as the model last saw it: each refused turn once.
+	reqs := llm.Requests()
+	last := reqs[len(reqs)-1]
+	for msg := range refused {
+		n := 0
+		for _, m := range last.Messages {
+			if m.Role == "user" && m.Content == msg {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("the refused turn %q is in the history %d times, want once (its retry)", msg[:5], n)
+		}
+	}
+}
