@@ -24,9 +24,8 @@ var (
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == procguard.InitArg { // a tool process's namespace init
-		os.Exit(procguard.RunInit(os.Args[2:]))
-	}
+	procguard.InitIfAsked() // a tool process's namespace init
+
 	initgc.Resume() // the collector was off while packages initialised
 	b := build()
 	open := func(configFile string) cli.Backend {

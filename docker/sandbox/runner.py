@@ -16,7 +16,8 @@ never travel in argv. Newline-delimited JSON both ways:
         "ms": duration}                                 once, last
        {"id": N, "error": "..."}                        could not start
 
-The runner is root with only CAP_SETUID and CAP_SETGID (no-new-privileges);
+The runner is root with only CAP_SETUID, CAP_SETGID and CAP_KILL
+(no-new-privileges);
 each run is its own user: a uid never used before in this container, the
 group of its caller's session (runs of one session share their files,
 umask 007; other sessions' runs cannot read them) and the sandbox group
@@ -24,8 +25,8 @@ umask 007; other sessions' runs cannot read them) and the sandbox group
 (BEAMCLAW_RUN_TOKEN), script and files are another user's: unreadable, not
 traceable, not signalable. On its timeout, on a kill request, and when its
 main process exits, every process of the run's uid is killed -- however it
-detached (setsid, double fork, nohup) -- by a helper that takes that uid
-and signals everything it may (kill -1), until none is left. Scripts are
+detached (setsid, double fork, nohup): the runner signals each process of
+that uid, pass after pass, until none is left, forking nothing. Scripts are
 exec'd (sh, or a fresh Python interpreter) from a memfd: nothing of the
 runner's memory, which has seen other runs' requests, reaches a run. The
 runner is single-threaded (a selector loop), so forking is safe. When the daemon's
@@ -49,7 +50,7 @@ RUN_UID_BASE = 100000  # a run's uid: RUN_UID_BASE + its sequence, never reused
 SESSION_GID_BASE = 200000  # a session's group: SESSION_GID_BASE + its sequence
 SANDBOX_GID = 10001  # may connect to the bridge, may read a shared workspace
 RUN_UMASK = 0o007  # a run's files: its own and its session's, nobody else's
-KILL_ROUNDS = 500  # kill -1 passes before a run's uid is given up as clean
+KILL_ROUNDS = 500  # kill passes before a run's uid is given up as clean
 DRAIN_GRACE = 0.5  # seconds to read pipes after the group is killed
 READ_CHUNK = 65536
 
@@ -103,12 +104,12 @@ def become(uid, gid):
     os.umask(RUN_UMASK)
 
 
-def alive(uid):
-    """Whether a process of uid other than this one still runs (zombies
-    are dead: their parent reaps them)."""
-    me = str(os.getpid())
+def procs_of(uid):
+    """The processes of uid still alive (zombies are dead: their parent
+    reaps them). uid is a run's, never the runner's."""
+    out = []
     for p in os.listdir("/proc"):
-        if not p.isdigit() or p == me:
+        if not p.isdigit():
             continue
         try:
             with open("/proc/%s/status" % p) as f:
@@ -116,44 +117,25 @@ def alive(uid):
         except OSError:
             continue
         if fields.get("Uid", "").split()[:1] == [str(uid)] and not fields.get("State", "").strip().startswith(("Z", "X")):
-            return True
-    return False
+            out.append(int(p))
+    return out
 
 
 def kill_uid(uid):
-    """From a helper that becomes uid: SIGKILL everything uid may signal
-    (every process of the run, and nothing else), until none is left. A
-    run that left nothing running (the usual end) costs a look at /proc."""
-    if not alive(uid):
-        return
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            signal.set_wakeup_fd(-1)
-            os.setgroups([])
-            os.setgid(SANDBOX_GID)
-            os.setuid(uid)
-            for _ in range(KILL_ROUNDS):
-                try:
-                    os.kill(-1, signal.SIGKILL)
-                except ProcessLookupError:
-                    code = 0
-                    break
-                if not alive(uid):
-                    code = 0
-                    break
-                time.sleep(0.002)
-        finally:
-            os._exit(code)
-    while True:
-        try:
-            os.waitpid(pid, 0)
+    """SIGKILL every process of uid, pass after pass, until none is alive
+    (a process forking while it is killed has its children caught by the
+    next pass). The runner holds CAP_KILL for this and forks nothing, so a
+    run at its pids limit (a fork bomb) cannot stop it."""
+    for _ in range(KILL_ROUNDS):
+        pids = procs_of(uid)
+        if not pids:
             return
-        except InterruptedError:
-            continue
-        except ChildProcessError:
-            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.001)
 
 
 def child(req, out_w, err_w, script_fd, uid, gid):

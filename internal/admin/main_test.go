@@ -8,9 +8,13 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/procguard"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	procguard.InitIfAsked() // the daemon and doctor start this binary as a tool process's init
+	goleak.VerifyTestMain(m)
+}
 
 // testEnv makes a BEAMCLAW_HOME with configYAML (a default one listening
 // on a free port when empty) and returns its Admin.

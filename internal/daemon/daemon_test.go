@@ -19,13 +19,17 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/admin"
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/procguard"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/pkg/client"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 	"github.com/beamclaw/beamclaw-go/test/mcpfixtures"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	procguard.InitIfAsked() // the daemon and doctor start this binary as a tool process's init
+	goleak.VerifyTestMain(m)
+}
 
 // testEnv makes a BEAMCLAW_HOME with a config listening on a free port,
 // and the daemon Options and the Admin of that home.

@@ -44,6 +44,9 @@ func (d *daemon) schedulerInto(ctx context.Context, root *suture.Supervisor, opt
 		Proxy:       nil, // a proxy would connect on our behalf, past the guard
 		DialContext: builtin.GuardedDialer(builtin.CheckPublicIP, nil, webhookTimeout),
 	}}
+	o.Webhook.CheckHost = func(ctx context.Context, host string) error {
+		return builtin.CheckHost(ctx, builtin.CheckPublicIP, nil, host)
+	}
 	o.Webhook.AllowClient = &http.Client{Timeout: webhookTimeout, Transport: &http.Transport{Proxy: nil,
 		DialContext: (&net.Dialer{Timeout: webhookTimeout}).DialContext}}
 	o.Heartbeat.Read = rt.agents.Heartbeat

@@ -18,9 +18,7 @@ import (
 
 // The test binary is also the namespace init, as beamclaw's main is.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == InitArg {
-		os.Exit(RunInit(os.Args[2:]))
-	}
+	InitIfAsked()
 	goleak.VerifyTestMain(m)
 }
 

@@ -42,8 +42,9 @@ const (
 )
 
 // runnerCaps are the only capabilities of the container (its runner's):
-// setuid and setgid to each run's own user.
-var runnerCaps = []string{"SETGID", "SETUID"} // sorted, as the engine reports them
+// setuid and setgid to each run's own user, kill to end every process of
+// a run without forking (a run at its pids limit could stop a fork).
+var runnerCaps = []string{"KILL", "SETGID", "SETUID"} // sorted, as the engine reports them
 
 // runnerCmd is the container's main process (docker/sandbox/runner.py).
 var runnerCmd = []string{"/usr/bin/python3", "-I", "/opt/beamclaw/runner.py"}

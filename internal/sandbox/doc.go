@@ -27,8 +27,8 @@
 // its session's group, the sandbox group 10001, no capability); on its
 // timeout, a kill request or the end of its main process, every process of
 // that uid is killed from inside, however it detached. The container has
-// no network (by default), drops every capability but the runner's SETUID
-// and SETGID, has no-new-privileges and a read-only root, a noexec /tmp
+// no network (by default), drops every capability but the runner's SETUID,
+// SETGID and KILL, has no-new-privileges and a read-only root, a noexec /tmp
 // tmpfs, pids, memory (= memory+swap) and CPU limits, a capped json-file
 // log, and labels beamclaw.install, beamclaw.session, beamclaw.posture
 // (a hash of the hardening settings and the image) and beamclaw.daemon

@@ -72,10 +72,10 @@ func TestHardening(t *testing.T) {
 			t.Errorf("%s = %v, want no capabilities", k, f[k])
 		}
 	}
-	// The bounding set keeps the runner's setuid and setgid (bits 6, 7),
-	// which no-new-privileges makes impossible to regain.
-	if f["CapBnd"] != "00000000000000c0" {
-		t.Errorf("CapBnd = %v, want only CAP_SETGID and CAP_SETUID (00000000000000c0)", f["CapBnd"])
+	// The bounding set keeps the runner's kill, setgid and setuid (bits
+	// 5, 6, 7), which no-new-privileges makes impossible to regain.
+	if f["CapBnd"] != "00000000000000e0" {
+		t.Errorf("CapBnd = %v, want only CAP_KILL, CAP_SETGID and CAP_SETUID (00000000000000e0)", f["CapBnd"])
 	}
 	if f["/dev/mqueue"] == "written" {
 		t.Errorf("/dev/mqueue is writable")
@@ -138,7 +138,7 @@ func assertContainerConfig(t *testing.T, m *Manager, name string) {
 		{"cpu", hc.NanoCPUs == m.limits.nanoCPUs},
 		{"tmpfs /tmp noexec", strings.Contains(hc.Tmpfs["/tmp"], "noexec") && strings.Contains(hc.Tmpfs["/tmp"], "size=64m")},
 		{"json-file log with max size", hc.LogConfig.Type == "json-file" && hc.LogConfig.Config["max-size"] != ""},
-		{fmt.Sprintf("runner user root with only setuid and setgid (user %q, cap-add %v)", cfg.User, hc.CapAdd), cfg.User == runnerUser &&
+		{fmt.Sprintf("runner user root with only kill, setuid and setgid (user %q, cap-add %v)", cfg.User, hc.CapAdd), cfg.User == runnerUser &&
 			strings.ReplaceAll(strings.Join(hc.CapAdd, ","), "CAP_", "") == strings.Join(runnerCaps, ",")}, // both sorted
 		{"mqueue hidden", strings.HasPrefix(hc.Tmpfs["/dev/mqueue"], "ro,")},
 		{"label install", cfg.Labels[LabelInstall] == m.opts.InstallID},

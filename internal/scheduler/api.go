@@ -45,6 +45,9 @@ func (s *Scheduler) Add(ctx context.Context, req AddRequest) (Job, error) {
 	if err != nil {
 		return Job{}, beamclaw.E(op, beamclaw.KindInvalid, err.Error(), err)
 	}
+	if err := s.webhook.Check(ctx, j.Delivery); err != nil {
+		return Job{}, beamclaw.E(op, beamclaw.KindInvalid, err.Error(), nil)
+	}
 	err = s.db().Update(func(tx *bolt.Tx) error {
 		if err := s.checkQuota(tx, op, j); err != nil {
 			return err
@@ -108,6 +111,7 @@ func (s *Scheduler) newJob(req AddRequest, now time.Time) (Job, error) {
 			return Job{}, beamclaw.E("scheduler.Add", beamclaw.KindInvalid, err.Error(), nil) // the message is the whole error
 		}
 	}
+
 	id := s.opts.NewID()
 	tz := req.TimeZone
 	if tz == "" {

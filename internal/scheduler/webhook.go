@@ -26,6 +26,10 @@ type WebhookOptions struct {
 	// AllowHosts are host names or host:port pairs that may be loopback
 	// or private.
 	AllowHosts []string
+	// CheckHost is the guard Client's dialer applies (the daemon: the curl
+	// tool's), asked when a job is made so that a webhook it would refuse
+	// is refused then, not at every delivery. Nil checks nothing.
+	CheckHost func(ctx context.Context, host string) error
 }
 
 // Webhook delivers answers as a JSON POST. Redirects are not followed
@@ -33,6 +37,7 @@ type WebhookOptions struct {
 type Webhook struct {
 	guarded, allowed *http.Client
 	allow            map[string]bool
+	check            func(ctx context.Context, host string) error
 }
 
 // webhookPayload is the body of a webhook POST.
@@ -46,7 +51,7 @@ type webhookPayload struct {
 
 // NewWebhook returns a webhook deliverer.
 func NewWebhook(opts WebhookOptions) *Webhook {
-	w := &Webhook{guarded: noRedirects(opts.Client), allow: make(map[string]bool)}
+	w := &Webhook{guarded: noRedirects(opts.Client), allow: make(map[string]bool), check: opts.CheckHost}
 	w.allowed = w.guarded
 	if opts.AllowClient != nil {
 		w.allowed = noRedirects(opts.AllowClient)
@@ -68,10 +73,34 @@ func noRedirects(c *http.Client) *http.Client {
 
 // client picks the client for u: the unguarded one for allowed hosts.
 func (w *Webhook) client(u *url.URL) *http.Client {
-	if w.allow[strings.ToLower(u.Hostname())] || w.allow[strings.ToLower(u.Host)] {
+	if w.allowed != w.guarded && w.isAllowed(u) {
 		return w.allowed
 	}
 	return w.guarded
+}
+
+func (w *Webhook) isAllowed(u *url.URL) bool {
+	return w.allow[strings.ToLower(u.Hostname())] || w.allow[strings.ToLower(u.Host)]
+}
+
+// Check refuses a direct webhook whose host the guard would refuse at
+// delivery (loopback, private, link-local) unless it is allowed. The error
+// names the host, never the URL (it may carry a token).
+func (w *Webhook) Check(ctx context.Context, to Delivery) error {
+	if !to.Direct() || w.check == nil {
+		return nil
+	}
+	u, err := url.Parse(to.Target)
+	if err != nil {
+		return errors.New("webhook: bad URL")
+	}
+	if w.isAllowed(u) {
+		return nil
+	}
+	if err := w.check(ctx, u.Hostname()); err != nil {
+		return fmt.Errorf("webhook to %s would be refused at every delivery (%v); list the host in scheduler.webhook_allow_hosts to allow it", u.Hostname(), err)
+	}
+	return nil
 }
 
 // Deliver implements Deliverer for webhook targets. Errors never contain

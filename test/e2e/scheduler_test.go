@@ -381,3 +381,21 @@ func TestHardening2HeartbeatsKeepBeating(t *testing.T) {
 		return true
 	})
 }
+
+// TestHardening2WebhookRefusedAtAdd (issue 23, item 9): a direct webhook
+// to a loopback or private host not listed in scheduler.webhook_allow_hosts
+// is refused when the job is made (it would fail at every delivery), naming
+// the host and the key, never the URL; a listed one is accepted.
+func TestHardening2WebhookRefusedAtAdd(t *testing.T) {
+	sink := newHookSink(t)
+	r := schedRig(t, sink, "", rigOptions{})
+	r.start()
+	for _, target := range []string{"http://127.0.0.1:1/hook?token=s3cret", "http://localhost:9/x", "http://10.1.2.3/x"} {
+		k := r.h.run("scheduler", "add", "--schedule", "in 1h", "--prompt", "x", "--deliver", "webhook:"+target)
+		out := k.stdout + k.stderr
+		if k.code == 0 || !strings.Contains(out, "scheduler.webhook_allow_hosts") || strings.Contains(out, "s3cret") {
+			t.Errorf("webhook:%s: exit %d, want refused naming the key, not the URL:\n%s", target, k.code, out)
+		}
+	}
+	r.schedJob("--schedule", "in 1h", "--prompt", "x", "--deliver", "webhook:"+sink.url())
+}
