@@ -58,6 +58,9 @@ func (g *RedirectGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
+	if err := g.checkHost(req); err != nil {
+		return nil, err
+	}
 	resp, err := base.RoundTrip(req)
 	if err != nil || !isRedirect(resp.StatusCode) {
 		return resp, err
@@ -95,6 +98,42 @@ func (g *RedirectGuard) check(req *http.Request, loc string) error {
 	}
 	return nil
 }
+
+// checkHost applies Check to a request for a host other than the
+// configured server's (an authorization server that discovery named, its
+// token or registration endpoint): a server on a public address may not
+// point beamclaw at a loopback, private or link-local one (a metadata
+// service, an admin port). When the configured server is itself on such
+// an address the owner runs a private deployment, and its authorization
+// server may be private too.
+func (g *RedirectGuard) checkHost(req *http.Request) error {
+	home, err := url.Parse(g.URL)
+	if g.Check == nil || err != nil || strings.EqualFold(req.URL.Hostname(), home.Hostname()) {
+		return nil
+	}
+	ctx := req.Context()
+	if g.Check(ctx, home.Hostname()) != nil {
+		return nil // a private deployment
+	}
+	if cerr := g.Check(ctx, req.URL.Hostname()); cerr != nil {
+		return &HostError{Server: g.Server, To: Origin(req.URL), Cause: cerr}
+	}
+	return nil
+}
+
+// HostError is a request refused because the host it names, learned from
+// a public server's metadata, is not public.
+type HostError struct {
+	Server string
+	To     string // origin
+	Cause  error
+}
+
+func (e *HostError) Error() string {
+	return fmt.Sprintf("mcp server %q: its authorization metadata points at %s, which is refused: %v", e.Server, e.To, e.Cause)
+}
+
+func (e *HostError) Unwrap() error { return e.Cause }
 
 // Guard returns a copy of hc (nil: a new client) whose requests go
 // through a RedirectGuard for the server at serverURL.

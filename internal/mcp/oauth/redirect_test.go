@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -110,3 +111,43 @@ func TestTransportSendsTheTokenToTheServerOnly(t *testing.T) {
 		t.Errorf("Authorization on the server's origin %q, on another %q", a, b)
 	}
 }
+
+// A public server's metadata may not send beamclaw to a private address
+// (the metadata service of a cloud, an admin port); a private deployment
+// (the server itself private) may use a private authorization server.
+func TestGuardRefusesPrivateHostsNamedByAPublicServer(t *testing.T) {
+	private := map[string]bool{"10.0.0.7": true, "169.254.169.254": true, "mcp.lan": true}
+	check := func(_ context.Context, host string) error {
+		if private[host] {
+			return errors.New("not a public address")
+		}
+		return nil
+	}
+	var reached []string
+	base := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		reached = append(reached, r.URL.Host)
+		return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader("{}")), Request: r}, nil
+	})
+	public := &http.Client{Transport: &RedirectGuard{Server: "fx", URL: "https://mcp.example/mcp", Check: check, Base: base}}
+	for _, u := range []string{"http://169.254.169.254/latest/meta-data", "https://10.0.0.7/token"} {
+		_, err := public.Get(u)
+		var he *HostError
+		if !errors.As(err, &he) {
+			t.Errorf("GET %s for a public server: %v, want a HostError", u, err)
+		}
+	}
+	if _, err := public.Get("https://auth.example/token"); err != nil {
+		t.Errorf("a public authorization server: %v", err)
+	}
+	lan := &http.Client{Transport: &RedirectGuard{Server: "fx", URL: "http://mcp.lan/mcp", Check: check, Base: base}}
+	if _, err := lan.Get("https://10.0.0.7/token"); err != nil {
+		t.Errorf("a private deployment's private authorization server: %v", err)
+	}
+	if want := []string{"auth.example", "10.0.0.7"}; strings.Join(reached, ",") != strings.Join(want, ",") {
+		t.Errorf("requests sent: %v, want %v (the refused ones never leave)", reached, want)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
