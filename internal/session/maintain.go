@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -238,7 +239,9 @@ func (m *Manager) maintainSession(ctx context.Context, s Summary, mt loop.Mainte
 }
 
 // busy reports whether session id is serving a turn, has one queued, or
-// waits for an approval: maintenance leaves it for a later scan.
+// waits for an approval: maintenance leaves it for a later scan. Its own
+// maintenance runs (one a stopped scan stopped waiting for) do not count:
+// the next one queues behind them, as the scan before did.
 func (m *Manager) busy(id string) bool {
 	m.mu.Lock()
 	l := m.live[id]
@@ -248,7 +251,10 @@ func (m *Manager) busy(id string) bool {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.inflight != nil || len(l.queue) > 0 || len(l.approvals) > 0
+	if len(l.approvals) > 0 || (l.inflight != nil && l.inflight.maintain == nil) {
+		return true
+	}
+	return slices.ContainsFunc(l.queue, func(r *run) bool { return r.maintain == nil })
 }
 
 // withdraw takes a maintenance run out of the queue if it has not
