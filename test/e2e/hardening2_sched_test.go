@@ -20,10 +20,10 @@ func TestHardening2LogHasNoDuplicateKeys(t *testing.T) {
 	r.start()
 	r.chat("ana", `call tool read_file {"path":"AGENTS.md"}`)
 	ok := r.schedJob("--schedule", "in 1s", "--prompt", "deliver me", "--deliver", "webhook:"+sink.url())
-	bad := r.schedJob("--schedule", "in 1s", "--prompt", "nobody listens", "--deliver", "ws")
+	bad := r.schedJob("--schedule", "in 1s", "--prompt", "nobody listens", "--deliver", "webhook:"+sink.failURL())
 	pollUntil(t, 30*time.Second, "the webhook job delivered", func() bool { return sink.withText("deliver me") > 0 })
 	var failed string
-	pollUntil(t, 30*time.Second, "the ws job's failed run", func() bool {
+	pollUntil(t, 30*time.Second, "the failing webhook job's failed run", func() bool {
 		runs := r.schedRuns(bad.ID)
 		if len(runs) > 0 && runs[0].Outcome == "failed" {
 			failed = runs[0].Error
@@ -31,7 +31,7 @@ func TestHardening2LogHasNoDuplicateKeys(t *testing.T) {
 		}
 		return false
 	})
-	if strings.Count(failed, "deliver to ws") != 1 {
+	if strings.Count(failed, "deliver to webhook") != 1 {
 		t.Errorf("the failed delivery's error repeats its prefix: %q", failed)
 	}
 	r.h.must("stop")

@@ -36,6 +36,10 @@ func newHookSink(t *testing.T) *hookSink {
 	t.Helper()
 	h := &hookSink{}
 	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/fail" { // a receiver that is down (failURL)
+			http.Error(w, "down", http.StatusInternalServerError)
+			return
+		}
 		var b hookBody
 		raw, _ := io.ReadAll(r.Body)
 		if err := json.Unmarshal(raw, &b); err != nil {
@@ -49,8 +53,11 @@ func newHookSink(t *testing.T) *hookSink {
 	return h
 }
 
-func (h *hookSink) url() string  { return h.srv.URL + "/hook" }
-func (h *hookSink) host() string { return strings.TrimPrefix(h.srv.URL, "http://") }
+func (h *hookSink) url() string { return h.srv.URL + "/hook" }
+
+// failURL answers every delivery with 500.
+func (h *hookSink) failURL() string { return h.srv.URL + "/fail" }
+func (h *hookSink) host() string    { return strings.TrimPrefix(h.srv.URL, "http://") }
 
 func (h *hookSink) bodies() []hookBody {
 	h.mu.Lock()
