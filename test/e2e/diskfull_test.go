@@ -52,18 +52,14 @@ func fill(t *testing.T, path string) {
 	}
 }
 
-// TestDiskFull: when the database cannot be written, turns are refused
-// with 503 and Retry-After (not 502, which blames the model), one ERROR
-// names the cause, readiness is false (/ready answers 503, /health still
-// 200) and a metric counts the failures; once space is freed, the next
-// turn is stored and readiness returns.
-func TestDiskFull(t *testing.T) {
+// smallDiskRig is a daemon whose home is a 4 MiB tmpfs (extra: more
+// top-level YAML), started, with one turn of ana's stored.
+func smallDiskRig(t *testing.T, extra string) (*chatRig, string) {
+	t.Helper()
 	dir := mountTmpfs(t, "4m")
-	logFile := filepath.Join(t.TempDir(), "beamclaw.log")
 	llm := fakellm.New(t)
 	llm.SetDefault(fakellm.Rules)
-	cfg := rigConfig(llm.URL(), rigOptions{gateway: "  rate_limit: {enabled: false}\n",
-		extra: "obs:\n  log:\n    file: " + logFile + "\n"})
+	cfg := rigConfig(llm.URL(), rigOptions{gateway: "  rate_limit: {enabled: false}\n", extra: extra})
 	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -72,6 +68,17 @@ func TestDiskFull(t *testing.T) {
 	r := &chatRig{t: t, h: h, llm: llm, hc: &http.Client{}}
 	r.start()
 	r.chat("ana", "before the disk fills")
+	return r, dir
+}
+
+// TestDiskFull: when the database cannot be written, turns are refused
+// with 503 and Retry-After (not 502, which blames the model), one ERROR
+// names the cause, readiness is false (/ready answers 503, /health still
+// 200) and a metric counts the failures; once space is freed, the next
+// turn is stored and readiness returns.
+func TestDiskFull(t *testing.T) {
+	logFile := filepath.Join(t.TempDir(), "beamclaw.log")
+	r, dir := smallDiskRig(t, "obs:\n  log:\n    file: "+logFile+"\n")
 
 	fill(t, filepath.Join(dir, "filler"))
 	failed := 0
@@ -154,18 +161,8 @@ func health(t *testing.T, addr string) protocol.Health {
 // freed, the client's retry is the only copy of that message in history
 // (once it was stored twice: "df-c", "df-c", "echo: df-c").
 func TestHardening2DiskFullRefusedTurnLeavesNothing(t *testing.T) {
-	dir := mountTmpfs(t, "4m")
-	llm := fakellm.New(t)
-	llm.SetDefault(fakellm.Rules)
-	cfg := rigConfig(llm.URL(), rigOptions{gateway: "  rate_limit: {enabled: false}\n"})
-	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	h := &home{t: t, dir: dir, env: append(filteredEnv(), "BEAMCLAW_HOME="+dir)}
-	t.Cleanup(h.cleanup)
-	r := &chatRig{t: t, h: h, llm: llm, hc: &http.Client{}}
-	r.start()
-	r.chat("ana", "before the disk fills")
+	r, dir := smallDiskRig(t, "")
+	llm := r.llm
 	fill(t, filepath.Join(dir, "filler"))
 	refused := map[string]bool{}
 	for i := range 20 {
