@@ -34,6 +34,9 @@ type WSSessions interface {
 	UserSessions(userID, agentID string) ([]beamclaw.SessionSummary, error)
 	History(sessionID string) ([]beamclaw.Message, error)
 	Context(ctx context.Context, sessionID string) (used, window, messages int, err error)
+	// Rejoin gives a person's new connection what waits for it: the
+	// approvals asked on its origin and the run in flight's events.
+	Rejoin(sessionID, origin string, route beamclaw.Route) []beamclaw.RunEvent
 }
 
 // Defaults of WSOptions.

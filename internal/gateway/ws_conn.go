@@ -44,11 +44,16 @@ type wsConn struct {
 
 // origin is where this connection's approvals are asked and answered:
 // its channel and the connection itself.
+// origin is whom an approval asked here belongs to: the person and the
+// channel kind, not this connection, so that it outlives the connection
+// and the same person's next one (a reconnect, the TUI reopened) can
+// answer it; another person, another channel kind and the HTTP API
+// cannot.
 func (c *wsConn) origin() string {
 	if c.sess == nil {
 		return ""
 	}
-	return string(c.sess.channel) + ":" + c.id
+	return string(c.sess.channel) + ":" + c.sess.user
 }
 
 func newWSConn(w *WS, ws *websocket.Conn, cancel context.CancelFunc) *wsConn {

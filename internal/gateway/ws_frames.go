@@ -125,6 +125,19 @@ func (c *wsConn) hello(_ context.Context, f protocol.ClientFrame) {
 			c.enqueue(f)
 		}
 	}
+	c.rejoin()
+}
+
+// rejoin re-asks, after ready, the approvals the person's session waits
+// for on this channel kind (asked on a connection that has gone), and
+// streams the run in flight's events here from now on.
+func (c *wsConn) rejoin() {
+	route := &wsRoute{c: c, ready: true}
+	for _, ev := range c.w.opts.Sessions.Rejoin(c.sess.id, c.origin(), route) {
+		if f, ok := wsRunFrame(ev); ok {
+			c.enqueue(f)
+		}
+	}
 }
 
 func (c *wsConn) message(ctx context.Context, f protocol.ClientFrame) {

@@ -108,6 +108,9 @@ func (f *wsFake) Reset(_ context.Context, sessionID string) error {
 }
 
 // UserSessions lists the fake's sessions whose id names the user and agent.
+// Rejoin: the fake keeps no approvals beyond a connection.
+func (f *wsFake) Rejoin(string, string, beamclaw.Route) []beamclaw.RunEvent { return nil }
+
 func (f *wsFake) UserSessions(userID, agentID string) ([]beamclaw.SessionSummary, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -276,3 +276,35 @@ func (m *Manager) emit(ctx context.Context, name beamclaw.EventName, sessionID s
 func notFound(op, id string) error {
 	return beamclaw.E(op, beamclaw.KindNotFound, "no such session", fmt.Errorf("session %q", id))
 }
+
+// Rejoin is what a person's new connection to session sessionID gets on
+// origin (a channel kind and the person, not one connection): the
+// approvals waiting for that origin, asked on a connection that may have
+// gone, and route attached to the run in flight when it was that origin's,
+// so that it gets the run's events from now on (its answer, once
+// approved). Another origin, and the API (origin ""), get nothing.
+func (m *Manager) Rejoin(sessionID, origin string, route beamclaw.Route) []beamclaw.RunEvent {
+	if origin == "" {
+		return nil
+	}
+	m.mu.Lock()
+	l := m.live[sessionID]
+	m.mu.Unlock()
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []beamclaw.RunEvent
+	r := l.inflight
+	for _, a := range l.approvals {
+		if a.origin == origin && r != nil {
+			req := a.req
+			out = append(out, beamclaw.RunEvent{Type: beamclaw.EvApprovalRequest, RunID: r.id, SessionID: l.id, Approval: &req})
+		}
+	}
+	if r != nil && r.origin == origin && route != nil {
+		r.route.attach(route)
+	}
+	return out
+}
