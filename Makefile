@@ -16,7 +16,7 @@ STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 GOFMT      = "$$($(GO) env GOROOT)/bin/gofmt"
 BENCH_PKGS ?= ./...
 
-.PHONY: help build run deps test e2e lint bench bench-load check fmt tidy demo docker clean
+.PHONY: help build run deps test e2e lint vuln bench bench-load check fmt tidy demo docker clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -42,6 +42,9 @@ lint: ## go vet and staticcheck
 	@[ -x $(STATICCHECK) ] || GOBIN=$(dir $(STATICCHECK)) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	$(STATICCHECK) ./...
 
+vuln: ## govulncheck offline (x/vulndb through the module proxy): fails on a called vulnerability not in scripts/vuln-allow.txt
+	scripts/vuln.sh
+
 bench: ## benchmarks with allocations (compare runs with benchstat)
 	$(GO) test -run '^$$' -bench . -benchmem -count=6 $(BENCH_PKGS)
 
@@ -54,12 +57,13 @@ fmt: ## gofmt every file
 tidy: ## go mod tidy
 	$(GO) mod tidy
 
-check: ## formatting, tidy go.mod, lint, tests (with the import-graph test)
+check: ## formatting, tidy go.mod, lint, known vulnerabilities, tests (with the import-graph test)
 	@test -z "$$($(GOFMT) -l $$(git ls-files '*.go'))" || ($(GOFMT) -l $$(git ls-files '*.go'); echo 'gofmt needed'; exit 1)
 	@cp go.mod /tmp/beamclaw-go.mod.bak; cp go.sum /tmp/beamclaw-go.sum.bak; $(GO) mod tidy; \
 	  if ! git diff --quiet -- go.mod go.sum; then echo 'go.mod/go.sum not tidy'; git diff --stat -- go.mod go.sum; \
 	  cp /tmp/beamclaw-go.mod.bak go.mod; cp /tmp/beamclaw-go.sum.bak go.sum; exit 1; fi
 	$(MAKE) lint
+	$(MAKE) vuln
 	$(MAKE) test
 
 demo: build ## run the daemon against the scripted fake LLM: no API key needed
