@@ -1,14 +1,22 @@
 # beamclaw-go — `make help` lists the targets.
 SHELL     := bash
+# The toolchain: go.mod's go line names it, and the machine's own Go (which
+# ignores a toolchain line) fetches it from the module proxy (ADR-033).
+export GOTOOLCHAIN := go1.27.3
 GO        ?= go
 BIN       ?= bin/beamclaw
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT    ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS   := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 STATICCHECK_VERSION := v0.8.2
+# Tools that type-check the code are built by the same toolchain (one built
+# by an older Go refuses go1.27 packages), into a cache keyed by both.
+TOOLS     ?= $(HOME)/.cache/beamclaw-test/tools/$(GOTOOLCHAIN)
+STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)/staticcheck
+GOFMT      = "$$($(GO) env GOROOT)/bin/gofmt"
 BENCH_PKGS ?= ./...
 
-.PHONY: help build run deps test e2e lint bench bench-load check fmt tidy demo docker clean
+.PHONY: help build run deps test e2e lint vuln bench bench-load check fmt tidy demo docker clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -31,8 +39,11 @@ e2e: deps ## only the end-to-end suites that drive the real binary
 
 lint: ## go vet and staticcheck
 	$(GO) vet ./...
-	@command -v staticcheck >/dev/null 2>&1 || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
-	PATH="$$PATH:$$($(GO) env GOPATH)/bin" staticcheck ./...
+	@[ -x $(STATICCHECK) ] || GOBIN=$(dir $(STATICCHECK)) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	$(STATICCHECK) ./...
+
+vuln: ## govulncheck offline (x/vulndb through the module proxy): fails on a called vulnerability not in scripts/vuln-allow.txt
+	scripts/vuln.sh
 
 bench: ## benchmarks with allocations (compare runs with benchstat)
 	$(GO) test -run '^$$' -bench . -benchmem -count=6 $(BENCH_PKGS)
@@ -41,17 +52,18 @@ bench-load: ## load benchmark: the real binary beside a bare reverse proxy on lo
 	scripts/bench-load.sh
 
 fmt: ## gofmt every file
-	gofmt -w $$(git ls-files '*.go')
+	$(GOFMT) -w $$(git ls-files '*.go')
 
 tidy: ## go mod tidy
 	$(GO) mod tidy
 
-check: ## formatting, tidy go.mod, lint, tests (with the import-graph test)
-	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo 'gofmt needed'; exit 1)
+check: ## formatting, tidy go.mod, lint, known vulnerabilities, tests (with the import-graph test)
+	@test -z "$$($(GOFMT) -l $$(git ls-files '*.go'))" || ($(GOFMT) -l $$(git ls-files '*.go'); echo 'gofmt needed'; exit 1)
 	@cp go.mod /tmp/beamclaw-go.mod.bak; cp go.sum /tmp/beamclaw-go.sum.bak; $(GO) mod tidy; \
 	  if ! git diff --quiet -- go.mod go.sum; then echo 'go.mod/go.sum not tidy'; git diff --stat -- go.mod go.sum; \
 	  cp /tmp/beamclaw-go.mod.bak go.mod; cp /tmp/beamclaw-go.sum.bak go.sum; exit 1; fi
 	$(MAKE) lint
+	$(MAKE) vuln
 	$(MAKE) test
 
 demo: build ## run the daemon against the scripted fake LLM: no API key needed

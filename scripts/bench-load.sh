@@ -33,6 +33,8 @@ trap cleanup EXIT
 
 log() { printf '== %s\n' "$*" >&2; }
 
+# shellcheck source=lib/go-toolchain.sh
+. "$ROOT/scripts/lib/go-toolchain.sh"
 # shellcheck source=lib/daemon-config.sh
 . "$ROOT/scripts/lib/daemon-config.sh"
 

@@ -3,6 +3,7 @@
 # throwaway BEAMCLAW_HOME, so the whole flow works without an API key.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/go-toolchain.sh
 home="$(mktemp -d /tmp/beamclaw-demo.XXXXXX)"
 export BEAMCLAW_HOME="$home"
 go build -o "$home/fakellm" ./test/fakellm/cmd/fakellm

@@ -3,6 +3,7 @@
 # Usage: scripts/docker-image.sh [TAG]   (default beamclaw:latest)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/go-toolchain.sh
 tag="${1:-beamclaw:latest}"
 ctx="$(mktemp -d)"
 trap 'rm -rf "$ctx"' EXIT

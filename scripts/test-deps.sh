@@ -10,6 +10,7 @@
 # TOOL:"), and under CI=true the script fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/go-toolchain.sh
 
 failed=0
 say() { echo "test-deps: $*"; }
