@@ -18,6 +18,7 @@ const (
 	EvApprovalResult  RunEventType = "approval_result"  // a decision was taken
 	EvElicitation     RunEventType = "elicitation"      // a tool asks the user a question and waits
 	EvElicitResult    RunEventType = "elicit_result"    // the question was answered (Text holds the action)
+	EvWaiting         RunEventType = "waiting"          // queued behind a run that waits for the user (Text says on what)
 	EvFinal           RunEventType = "final"            // the run's answer; the last event
 	EvError           RunEventType = "error"            // the run failed; the last event
 )

@@ -73,6 +73,8 @@ func wsRunFrame(ev beamclaw.RunEvent) (protocol.ServerFrame, bool) {
 		if ev.Result != nil {
 			f.Tool, f.ToolCallID, f.Result, f.IsError = ev.Result.Name, ev.Result.ToolCallID, ev.Result.Content, ev.Result.IsError
 		}
+	case beamclaw.EvWaiting:
+		f.Type, f.Text = protocol.FrameWaiting, ev.Text
 	case beamclaw.EvApprovalRequest:
 		if ev.Approval == nil {
 			return f, false

@@ -86,9 +86,25 @@ func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
 	if seen != nil {
 		l.remember(*seen)
 	}
+	waiting := l.waitingOn()
 	l.mu.Unlock()
+	if waiting != "" { // say so rather than leave the sender at "thinking…"
+		r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvWaiting, RunID: r.id, SessionID: l.id, Text: waiting})
+	}
 	l.activate()
 	return "", nil
+}
+
+// waitingOn says what a message queued now waits for when the run ahead
+// of it waits for the user's answer ("" when nothing does). The caller
+// holds l.mu.
+func (l *lane) waitingOn() string {
+	if len(l.approvals) == 0 {
+		return ""
+	}
+	a := l.approvals[0].req
+	return "This message waits for your answer to the approval asked earlier (" + a.ToolName +
+		"): answer it with /yes, /no or /always; it runs once that is answered or the approval times out."
 }
 
 // answerResend answers a message whose id the session already holds,

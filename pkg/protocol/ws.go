@@ -31,6 +31,7 @@ const (
 	FrameToolResult      = "tool_result"      // a tool finished
 	FrameApprovalRequest = "approval_request" // a tool call waits for a decision
 	FrameElicitation     = "elicitation"      // a tool asks the user a question mid-call (answer with an answer frame)
+	FrameWaiting         = "waiting"          // the message is queued behind a run that waits for the user: text says on what
 	FrameFinal           = "final"            // the run's answer; ends the run
 	FrameError           = "error"            // a run failed (with run_id) or a frame was refused
 	FrameResetDone       = "reset_done"       // answers reset

@@ -23,8 +23,9 @@ func frameOf(t *testing.T, conn *client.Conn, typ string) protocol.ServerFrame {
 // /ws belongs to the person and the channel kind, not the connection: ana
 // closes the connection it was asked on, reconnects, is asked again, and
 // her answer runs the tool once, its answer arriving on the new
-// connection. Another person cannot answer it; the terminal's channel
-// (the same mechanism over the control socket) likewise.
+// connection; a message she sends meanwhile says what it waits on and
+// runs after. Another person cannot answer it. The terminal (the same
+// mechanism over the control socket) likewise.
 func TestApprovalFollowsThePerson(t *testing.T) {
 	for _, kind := range []string{"ws", "tui"} {
 		t.Run(kind, func(t *testing.T) {
@@ -59,12 +60,22 @@ func TestApprovalFollowsThePerson(t *testing.T) {
 			if re.Approval == nil || re.Approval.ID != asked.Approval.ID || re.RunID != asked.RunID {
 				t.Fatalf("the reconnected ana was asked %+v, want the same approval %+v", re.Approval, asked.Approval)
 			}
+			// A message sent meanwhile says what it waits on.
+			if _, err := again.Send(ctx, "and then this"); err != nil {
+				t.Fatal(err)
+			}
+			if w := frameOf(t, again, protocol.FrameWaiting); !strings.Contains(w.Text, "write_file") {
+				t.Errorf("the queued message's waiting frame: %+v", w)
+			}
 			if err := again.Approve(re.Approval.ID, protocol.DecisionAllow); err != nil {
 				t.Fatal(err)
 			}
 			final := frameOf(t, again, protocol.FrameFinal)
 			if final.RunID != asked.RunID {
 				t.Errorf("the final answer belongs to run %s, want %s", final.RunID, asked.RunID)
+			}
+			if next := frameOf(t, again, protocol.FrameFinal); !strings.Contains(next.Text, "and then this") {
+				t.Errorf("the queued message's answer: %+v", next)
 			}
 			b, err := os.ReadFile(filepath.Join(r.h.dir, "agents", "default", "followed.txt"))
 			if err != nil || strings.TrimSpace(string(b)) != "once" {

@@ -151,6 +151,9 @@ func (m *model) handleFrame(f protocol.ServerFrame) {
 		if f.Elicitation != nil {
 			m.asked(f.RunID, *f.Elicitation)
 		}
+	case protocol.FrameWaiting: // queued behind an approval nobody answered yet
+		m.work.set(f.RunID, "waiting…")
+		t.add(entryInfo, "⏸ "+f.Text)
 	case protocol.FrameFinal:
 		t.finish(f.RunID, f.Text)
 		m.work.done(f.RunID)
