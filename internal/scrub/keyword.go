@@ -118,10 +118,24 @@ func keyBefore(s string, sep int) bool {
 	}
 	for _, kw := range keywords {
 		if k >= len(kw) && strings.EqualFold(s[k-len(kw):k], kw) {
-			return quote == 0 || opensKey(s, k-len(kw), quote)
+			if quote != 0 {
+				return opensKey(s, k-len(kw), quote)
+			}
+			return !inPath(s, k-len(kw))
 		}
 	}
 	return false
+}
+
+// inPath reports whether the key around the keyword starting at s[kw] is
+// the last part of a path ("/etc/passwd: no such file"): a file name, not
+// a key.
+func inPath(s string, kw int) bool {
+	i := kw
+	for i > 0 && (isWordByte(s[i-1]) || s[i-1] == '-' || s[i-1] == '.') {
+		i--
+	}
+	return i > 0 && s[i-1] == '/'
 }
 
 // opensKey reports whether the key around the keyword starting at s[kw]
