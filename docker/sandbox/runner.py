@@ -35,8 +35,10 @@ the container.
 """
 
 import base64
+import hashlib
 import json
 import os
+import secrets
 import selectors
 import signal
 import socket
@@ -46,8 +48,8 @@ import traceback
 import types
 
 SOCKET = "/run/beamclaw/runner.sock"
-RUN_UID_BASE = 100000  # a run's uid: RUN_UID_BASE + its sequence, never reused
-SESSION_GID_BASE = 200000  # a session's group: SESSION_GID_BASE + its sequence
+RUN_UID_BASE = 100000  # a run's uid: RUN_UID_BASE + a random 24-bit number, never reused
+SESSION_GID_BASE = 20000000  # a session's group: SESSION_GID_BASE + 24 bits of its key's hash
 SANDBOX_GID = 10001  # may connect to the bridge, may read a shared workspace
 RUN_UMASK = 0o007  # a run's files: its own and its session's, nobody else's
 KILL_ROUNDS = 500  # kill passes before a run's uid is given up as clean
@@ -108,15 +110,16 @@ def procs_of(uid):
     """The processes of uid still alive (zombies are dead: their parent
     reaps them). uid is a run's, never the runner's."""
     out = []
+    want = [str(uid).encode()]
     for p in os.listdir("/proc"):
         if not p.isdigit():
             continue
         try:
-            with open("/proc/%s/status" % p) as f:
-                fields = dict(line.split(":", 1) for line in f if ":" in line)
-        except OSError:
+            with open("/proc/%s/status" % p, "rb") as f:  # bytes: a run sets its own comm
+                fields = dict(line.split(b":", 1) for line in f if b":" in line)
+        except (OSError, ValueError):
             continue
-        if fields.get("Uid", "").split()[:1] == [str(uid)] and not fields.get("State", "").strip().startswith(("Z", "X")):
+        if fields.get(b"Uid", b"").split()[:1] == want and not fields.get(b"State", b"").strip().startswith((b"Z", b"X")):
             out.append(int(p))
     return out
 
@@ -136,6 +139,11 @@ def kill_uid(uid):
             except OSError:
                 pass
         time.sleep(0.001)
+    # Fail closed: a run that outlives every pass (forking faster than
+    # the passes find it) must not outlive its container. The runner's
+    # exit ends the container and the daemon replaces it.
+    sys.stderr.write("runner: the processes of uid %d survived %d kill passes; ending the container\n" % (uid, KILL_ROUNDS))
+    os._exit(70)
 
 
 def child(req, out_w, err_w, script_fd, uid, gid):
@@ -220,8 +228,9 @@ class Runner:
         self.inbuf = b""
         self.runs = {}  # id -> Run
         self.by_pid = {}  # pid -> Run
-        self.next_uid = RUN_UID_BASE
+        self.used_uids = set()  # every run's uid in this container: never reused
         self.gids = {}  # session group key -> gid
+        self.groups = {}  # gid -> session group key (no two sessions share one)
         self.sel = selectors.DefaultSelector()
         self.wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         signal.signal(signal.SIGCHLD, lambda *_: None)
@@ -236,14 +245,19 @@ class Runner:
         self.send({"ready": True, "python": sys.version.split()[0]})
         while True:
             for key, _ in self.sel.select(self.next_timeout()):
-                if key.data == "ctl":
-                    if not self.read_control():
-                        self.shutdown()
-                        return
-                elif key.data == "wake":
-                    self.reap()
-                else:
-                    self.read_output(key.fd, key.data)
+                try:
+                    if key.data == "ctl":
+                        if not self.read_control():
+                            self.shutdown()
+                            return
+                    elif key.data == "wake":
+                        self.reap()
+                    else:
+                        self.read_output(key.fd, key.data)
+                except (ValueError, KeyError, TypeError, UnicodeError) as e:
+                    # A bad request or a run's odd /proc entry is that
+                    # event's problem, never the runner's end.
+                    sys.stderr.write("runner: %s: %s\n" % (type(e).__name__, e))
             self.check_deadlines()
 
     def next_timeout(self):
@@ -279,14 +293,30 @@ class Runner:
                 r.kill_all()
 
     def gid_for(self, group):
+        """A session's group, derived from its key, so that it is the same
+        in every container (a workspace outlives them) and differs between
+        sessions (probing past another session's)."""
         gid = self.gids.get(group)
-        if gid is None:
-            gid = self.gids[group] = SESSION_GID_BASE + len(self.gids)
+        if gid is not None:
+            return gid
+        gid = SESSION_GID_BASE + int(hashlib.sha256(group.encode()).hexdigest()[:6], 16)
+        while self.groups.get(gid, group) != group:
+            gid += 1
+        self.gids[group], self.groups[gid] = gid, group
         return gid
 
+    def new_uid(self):
+        """A run's uid: random in a space of 2**24, so that runs of other
+        containers on one workspace do not share one, and never used before
+        in this container."""
+        while True:
+            uid = RUN_UID_BASE + secrets.randbelow(1 << 24)
+            if uid not in self.used_uids:
+                self.used_uids.add(uid)
+                return uid
+
     def start(self, req):
-        r = Run(req, self.next_uid, self.gid_for(str(req.get("group", ""))))
-        self.next_uid += 1
+        r = Run(req, self.new_uid(), self.gid_for(str(req.get("group", ""))))
         out_r = out_w = err_r = err_w = script_fd = None
         try:
             out_r, out_w = os.pipe2(os.O_CLOEXEC)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"sync"
 	"syscall"
 )
@@ -87,8 +88,11 @@ func (i *Isolator) wrap(cmd *exec.Cmd) {
 	a := cmd.SysProcAttr
 	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID | syscall.CLONE_NEWNS
 	uid, gid := os.Geteuid(), os.Getegid()
-	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
-	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	// Inside, the tool is never root (a root daemon's is uid 1): root in
+	// its namespace could unmount the private /proc and see the host's.
+	// Its files are reached as the daemon's user all the same.
+	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: max(uid, 1), HostID: uid, Size: 1}}
+	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: max(gid, 1), HostID: gid, Size: 1}}
 	a.GidMappingsEnableSetgroups = false
 	a.AmbientCaps = []uintptr{capSysAdmin}
 }
@@ -111,6 +115,9 @@ func RunInit(args []string) int {
 		fmt.Fprintln(os.Stderr, "beamclaw tool init: no program")
 		return 127
 	}
+	// Capabilities and no_new_privs belong to a thread: the tool is
+	// forked from this one, which drops them first.
+	runtime.LockOSThread()
 	if err := mountProc(); err != nil {
 		fmt.Fprintf(os.Stderr, "beamclaw tool init: %v\n", err)
 		return 126
@@ -145,9 +152,15 @@ func mountProc() error {
 	if err := syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("mount /proc: %w", err)
 	}
-	const prCapAmbient, prCapAmbientClearAll = 47, 4
+	const prCapAmbient, prCapAmbientClearAll, prSetNoNewPrivs = 47, 4, 38
 	if _, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, prCapAmbient, prCapAmbientClearAll, 0, 0, 0, 0); e != 0 {
 		return fmt.Errorf("clear ambient capabilities: %w", e)
+	}
+	// No capability comes back: not from a file's capabilities nor a
+	// setuid binary (the tool runs as a non-root uid of the namespace, so
+	// execve leaves it none).
+	if _, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); e != 0 {
+		return fmt.Errorf("no_new_privs: %w", e)
 	}
 	return nil
 }
