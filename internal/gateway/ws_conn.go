@@ -34,7 +34,11 @@ type wsConn struct {
 	who atomic.Pointer[wsSession]
 
 	// Reader-goroutine state.
-	sess  *wsSession
+	// rejoined: this connection was given the run in flight of its session
+	// once (a second hello would stream every frame twice); a connection
+	// that sent a message already gets its own runs' frames.
+	rejoined bool
+	sess     *wsSession
 	dedup *recentIDs
 	id    string // random, names the connection in approval origins
 

@@ -132,6 +132,10 @@ func (c *wsConn) hello(_ context.Context, f protocol.ClientFrame) {
 // for on this channel kind (asked on a connection that has gone), and
 // streams the run in flight's events here from now on.
 func (c *wsConn) rejoin() {
+	if c.rejoined {
+		return
+	}
+	c.rejoined = true
 	route := &wsRoute{c: c, ready: true}
 	for _, ev := range c.w.opts.Sessions.Rejoin(c.sess.id, c.origin(), route) {
 		if f, ok := wsRunFrame(ev); ok {
@@ -153,6 +157,7 @@ func (c *wsConn) message(ctx context.Context, f protocol.ClientFrame) {
 		}
 	}
 	s := c.sess
+	c.rejoined = true // its runs' frames come on their own routes
 	route := &wsRoute{c: c}
 	var resumed string
 	if s.resumed {

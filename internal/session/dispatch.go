@@ -127,7 +127,7 @@ func (l *lane) promote(r *run) error {
 func (l *lane) promoteHeld(r *run) error {
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
-	if err := l.flushLocked(); err != nil { // an earlier run's message first
+	if err := l.flushLocked(false); err != nil { // an earlier run's message first
 		return err
 	}
 	l.mu.Lock()

@@ -96,25 +96,39 @@ func (m *Manager) maintainOnce(ctx context.Context) error {
 	mt.mu.Lock()
 	nightly = nightly && mt.lastNight != date
 	mt.mu.Unlock()
-	nightlyIDs, budget := m.maintainIdle(ctx, sums, now, nightly, maxMaintainPerScan)
+	nightlyIDs, budget, busyDue := m.maintainIdle(ctx, sums, now, nightly, maxMaintainPerScan)
 	if !nightly {
 		return nil
 	}
-	return m.maintainNightly(ctx, sums, nightlyIDs, date, budget)
+	return m.maintainNightly(ctx, sums, nightlyIDs, date, budget, busyDue)
 }
 
 // maintainIdle flushes the sessions about to expire and compacts those
 // idle for long, within budget runs; with nightly it lists the sessions
-// the night's pass is for. It returns what is left of budget.
-func (m *Manager) maintainIdle(ctx context.Context, sums []Summary, now time.Time, nightly bool, budget int) (nightlyIDs []string, left int) {
+// the night's pass is for. It returns what is left of budget, and how
+// many sessions due for the night were busy (left for a later scan).
+func (m *Manager) maintainIdle(ctx context.Context, sums []Summary, now time.Time, nightly bool, budget int) (nightlyIDs []string, left, busyDue int) {
 	o := m.opts.Maintenance
 	mt := &m.maint
 	for _, s := range sums {
-		if !s.Archived.IsZero() || budget == 0 || m.busy(s.ID) {
+		if !s.Archived.IsZero() {
+			continue
+		}
+		mk := mt.get(s.ID)
+		dueNight := nightly && s.Messages-mk.seen(s) >= max(o.NightlyMinMessages, 1)
+		if m.busy(s.ID) {
+			if dueNight {
+				busyDue++
+			}
+			continue
+		}
+		if budget == 0 {
+			if dueNight { // the night's pass counts it as not done yet
+				nightlyIDs = append(nightlyIDs, s.ID)
+			}
 			continue
 		}
 		idle := now.Sub(s.Updated)
-		mk := mt.get(s.ID)
 		switch {
 		case o.PreExpiry > 0 && m.opts.TTL > 0 && idle >= m.opts.TTL-o.PreExpiry && idle < m.opts.TTL && s.Updated.After(mk.Flushed):
 			budget--
@@ -129,25 +143,29 @@ func (m *Manager) maintainIdle(ctx context.Context, sums []Summary, now time.Tim
 			m.markMaintained(ctx, s.ID, mk)
 			m.maintainSession(ctx, s, loop.Maintenance{Compact: true, ThresholdPct: o.IdleThresholdPct,
 				TargetPct: o.IdleTargetPct}, "idle")
-		case nightly && s.Messages-mk.seen(s) >= max(o.NightlyMinMessages, 1):
+		case dueNight:
 			nightlyIDs = append(nightlyIDs, s.ID)
 		}
 	}
-	return nightlyIDs, budget
+	return nightlyIDs, budget, busyDue
 }
 
 // maintainNightly is the night's pass of date: it flushes and compacts the
 // sessions of ids, within budget runs, then records the night as done.
-func (m *Manager) maintainNightly(ctx context.Context, sums []Summary, ids []string, date string, budget int) error {
+func (m *Manager) maintainNightly(ctx context.Context, sums []Summary, ids []string, date string, budget, busyDue int) error {
 	o := m.opts.Maintenance
 	mt := &m.maint
 	m.emit(ctx, beamclaw.EventMaintenanceNightlyStart, "", slog.Int("session_count", len(ids)))
-	flushed, skipped := 0, 0
+	flushed, skipped := 0, busyDue
 	for _, s := range sums {
 		if ctx.Err() != nil {
 			break // stopping: queue no more runs
 		}
-		if budget == 0 || !contains(ids, s.ID) {
+		if !contains(ids, s.ID) {
+			continue
+		}
+		if budget == 0 {
+			skipped++ // the next scan of the night
 			continue
 		}
 		if m.busy(s.ID) {

@@ -207,27 +207,32 @@ func (l *lane) update(prepare func(rec *record) (change, bool), done func()) err
 // write applies c to the backend after the deferred user message, if one
 // waits (a write never overtakes it). The caller holds l.wmu.
 func (l *lane) write(c change) error {
-	if err := l.flushLocked(); err != nil {
+	if err := l.flushLocked(false); err != nil {
 		return err
 	}
 	return l.m.store.apply(l.id, c)
 }
 
-// flush writes the deferred user message, if one waits.
+// flush writes the deferred user message, if one waits, for the run it
+// belongs to, which has ended: a message the store refuses is taken back.
 func (l *lane) flush() error {
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
-	return l.flushLocked()
+	return l.flushLocked(true)
 }
 
-// flushLocked is flush with l.wmu held.
-func (l *lane) flushLocked() error {
+// flushLocked is flush with l.wmu held. takeBack is true only for the
+// message's own run (its end): another writer's failure leaves the message
+// deferred, its run still going.
+func (l *lane) flushLocked(takeBack bool) error {
 	d := l.deferred
 	if d == nil {
 		return nil
 	}
 	if err := l.m.store.apply(l.id, *d); err != nil {
-		l.refusedLocked(err)
+		if takeBack {
+			l.refusedLocked(err)
+		}
 		return err
 	}
 	l.deferred = nil

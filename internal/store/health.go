@@ -35,6 +35,19 @@ func (h *health) damage() error {
 	return h.damaged
 }
 
+// panicked is what a panic inside a transaction becomes: the file's
+// damage when a whole check finds some (bbolt asserting on a page it
+// cannot read), marked for good; otherwise a plain error of that
+// transaction (a bug in its function), logged, and nothing stops.
+func (db *DB) panicked(v any) error {
+	if err := db.Check(); err != nil {
+		return db.markDamaged(err)
+	}
+	err := fmt.Errorf("a database transaction panicked, the file checks whole: %v", v)
+	db.health.log.Error("a database transaction panicked", "err", err)
+	return err
+}
+
 // markDamaged records that the file is damaged (v: bbolt's panic value or
 // the check's error), logs it once with what to do, and returns the
 // error writers and readers get from now on.

@@ -78,7 +78,7 @@ func Open(path string, opts Options) (*DB, error) {
 		opts.QuickCheckBytes = quickCheckBytes
 	}
 	db := &DB{bolt: b, path: path, health: health{log: opts.Logger}, checked: make(chan struct{})}
-	db.gc = newCommitter(b, db.markDamaged)
+	db.gc = newCommitter(b, db.panicked)
 	check := db.Check
 	fi, err := os.Stat(path)
 	large := err == nil && fi.Size() > opts.QuickCheckBytes
@@ -209,7 +209,7 @@ func (db *DB) Update(fn func(*bolt.Tx) error) error {
 func (db *DB) View(fn func(*bolt.Tx) error) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err = writeError(db.markDamaged(v))
+			err = writeError(db.panicked(v))
 		}
 	}()
 	return db.bolt.View(fn)
