@@ -8,7 +8,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 STATICCHECK_VERSION := v0.8.2
 BENCH_PKGS ?= ./...
 
-.PHONY: help build run deps test e2e lint bench bench-load check fmt tidy demo docker clean
+.PHONY: help build run deps test e2e lint bench bench-load soak check fmt tidy demo docker clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -39,6 +39,9 @@ bench: ## benchmarks with allocations (compare runs with benchstat)
 
 bench-load: ## load benchmark: the real binary beside a bare reverse proxy on loopback (about 5 minutes)
 	scripts/bench-load.sh
+
+soak: ## kill -9 soak: exec-to-ready after kill -9 with SESSIONS stored sessions, CYCLES times, nothing acknowledged lost or doubled (scripts/soak.sh)
+	CYCLES=$(or $(CYCLES),20) SESSIONS=$(or $(SESSIONS),100000) scripts/soak.sh
 
 fmt: ## gofmt every file
 	gofmt -w $$(git ls-files '*.go')
