@@ -58,6 +58,7 @@ type daemon struct {
 	sandbox *sandbox.Manager // nil unless sandbox.enabled; closed after the tree
 	started time.Time
 	stop    context.CancelFunc
+	watch   *stopwatch // the start-up phases' durations (debug lines)
 
 	mu     sync.Mutex
 	checks map[string]func() protocol.Subsystem
@@ -66,6 +67,7 @@ type daemon struct {
 // Run starts the daemon and serves until ctx is done (a signal) or the
 // tree fails for good, then shuts down within core.shutdown_timeout.
 func Run(ctx context.Context, opts Options) (err error) {
+	watch := newStopwatch(time.Now())
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
@@ -91,6 +93,8 @@ func Run(ctx context.Context, opts Options) (err error) {
 		return err
 	}
 	defer closeLog()
+	watch.log = log
+	watch.lap("config")
 	for _, w := range p.Warnings {
 		log.Warn(w)
 	}
@@ -101,7 +105,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	d := &daemon{opts: opts, plan: p, paths: l.Paths, log: log, started: time.Now(), stop: cancel,
-		checks: map[string]func() protocol.Subsystem{}}
+		watch: watch, checks: map[string]func() protocol.Subsystem{}}
 	if err := d.open(); err != nil {
 		return err
 	}
@@ -116,12 +120,14 @@ func Run(ctx context.Context, opts Options) (err error) {
 	if err := d.db.Checked(ctx); err != nil {
 		return err
 	}
+	watch.lap("store_check")
 	done := root.ServeBackground(ctx)
 	log.Info("beamclaw started", "pid", os.Getpid(), "http", d.public.Addr().String(),
 		"socket", d.paths.Socket, "version", opts.Build.Version)
 	if opts.Ready != nil {
 		opts.Ready(beamclaw.Ready{PID: os.Getpid(), HTTPAddr: d.public.Addr().String(), Socket: d.paths.Socket})
 	}
+	watch.total()
 	return d.wait(ctx, done)
 }
 
@@ -153,6 +159,7 @@ func (d *daemon) open() (err error) {
 	if err != nil {
 		return err
 	}
+	d.watch.lap("store_open")
 	if err := os.WriteFile(d.paths.PIDFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
 		return fmt.Errorf("write pid file: %w", err)
 	}
@@ -170,6 +177,7 @@ func (d *daemon) open() (err error) {
 	if err := os.Chmod(d.paths.Socket, 0o600); err != nil {
 		return fmt.Errorf("control socket mode: %w", err)
 	}
+	d.watch.lap("listen")
 	return nil
 }
 

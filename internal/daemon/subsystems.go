@@ -57,19 +57,23 @@ func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	d.watch.lap("providers")
 	emb, embSvc, err := d.embedder()
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	d.watch.lap("embedder")
 	ao := p.Agent
 	ao.Embedder, ao.DB, ao.Logger = emb, d.db, d.log
 	rt.agents = agent.New(ao)
 	if err := rt.agents.Ensure(p.DefaultAgent); err != nil {
 		return nil, nil, nil, fmt.Errorf("default agent: %w", err)
 	}
+	d.watch.lap("agents")
 	if rt.tools, err = d.toolRegistry(rt.agents); err != nil {
 		return nil, nil, nil, err
 	}
+	d.watch.lap("tools")
 	agentSup := supervise.New("agents", opts)
 	agentSup.Add(d.guard(supervise.Func("workspace.watcher", func(ctx context.Context) error {
 		if err := rt.agents.WorkspaceWatcher().Serve(ctx); err != nil {
@@ -87,18 +91,22 @@ func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options)
 	if err := d.mcpInto(root, opts, rt); err != nil {
 		return nil, nil, nil, err
 	}
+	d.watch.lap("mcp")
 	if rt.sessions, err = d.sessions(rt, provs); err != nil {
 		return nil, nil, nil, err
 	}
+	d.watch.lap("sessions")
 	sessSup := supervise.New("sessions", opts)
 	sessSup.Add(d.guard(rt.sessions))
 	root.Add(sessSup)
 	if err := d.sandboxInto(root, opts, rt); err != nil {
 		return nil, nil, nil, err
 	}
+	d.watch.lap("sandbox")
 	if err := d.schedulerInto(context.Background(), root, opts, rt); err != nil {
 		return nil, nil, nil, err
 	}
+	d.watch.lap("scheduler")
 	d.metrics.LiveSessions(func() int { return rt.sessions.Stats().Live })
 	d.check("sessions", func() protocol.Subsystem {
 		st := rt.sessions.Stats()

@@ -37,10 +37,12 @@ func (d *daemon) tree() (*suture.Supervisor, error) {
 		return protocol.Subsystem{Ready: true, Detail: d.db.Path()}
 	})
 
+	d.watch.lap("obs")
 	routes, control, services, err := d.subsystemsInto(root, opts)
 	if err != nil {
 		return nil, err
 	}
+	d.watch.lap("edges")
 	gw, err := d.gateway(routes, control)
 	if err != nil {
 		return nil, err
@@ -56,6 +58,7 @@ func (d *daemon) tree() (*suture.Supervisor, error) {
 	d.check("gateway", func() protocol.Subsystem {
 		return protocol.Subsystem{Ready: true, Detail: d.public.Addr().String()}
 	})
+	d.watch.lap("gateway")
 	return root, nil
 }
 

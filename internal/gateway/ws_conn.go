@@ -39,8 +39,8 @@ type wsConn struct {
 	// that sent a message already gets its own runs' frames.
 	rejoined bool
 	sess     *wsSession
-	dedup *recentIDs
-	id    string // random, names the connection in approval origins
+	dedup    *recentIDs
+	id       string // random, names the connection in approval origins
 
 	askMu sync.Mutex
 	asks  map[string]struct{} // elicitations shown on this connection, not yet answered

@@ -86,13 +86,20 @@ func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
 	if seen != nil {
 		l.remember(*seen)
 	}
+	l.queued(r)
+	return "", nil
+}
+
+// queued tells r's sender when its message waits behind a run that waits
+// for the user's answer (rather than leave it at "thinking…"), and starts
+// the lane. The caller holds l.mu, which queued releases.
+func (l *lane) queued(r *run) {
 	waiting := l.waitingOn()
 	l.mu.Unlock()
-	if waiting != "" { // say so rather than leave the sender at "thinking…"
+	if waiting != "" {
 		r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvWaiting, RunID: r.id, SessionID: l.id, Text: waiting})
 	}
 	l.activate()
-	return "", nil
 }
 
 // waitingOn says what a message queued now waits for when the run ahead

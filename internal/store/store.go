@@ -58,6 +58,7 @@ func Open(path string, opts Options) (*DB, error) {
 	if err := preflight(path); err != nil {
 		return nil, err
 	}
+	warm(path)
 	b, err := openBolt(path, opts)
 	if errors.Is(err, berrors.ErrTimeout) {
 		if pid := holder(opts.PIDFile); pid != "" {
