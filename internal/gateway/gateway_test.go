@@ -372,13 +372,17 @@ func TestHTTPServiceRestartsOnSameListener(t *testing.T) {
 	defer l.Release()
 	s := New(Options{})
 	svc := s.Service("http", l, s.PublicHandler())
+	// One request per connection: a kept-alive connection of the round
+	// before, or one the transport opened and left unused, would hold the
+	// next shutdown until its own timeout.
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	for round := range 2 {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- svc.Serve(ctx) }()
 		deadline := time.Now().Add(5 * time.Second)
 		for {
-			resp, err := http.Get("http://" + ln.Addr().String() + "/health")
+			resp, err := hc.Get("http://" + ln.Addr().String() + "/health")
 			if err == nil {
 				resp.Body.Close()
 				break
@@ -393,7 +397,7 @@ func TestHTTPServiceRestartsOnSameListener(t *testing.T) {
 			t.Fatalf("round %d: Serve returned %v", round, err)
 		}
 	}
-	http.DefaultClient.CloseIdleConnections()
+	hc.CloseIdleConnections()
 }
 
 func BenchmarkLimiterAllow(b *testing.B) {
