@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 
@@ -111,7 +112,13 @@ func (l Login) authorize(ctx context.Context, hc *http.Client, clk clock.Clock, 
 	codes := make(chan callback, 1)
 	srv := &http.Server{Handler: callbackHandler(state, codes), ReadHeaderTimeout: defaultHeaderTimeout}
 	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
+	defer func() { // let a page being written finish, then close
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if srv.Shutdown(sctx) != nil {
+			_ = srv.Close()
+		}
+	}()
 	l.Show(md.AuthorizationEndpoint + sep + q.Encode())
 	var cb callback
 	select {
@@ -157,16 +164,21 @@ func callbackHandler(state string, out chan<- callback) http.Handler {
 				cb.err = errors.New("the redirect carries no authorization code")
 			}
 		}
-		select {
-		case out <- cb:
-		default:
-		}
+		// The page first: once the code is handed over the login may end
+		// and close this server before the browser had its answer.
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		msg := "beamclaw is authorized. You can close this window."
 		if cb.err != nil {
 			msg = "Authorization failed: " + cb.err.Error()
 		}
 		_, _ = io.WriteString(w, "<!doctype html><title>beamclaw</title><p>"+html.EscapeString(msg)+"</p>")
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		select {
+		case out <- cb:
+		default:
+		}
 	})
 }
 
