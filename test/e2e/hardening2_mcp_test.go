@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
-	"github.com/beamclaw/beamclaw-go/test/oauthserver"
 )
 
 // headerWatch counts the requests a test server gets and those carrying
@@ -105,21 +104,7 @@ func TestHardening2MCPRedirectKeepsSecrets(t *testing.T) {
 // `doctor` names the file and what to do, and once the file is moved
 // aside a new login works without a restart.
 func TestHardening2DamagedSecretsKeyKeepsDaemon(t *testing.T) {
-	as := oauthserver.Start(t, oauthserver.Options{ClientID: "beamclaw-e2e", ClientSecret: "e2e-client-secret-0123456789", Canary: tokenCanary})
-	h := newHome(t, fmt.Sprintf(`gateway:
-  http:
-    addr: "127.0.0.1:0"
-mcp:
-  servers:
-    - name: web
-      transport: http
-      url: %q
-      trust: true
-      oauth:
-        client_id: beamclaw-e2e
-        client_secret: {env: WEB_CLIENT_SECRET}
-`, as.URL()))
-	h.env = append(h.env, "WEB_CLIENT_SECRET=e2e-client-secret-0123456789")
+	_, h := preRegisteredHome(t)
 	h.must("start")
 	if r := h.mcpLogin("web"); r.code != 0 {
 		t.Fatalf("mcp login: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)

@@ -52,11 +52,11 @@ func TestMCPCallFromTheCLI(t *testing.T) {
 	}
 }
 
-// TestMCPPreRegisteredClientLogin (issue 16): a server configured with a
-// pre-registered OAuth client starts in needs_login, which `start` names
-// with the fix; `mcp login` uses that client (client_secret_basic) and
-// `mcp logout` forgets the login, which brings needs_login back.
-func TestMCPPreRegisteredClientLogin(t *testing.T) {
+// preRegisteredHome is a home whose MCP server web is the fake
+// authorization server's, with a pre-registered OAuth client (its secret
+// through WEB_CLIENT_SECRET).
+func preRegisteredHome(t *testing.T) (*oauthserver.Server, *home) {
+	t.Helper()
 	as := oauthserver.Start(t, oauthserver.Options{ClientID: "beamclaw-e2e", ClientSecret: "e2e-client-secret-0123456789", Canary: tokenCanary})
 	h := newHome(t, fmt.Sprintf(`gateway:
   http:
@@ -72,6 +72,15 @@ mcp:
         client_secret: {env: WEB_CLIENT_SECRET}
 `, as.URL()))
 	h.env = append(h.env, "WEB_CLIENT_SECRET=e2e-client-secret-0123456789")
+	return as, h
+}
+
+// TestMCPPreRegisteredClientLogin (issue 16): a server configured with a
+// pre-registered OAuth client starts in needs_login, which `start` names
+// with the fix; `mcp login` uses that client (client_secret_basic) and
+// `mcp logout` forgets the login, which brings needs_login back.
+func TestMCPPreRegisteredClientLogin(t *testing.T) {
+	as, h := preRegisteredHome(t)
 	r := h.must("start")
 	if !strings.Contains(r.stdout, "warning: MCP server web needs a login: run `beamclaw mcp login web`") {
 		t.Errorf("start does not name the login:\n%s", r.stdout)
