@@ -34,6 +34,11 @@ type Options struct {
 	// AllowFlagged names skills the security scan flagged that may still
 	// be offered (core.skills.allow_flagged).
 	AllowFlagged []string
+	// SharedMemory names the agents whose memory is the agent's, shared by
+	// all its users (core.agents.<name>.memory_scope: agent). Every other
+	// agent keeps each user's daily logs, MEMORY.md, USER.md and notes
+	// apart (memory_scope: user, the default).
+	SharedMemory []string
 	Embedder     beamclaw.Embedder // nil: keyword search only
 	DB           *store.DB         // for memory.backend: bbolt
 	Logger       *slog.Logger
@@ -59,10 +64,11 @@ type Runtime struct {
 
 	skills       *skill.Cache
 	allowFlagged []string
+	shared       map[string]bool // agents with memory_scope: agent
 
 	mu       sync.Mutex
-	indexes  map[string]*memory.Workspace
-	backends map[string]memory.Backend // keyed notes, per agent
+	indexes  map[string]*memory.Workspace // per memory owner (ownerKey)
+	backends map[string]memory.Backend    // keyed notes, per memory owner
 	catalogs map[string]catalogAt      // skill catalogs, per agent
 }
 
@@ -88,7 +94,11 @@ func New(opts Options) *Runtime {
 	if opts.Memory.Clock == nil {
 		opts.Memory.Clock = opts.Clock
 	}
-	return &Runtime{ws: workspace.New(opts.AgentsDir, opts.Clock), agentsDir: opts.AgentsDir, skillsDir: opts.SkillsDir,
+	shared := make(map[string]bool, len(opts.SharedMemory))
+	for _, name := range opts.SharedMemory {
+		shared[name] = true
+	}
+	return &Runtime{ws: workspace.New(opts.AgentsDir, opts.Clock), agentsDir: opts.AgentsDir, skillsDir: opts.SkillsDir, shared: shared,
 		memOpts: opts.Memory, embedder: opts.Embedder, log: opts.Logger, clock: opts.Clock, db: opts.DB, autoCtx: opts.AutoContextLimit,
 		indexes: map[string]*memory.Workspace{}, backends: map[string]memory.Backend{},
 		skills: skill.NewCache(), catalogs: map[string]catalogAt{}, allowFlagged: opts.AllowFlagged}
@@ -127,16 +137,27 @@ func (a *Runtime) List() []string {
 	return out
 }
 
-// Prompt is the loop's PromptFunc: workspace files, eligible skills, and
-// (with auto_context) the memory that best matches the run's input.
-func (a *Runtime) Prompt(ctx context.Context, agentID, input string) (string, error) {
+// memoryUser is whose own memory a run of userID at agentID uses: userID
+// under memory_scope: user, or "" (the agent's shared memory) under
+// memory_scope: agent or for a run without a user.
+func (a *Runtime) memoryUser(agentID, userID string) string {
+	if a.shared[agentID] {
+		return ""
+	}
+	return userID
+}
+
+// Prompt is the loop's PromptFunc: workspace files, eligible skills, the
+// user's own memory (memory_scope: user) and (with auto_context) the
+// memory that best matches the run's input.
+func (a *Runtime) Prompt(ctx context.Context, agentID, userID, input string) (string, error) {
 	c, err := a.discovered(agentID)
 	if err != nil {
 		return "", err
 	}
-	extras := workspace.PromptExtras{Skills: c.section}
+	extras := workspace.PromptExtras{Skills: c.section, User: a.memoryUser(agentID, userID)}
 	if a.autoCtx > 0 && input != "" {
-		hits, err := a.Search(ctx, agentID, input, a.autoCtx)
+		hits, err := a.Search(ctx, agentID, userID, input, a.autoCtx)
 		if err != nil {
 			a.log.Warn("auto context", "agent", agentID, "err", err)
 		}
@@ -222,22 +243,60 @@ func (a *Runtime) SkillText(_ context.Context, agentID, name string) (string, er
 }
 
 // Flush is the loop's MemoryFlush: notes from the hidden pre-compaction
-// turn go to today's daily log, where memory search finds them.
-func (a *Runtime) Flush(_ context.Context, agentID, notes string) error {
-	return a.ws.AppendDaily(agentID, "", "Saved before the conversation was compacted:\n"+notes)
+// (or maintenance) turn go to today's daily log of the session's user
+// (the agent's shared log under memory_scope: agent), where memory search
+// finds them.
+func (a *Runtime) Flush(_ context.Context, agentID, userID, notes string) error {
+	return a.ws.AppendDaily(agentID, a.memoryUser(agentID, userID), "", "Saved before the conversation was compacted:\n"+notes)
 }
 
-// index returns the agent's memory index, refreshed from its files.
-func (a *Runtime) index(ctx context.Context, agentID string) (*memory.Workspace, error) {
+// maxOwnIndexes bounds the users' memory indexes kept in memory; past
+// it one is dropped, and rebuilt from its files when next searched.
+const maxOwnIndexes = 256
+
+// ownerKey keys the indexes and notes of one memory owner: the agent, or
+// the agent and one of its users ('@' is in no agent name).
+func ownerKey(agentID, user string) string {
+	if user == "" {
+		return agentID
+	}
+	return agentID + "@" + workspace.UserKey(user)
+}
+
+// index returns a memory index refreshed from its files: the agent's
+// whole shared memory (user "", memory_scope: agent), or under
+// memory_scope: user the agent's shared files alone (shared, without
+// its daily logs, which may hold other users' words) or user's own
+// memory.
+func (a *Runtime) index(ctx context.Context, agentID, user string, sharedFiles bool) (*memory.Workspace, error) {
 	dir, err := a.ws.Dir(agentID)
 	if err != nil {
 		return nil, err
 	}
+	key, opts := ownerKey(agentID, user), a.memOpts
+	switch {
+	case sharedFiles:
+		key += "\x00files"
+		opts.Search.DailyLogLookback = 0
+	case user != "":
+		if dir, err = a.ws.UserDir(agentID, user); err != nil {
+			return nil, err
+		}
+		opts.Search.WorkspaceFiles = []string{workspace.FileMemory, workspace.FileUser}
+	}
 	a.mu.Lock()
-	w, ok := a.indexes[agentID]
+	w, ok := a.indexes[key]
 	if !ok {
-		w = memory.NewWorkspace(memory.NewIndex(a.memOpts.Search, a.embedder), dir, a.memOpts, a.log)
-		a.indexes[agentID] = w
+		if user != "" && len(a.indexes) >= maxOwnIndexes {
+			for k := range a.indexes {
+				if strings.Contains(k, "@") {
+					delete(a.indexes, k)
+					break
+				}
+			}
+		}
+		w = memory.NewWorkspace(memory.NewIndex(opts.Search, a.embedder), dir, opts, a.log)
+		a.indexes[key] = w
 	}
 	a.mu.Unlock()
 	if _, err := w.Refresh(ctx); err != nil {
@@ -246,13 +305,18 @@ func (a *Runtime) index(ctx context.Context, agentID string) (*memory.Workspace,
 	return w, nil
 }
 
-// Search implements builtin.MemorySearch over the agent's workspace.
-func (a *Runtime) Search(ctx context.Context, agentID, query string, limit int) ([]builtin.Hit, error) {
-	w, err := a.index(ctx, agentID)
+// Search implements builtin.MemorySearch: the agent's shared memory, or
+// under memory_scope: user the agent's shared files (MEMORY.md and the
+// configured workspace_files, not its daily logs) and the user's own
+// memory and notes.
+func (a *Runtime) Search(ctx context.Context, agentID, userID, query string, limit int) ([]builtin.Hit, error) {
+	user := a.memoryUser(agentID, userID)
+	w, err := a.index(ctx, agentID, "", user != "")
 	if err != nil {
 		return nil, err
 	}
-	res, err := w.Index().Search(ctx, memory.Query{Text: query, Limit: limit})
+	q := memory.Query{Text: query, Limit: limit}
+	res, err := w.Index().Search(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -260,8 +324,22 @@ func (a *Runtime) Search(ctx context.Context, agentID, query string, limit int) 
 	for _, h := range res.Hits {
 		hits = append(hits, builtin.Hit{Source: h.Source, Text: h.Text, Score: h.Score})
 	}
-	if b, err := a.notes(ctx, agentID); err == nil {
-		if nres, err := b.Search(ctx, memory.Query{Text: query, Limit: limit}); err == nil {
+	if user != "" {
+		own, err := a.index(ctx, agentID, user, false)
+		if err != nil {
+			return nil, err
+		}
+		ores, err := own.Index().Search(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range ores.Hits {
+			hits = append(hits, builtin.Hit{Source: "this user's " + h.Source, Text: h.Text, Score: h.Score})
+		}
+		res.Degraded, res.Reason = res.Degraded || ores.Degraded, cmp.Or(res.Reason, ores.Reason)
+	}
+	if b, err := a.notes(ctx, agentID, user); err == nil {
+		if nres, err := b.Search(ctx, q); err == nil {
 			for _, h := range nres.Hits {
 				hits = append(hits, builtin.Hit{Source: "note " + h.Source, Text: h.Text, Score: h.Score})
 			}
@@ -277,33 +355,35 @@ func (a *Runtime) Search(ctx context.Context, agentID, query string, limit int) 
 	return hits, nil
 }
 
-// notes returns the agent's keyed-note backend (memory.backend).
-func (a *Runtime) notes(ctx context.Context, agentID string) (memory.Backend, error) {
+// notes returns the keyed-note backend (memory.backend) of the agent
+// (user "") or of one of its users.
+func (a *Runtime) notes(ctx context.Context, agentID, user string) (memory.Backend, error) {
 	if _, err := a.ws.Dir(agentID); err != nil {
 		return nil, err
 	}
+	key := ownerKey(agentID, user)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if b, ok := a.backends[agentID]; ok {
+	if b, ok := a.backends[key]; ok {
 		return b, nil
 	}
 	var b memory.Backend
 	var err error
 	if a.memOpts.Backend == memory.BackendBolt {
-		b, err = memory.OpenBolt(ctx, a.db, "", agentID, a.memOpts, a.embedder)
+		b, err = memory.OpenBolt(ctx, a.db, "", key, a.memOpts, a.embedder)
 	} else {
-		b, err = memory.NewMemory(agentID, a.memOpts, a.embedder)
+		b, err = memory.NewMemory(key, a.memOpts, a.embedder)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("memory of agent %s: %w", agentID, err)
 	}
-	a.backends[agentID] = b
+	a.backends[key] = b
 	return b, nil
 }
 
 // Remember implements builtin.Notes.
-func (a *Runtime) Remember(ctx context.Context, agentID, key, content string) error {
-	b, err := a.notes(ctx, agentID)
+func (a *Runtime) Remember(ctx context.Context, agentID, userID, key, content string) error {
+	b, err := a.notes(ctx, agentID, a.memoryUser(agentID, userID))
 	if err != nil {
 		return err
 	}
@@ -311,8 +391,8 @@ func (a *Runtime) Remember(ctx context.Context, agentID, key, content string) er
 }
 
 // Recall implements builtin.Notes: the best-matching notes.
-func (a *Runtime) Recall(ctx context.Context, agentID, query string, limit int) ([]builtin.Hit, error) {
-	b, err := a.notes(ctx, agentID)
+func (a *Runtime) Recall(ctx context.Context, agentID, userID, query string, limit int) ([]builtin.Hit, error) {
+	b, err := a.notes(ctx, agentID, a.memoryUser(agentID, userID))
 	if err != nil {
 		return nil, err
 	}
@@ -328,8 +408,8 @@ func (a *Runtime) Recall(ctx context.Context, agentID, query string, limit int) 
 }
 
 // Forget implements builtin.Notes.
-func (a *Runtime) Forget(ctx context.Context, agentID, key string) error {
-	b, err := a.notes(ctx, agentID)
+func (a *Runtime) Forget(ctx context.Context, agentID, userID, key string) error {
+	b, err := a.notes(ctx, agentID, a.memoryUser(agentID, userID))
 	if err != nil {
 		return err
 	}
@@ -337,25 +417,60 @@ func (a *Runtime) Forget(ctx context.Context, agentID, key string) error {
 }
 
 // Files is the agents' workspace files as the workspace_memory tool
-// reads and writes them (builtin.Workspace).
-func (a *Runtime) Files() builtin.Workspace { return workspaceFiles{a.ws} }
+// reads and writes them (builtin.Workspace). Under memory_scope: user a
+// run's USER.md and MEMORY.md writes and its daily logs are its user's
+// own; reading USER.md or MEMORY.md gives the agent's shared file and,
+// after it, the user's own.
+func (a *Runtime) Files() builtin.Workspace { return workspaceFiles{a} }
 
 // workspaceFiles adapts the workspace store to builtin.Workspace.
-type workspaceFiles struct{ ws *workspace.Store }
+type workspaceFiles struct{ a *Runtime }
 
-func (w workspaceFiles) ReadFile(agent, file string) (string, error) {
-	return w.ws.ReadFile(agent, file)
+// own returns the user whose own copy of file a run of user at agent
+// touches ("" for the agent's file).
+func (w workspaceFiles) own(agent, user, file string) string {
+	if !workspace.IsUserFile(file) {
+		return ""
+	}
+	return w.a.memoryUser(agent, user)
 }
-func (w workspaceFiles) WriteFile(agent, file, content string) error {
-	return w.ws.WriteFile(agent, file, content)
+
+func (w workspaceFiles) ReadFile(agent, user, file string) (string, error) {
+	text, err := w.a.ws.ReadFile(agent, file)
+	if beamclaw.KindOf(err) == beamclaw.KindNotFound {
+		text, err = "", nil
+	}
+	owner := w.own(agent, user, file)
+	if err != nil || owner == "" {
+		return text, err
+	}
+	mine, err := w.a.ws.ReadUserFile(agent, owner, file)
+	if err != nil || strings.TrimSpace(mine) == "" {
+		return text, err
+	}
+	if strings.TrimSpace(text) != "" {
+		text = strings.TrimRight(text, "\n") + "\n\n# This user's own " + file + " (only they see it)\n\n"
+	}
+	return text + mine, nil
 }
-func (w workspaceFiles) AppendFile(agent, file, content string) error {
-	return w.ws.AppendFile(agent, file, content)
+func (w workspaceFiles) WriteFile(agent, user, file, content string) error {
+	if owner := w.own(agent, user, file); owner != "" {
+		return w.a.ws.WriteUserFile(agent, owner, file, content)
+	}
+	return w.a.ws.WriteFile(agent, file, content)
 }
-func (w workspaceFiles) AppendDaily(agent string, date time.Time, text string) error {
-	return w.ws.AppendDaily(agent, date.Format(workspace.DateLayout), text)
+func (w workspaceFiles) AppendFile(agent, user, file, content string) error {
+	if owner := w.own(agent, user, file); owner != "" {
+		return w.a.ws.AppendUserFile(agent, owner, file, content)
+	}
+	return w.a.ws.AppendFile(agent, file, content)
 }
-func (w workspaceFiles) ReadDaily(agent string, date time.Time) (string, error) {
-	return w.ws.ReadDaily(agent, date.Format(workspace.DateLayout))
+func (w workspaceFiles) AppendDaily(agent, user string, date time.Time, text string) error {
+	return w.a.ws.AppendDaily(agent, w.a.memoryUser(agent, user), date.Format(workspace.DateLayout), text)
 }
-func (w workspaceFiles) ListDaily(agent string) ([]string, error) { return w.ws.ListDaily(agent) }
+func (w workspaceFiles) ReadDaily(agent, user string, date time.Time) (string, error) {
+	return w.a.ws.ReadDaily(agent, w.a.memoryUser(agent, user), date.Format(workspace.DateLayout))
+}
+func (w workspaceFiles) ListDaily(agent, user string) ([]string, error) {
+	return w.a.ws.ListDaily(agent, w.a.memoryUser(agent, user))
+}

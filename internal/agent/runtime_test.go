@@ -23,7 +23,7 @@ func newRuntime(t *testing.T, backend string) *Runtime {
 	return newRuntimeClock(t, backend, nil)
 }
 
-func newRuntimeClock(t *testing.T, backend string, clk clock.Clock) *Runtime {
+func newRuntimeClock(t *testing.T, backend string, clk clock.Clock, shared ...string) *Runtime {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := store.Open(filepath.Join(dir, "beamclaw.db"), store.Options{})
@@ -34,7 +34,7 @@ func newRuntimeClock(t *testing.T, backend string, clk clock.Clock) *Runtime {
 	mo := memory.DefaultOptions()
 	mo.Backend = backend
 	rt := New(Options{AgentsDir: filepath.Join(dir, "agents"), SkillsDir: filepath.Join(dir, "skills"),
-		Memory: mo, AutoContextLimit: 2, DB: db, Clock: clk})
+		Memory: mo, AutoContextLimit: 2, DB: db, Clock: clk, SharedMemory: shared})
 	if err := rt.Ensure("default"); err != nil {
 		t.Fatal(err)
 	}
@@ -48,10 +48,10 @@ func TestPromptAssemblesWorkspaceSkillsAndMemory(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			rt := newRuntime(t, backend)
 			ctx := context.Background()
-			if err := rt.Remember(ctx, "default", "coffee", "Ana takes her coffee black, no sugar."); err != nil {
+			if err := rt.Remember(ctx, "default", "local:ana", "coffee", "Ana takes her coffee black, no sugar."); err != nil {
 				t.Fatal(err)
 			}
-			p, err := rt.Prompt(ctx, "default", "how does Ana take her coffee?")
+			p, err := rt.Prompt(ctx, "default", "local:ana", "how does Ana take her coffee?")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,10 +63,10 @@ func TestPromptAssemblesWorkspaceSkillsAndMemory(t *testing.T) {
 			if !rt.Exists("default") || rt.Exists("ghost") {
 				t.Error("Exists is wrong")
 			}
-			if err := rt.Forget(ctx, "default", "coffee"); err != nil {
+			if err := rt.Forget(ctx, "default", "local:ana", "coffee"); err != nil {
 				t.Fatal(err)
 			}
-			if hits, err := rt.Recall(ctx, "default", "coffee", 5); err != nil || len(hits) != 0 {
+			if hits, err := rt.Recall(ctx, "default", "local:ana", "coffee", 5); err != nil || len(hits) != 0 {
 				t.Errorf("recall after forget: %v %v", hits, err)
 			}
 		})
@@ -92,7 +92,7 @@ func TestSkillsAreThePromptsSkills(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := rt.Prompt(context.Background(), "default", "")
+	p, err := rt.Prompt(context.Background(), "default", "local:ana", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,5 +143,80 @@ func TestSkillCatalogIsReusedWhileFresh(t *testing.T) {
 	clk.Advance(time.Nanosecond)
 	if !slices.Contains(names(), "fresh-skill") {
 		t.Fatalf("skills %v lack the new skill once skillsFresh passed", names())
+	}
+}
+
+// Under memory_scope: user (the default) what erin's conversations leave
+// behind (a flush, the tool's MEMORY.md and USER.md, daily logs, notes)
+// reaches neither lee's prompt nor lee's search; the agent's own files
+// reach both; the shared daily log of before reaches nobody's prompt.
+// Under memory_scope: agent everything is shared, as before.
+func TestMemoryIsEachUsersOwn(t *testing.T) {
+	const erin, lee = "tg:1001", "api:lee"
+	for _, backend := range []string{memory.BackendBolt, memory.BackendMemory} {
+		t.Run(backend, func(t *testing.T) {
+			rt := newRuntime(t, backend)
+			ctx := context.Background()
+			files := rt.Files()
+			mustDo(t, rt.ws.AppendDaily("default", "", "", "old shared log: marmalade"))
+			mustDo(t, files.AppendFile("default", "", "MEMORY.md", "The team ships on Fridays."))
+			mustDo(t, rt.Flush(ctx, "default", erin, "Erin's sister is called Quillon."))
+			mustDo(t, files.AppendFile("default", erin, "MEMORY.md", "Erin collects zebu figurines."))
+			mustDo(t, files.WriteFile("default", erin, "USER.md", "Name: Erin Vasquez"))
+			mustDo(t, files.AppendDaily("default", erin, time.Now(), "Erin planned a trip to Oslo."))
+			mustDo(t, rt.Remember(ctx, "default", erin, "pin", "Erin's locker code is 8812"))
+
+			pe, err := rt.Prompt(ctx, "default", erin, "hello")
+			mustDo(t, err)
+			pl, err := rt.Prompt(ctx, "default", lee, "Quillon zebu Oslo locker Vasquez")
+			mustDo(t, err)
+			for _, word := range []string{"Quillon", "zebu", "Vasquez", "Oslo", "8812", "marmalade"} {
+				if strings.Contains(pl, word) {
+					t.Errorf("lee's prompt holds %q", word)
+				}
+			}
+			for _, word := range []string{"Quillon", "zebu", "Vasquez", "Oslo", "Fridays"} {
+				if !strings.Contains(pe, word) {
+					t.Errorf("erin's prompt lacks her own %q", word)
+				}
+			}
+			if !strings.Contains(pl, "Fridays") || strings.Contains(pe, "marmalade") {
+				t.Error("the agent's MEMORY.md must reach both, its old shared daily log neither")
+			}
+			for _, q := range []string{"Quillon", "zebu", "Oslo", "locker code"} {
+				hits, err := rt.Search(ctx, "default", lee, q, 5)
+				mustDo(t, err)
+				for _, h := range hits {
+					if strings.Contains(h.Text, "Erin") {
+						t.Errorf("lee's search for %q found erin's %q", q, h.Text)
+					}
+				}
+				if hits, _ := rt.Search(ctx, "default", erin, q, 5); len(hits) == 0 {
+					t.Errorf("erin's search for %q finds nothing of hers", q)
+				}
+			}
+			if hits, _ := rt.Recall(ctx, "default", lee, "locker", 5); len(hits) != 0 {
+				t.Errorf("lee recalls erin's notes: %v", hits)
+			}
+			if got, _ := files.ReadFile("default", lee, "MEMORY.md"); strings.Contains(got, "zebu") || !strings.Contains(got, "Fridays") {
+				t.Errorf("lee reads MEMORY.md as %q", got)
+			}
+
+			shared := newRuntimeClock(t, backend, nil, "default")
+			mustDo(t, shared.Flush(ctx, "default", erin, "Erin's sister is called Quillon."))
+			mustDo(t, shared.Remember(ctx, "default", erin, "pin", "Erin's locker code is 8812"))
+			pl, err = shared.Prompt(ctx, "default", lee, "locker code")
+			mustDo(t, err)
+			if !strings.Contains(pl, "Quillon") || !strings.Contains(pl, "8812") {
+				t.Error("memory_scope: agent must share the flush and the notes with every user")
+			}
+		})
+	}
+}
+
+func mustDo(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -49,7 +49,14 @@ type Agent struct {
 	Provider      string `yaml:"provider"`
 	Model         string `yaml:"model"`
 	AutonomyLevel string `yaml:"autonomy_level"`
+	// MemoryScope is whose memory the agent's daily logs, MEMORY.md and
+	// USER.md writes, notes and flushes are: each user's own ("user", the
+	// default) or the agent's, shared by all its users ("agent").
+	MemoryScope string `yaml:"memory_scope"`
 }
+
+// MemoryScopes are the values of core.agents.<name>.memory_scope.
+var MemoryScopes = []string{"user", "agent"}
 
 // Skills configures SKILL.md skills.
 type Skills struct {

@@ -83,6 +83,9 @@ func (c *Config) validateCore(p *problems) {
 		if a.AutonomyLevel != "" {
 			p.Enum(key+".autonomy_level", a.AutonomyLevel, AutonomyLevels)
 		}
+		if a.MemoryScope != "" {
+			p.Enum(key+".memory_scope", a.MemoryScope, MemoryScopes)
+		}
 	}
 }
 

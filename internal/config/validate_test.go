@@ -74,12 +74,13 @@ func TestValidate(t *testing.T) {
 		{"channel autonomy and agents", func(c *Config) {
 			c.Core.ChannelAutonomy["telegarm"] = "full"
 			c.Core.ChannelAutonomy["tui"] = "root"
-			c.Core.Agents["coder"] = Agent{Provider: "nope", AutonomyLevel: "max"}
+			c.Core.Agents["coder"] = Agent{Provider: "nope", AutonomyLevel: "max", MemoryScope: "team"}
 		}, []string{
 			`core.channel_autonomy.telegarm: unknown channel (did you mean "telegram"?)`,
 			`core.channel_autonomy.tui: "root"`,
 			`core.agents.coder.provider: "nope" is not a configured provider`,
 			`core.agents.coder.autonomy_level: "max"`,
+			`core.agents.coder.memory_scope: "team" is not one of user, agent`,
 		}},
 		{"durations", func(c *Config) {
 			c.Core.ShutdownTimeout = Duration{Duration: -time.Second}

@@ -42,7 +42,7 @@ core:
     local: {base_url: "http://127.0.0.1:9/v1", model: local-model}
   fallback_providers: [openai]
   agents:
-    coder: {provider: openai, model: gpt-4o-mini, autonomy_level: full}
+    coder: {provider: openai, model: gpt-4o-mini, autonomy_level: full, memory_scope: user}
   agentic_loop: {auto_context: true, compaction_provider: openai, compaction_model: gpt-4o-mini}
   skills: {allow_flagged: [github]}
   maintenance: {enabled: true}

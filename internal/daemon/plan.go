@@ -1,6 +1,8 @@
 package daemon
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/a2a"
@@ -233,6 +235,11 @@ func planAgent(c *config.Config, paths config.Paths) agent.Options {
 		AllowFlagged: c.Core.Skills.AllowFlagged}
 	if c.Core.AgenticLoop.AutoContext {
 		o.AutoContextLimit = c.Core.AgenticLoop.AutoContextLimit
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Core.Agents)) {
+		if c.Core.Agents[name].MemoryScope == "agent" {
+			o.SharedMemory = append(o.SharedMemory, name)
+		}
 	}
 	return o
 }

@@ -173,7 +173,7 @@ func (rs *runState) flushMemory(ctx context.Context, old []beamclaw.Message) err
 	notes := strings.TrimSpace(rs.e.opts.Scrub.String(resp.Message.Content))
 	saved := notes != "" && !strings.EqualFold(notes, flushNothing)
 	if saved {
-		if err := rs.e.opts.MemoryFlush(ctx, rs.r.AgentID, notes); err != nil {
+		if err := rs.e.opts.MemoryFlush(ctx, rs.r.AgentID, rs.r.UserID, notes); err != nil {
 			return fmt.Errorf("save flushed memory: %w", err)
 		}
 	}

@@ -129,7 +129,7 @@ func (e *Engine) Run(ctx context.Context, r Run) error {
 		return err
 	}
 	if e.opts.Prompt != nil {
-		if rs.system, err = e.opts.Prompt(ctx, r.AgentID, lastUserText(rs.history)); err != nil {
+		if rs.system, err = e.opts.Prompt(ctx, r.AgentID, r.UserID, lastUserText(rs.history)); err != nil {
 			return rs.fail(ctx, fmt.Errorf("system prompt of agent %s: %w", r.AgentID, err))
 		}
 	}

@@ -46,10 +46,11 @@ type Scrubber interface {
 // ProviderFunc picks the provider and model for an agent.
 type ProviderFunc func(agentID string) (p beamclaw.Provider, model string, err error)
 
-// PromptFunc builds the system prompt of an agent (workspace + skills).
-// input is the run's user message, for recalling related memory
+// PromptFunc builds the system prompt of an agent (workspace + skills)
+// for a run of userID (whose own memory it may carry). input is the run's
+// user message, for recalling related memory
 // (core.agentic_loop.auto_context).
-type PromptFunc func(ctx context.Context, agentID, input string) (string, error)
+type PromptFunc func(ctx context.Context, agentID, userID, input string) (string, error)
 
 // WindowFunc returns the context window, in tokens, of a model.
 type WindowFunc func(model string) int
@@ -96,9 +97,10 @@ type Options struct {
 	// the hidden pre-compaction turn wrote down: before history is
 	// summarised, the model is asked, out of sight of the user, for the
 	// durable facts worth keeping, and MemoryFlush stores them (the daemon
-	// appends them to the agent's daily log). Its failure is logged and
-	// compaction goes on.
-	MemoryFlush func(ctx context.Context, agentID, notes string) error
+	// appends them to the daily log of the session's user, or the agent's
+	// under memory_scope: agent). Its failure is logged and compaction
+	// goes on.
+	MemoryFlush func(ctx context.Context, agentID, userID, notes string) error
 	// CompactionProvider and CompactionModel summarise old history
 	// (default: the agent's provider and model).
 	CompactionProvider beamclaw.Provider

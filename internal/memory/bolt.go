@@ -131,3 +131,22 @@ func (b *Bolt) delete(ctx context.Context, key string) error {
 	}
 	return nil
 }
+
+// DropBolt deletes every entry OpenBolt(ctx, db, prefix, agentID, ...)
+// would load; it reports whether there were any. A Bolt still open on
+// them must not be used afterwards.
+func DropBolt(db *store.DB, prefix, agentID string) (bool, error) {
+	found := false
+	err := db.Update(func(tx *bbolt.Tx) error {
+		top := tx.Bucket([]byte(prefix + "memory"))
+		if top == nil || top.Bucket([]byte(agentID)) == nil {
+			return nil
+		}
+		found = true
+		return top.DeleteBucket([]byte(agentID))
+	})
+	if err != nil {
+		return false, fmt.Errorf("drop memory of %q: %w", agentID, err)
+	}
+	return found, nil
+}

@@ -194,7 +194,7 @@ func TestMemoryFlushBeforeCompaction(t *testing.T) {
 			var agents []string
 			e := newEnv(t, envOpts{p: &scripted{summary: say("summary"), flush: tc.flush}, loop: func(o *loop.Options) {
 				o.Window = func(string) int { return 500 }
-				o.MemoryFlush = func(_ context.Context, agentID, notes string) error {
+				o.MemoryFlush = func(_ context.Context, agentID, _, notes string) error {
 					mu.Lock()
 					defer mu.Unlock()
 					got = append(got, notes)
@@ -236,7 +236,7 @@ func TestPromptSeesTheRunInput(t *testing.T) {
 	var mu sync.Mutex
 	var inputs []string
 	e := newEnv(t, envOpts{loop: func(o *loop.Options) {
-		o.Prompt = func(_ context.Context, agentID, input string) (string, error) {
+		o.Prompt = func(_ context.Context, agentID, _, input string) (string, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			inputs = append(inputs, input)

@@ -26,7 +26,7 @@ func maintEnv(t *testing.T, mo MaintenanceOptions, at time.Time, path string) (*
 		session: func(o *Options) { o.Clock, o.Maintenance, o.TTL = fc, mo, 10*time.Hour },
 		loop: func(o *loop.Options) {
 			o.Clock = fc
-			o.MemoryFlush = func(_ context.Context, _, n string) error {
+			o.MemoryFlush = func(_ context.Context, _, _, n string) error {
 				mu.Lock()
 				notes = append(notes, n)
 				mu.Unlock()

@@ -34,9 +34,10 @@ func (s *Store) Today() string { return s.clock.Now().Format(DateLayout) }
 func dailyPath(date string) string { return path.Join(DailyDir, date+".md") }
 
 // AppendDaily appends an entry, stamped with the current time (HH:MM), to
-// the agent's daily log of date ("" for today), creating the log.
-// Concurrent appends never interleave inside an entry.
-func (s *Store) AppendDaily(name, date, text string) error {
+// a daily log of date ("" for today), creating the log: the agent's shared
+// log when user is "", else that user's own (UsersDir). Concurrent appends
+// never interleave inside an entry.
+func (s *Store) AppendDaily(name, user, date, text string) error {
 	date, err := s.ParseDate(date)
 	if err != nil {
 		return err
@@ -44,42 +45,50 @@ func (s *Store) AppendDaily(name, date, text string) error {
 	if strings.TrimSpace(text) == "" {
 		return beamclaw.E("workspace.AppendDaily", beamclaw.KindInvalid, "nothing to append", nil)
 	}
+	entry := "## " + s.clock.Now().Format("15:04") + "\n\n" + strings.TrimSpace(text) + "\n"
+	if user != "" {
+		return s.changeUser(name, user, func(root *os.Root, base string) error {
+			return appendText(root, path.Join(base, dailyPath(date)), "\n", entry)
+		})
+	}
 	return s.change(name, func(root *os.Root) error {
 		if err := root.MkdirAll(DailyDir, 0o700); err != nil {
 			return fmt.Errorf("agent %s: create %s: %w", name, DailyDir, err)
 		}
 		defer s.cache.forget(filepath.Join(root.Name(), DailyDir))
-		entry := "## " + s.clock.Now().Format("15:04") + "\n\n" + strings.TrimSpace(text) + "\n"
 		return appendText(root, dailyPath(date), "\n", entry)
 	})
 }
 
-// ReadDaily returns the agent's daily log of date ("" for today). A
-// missing log is KindNotFound.
-func (s *Store) ReadDaily(name, date string) (string, error) {
+// ReadDaily returns a daily log of date ("" for today): the agent's
+// shared one when user is "", else that user's own. A missing log is
+// KindNotFound.
+func (s *Store) ReadDaily(name, user, date string) (string, error) {
 	date, err := s.ParseDate(date)
 	if err != nil {
 		return "", err
 	}
-	return s.read(name, dailyPath(date), "agent "+name+" has no daily log for "+date)
+	return s.read(name, path.Join(userBase(user), dailyPath(date)), "agent "+name+" has no daily log for "+date)
 }
 
-// ListDaily returns the dates of the agent's daily logs, oldest first.
-func (s *Store) ListDaily(name string) ([]string, error) {
+// ListDaily returns the dates of the agent's shared daily logs (user "")
+// or of the user's own, oldest first.
+func (s *Store) ListDaily(name, user string) ([]string, error) {
 	root, err := s.Root(name)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	dates, err := listDaily(root)
+	dates, err := listDailyIn(root, path.Join(userBase(user), DailyDir))
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", name, err)
 	}
 	return dates, nil
 }
 
-func listDaily(root *os.Root) ([]string, error) {
-	entries, err := fs.ReadDir(root.FS(), DailyDir)
+// listDailyIn lists the dates of the daily logs in dir (a DailyDir).
+func listDailyIn(root *os.Root, dir string) ([]string, error) {
+	entries, err := fs.ReadDir(root.FS(), dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

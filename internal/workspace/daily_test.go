@@ -14,11 +14,11 @@ func TestAppendReadDaily(t *testing.T) {
 	s := mustStore(t)
 	mustCreate(t, s, "default")
 	for _, text := range []string{"Shipped the release.", "Bob called\nabout the invoice.\n"} {
-		if err := s.AppendDaily("default", "", text); err != nil {
+		if err := s.AppendDaily("default", "", "", text); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := s.ReadDaily("default", "2026-11-20")
+	got, err := s.ReadDaily("default", "", "2026-11-20")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,10 +26,10 @@ func TestAppendReadDaily(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("daily log (-want +got):\n%s", diff)
 	}
-	if err := s.AppendDaily("default", "2026-11-18", "older"); err != nil {
+	if err := s.AppendDaily("default", "", "2026-11-18", "older"); err != nil {
 		t.Fatal(err)
 	}
-	dates, err := s.ListDaily("default")
+	dates, err := s.ListDaily("default", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,12 +46,12 @@ func TestDailyErrors(t *testing.T) {
 		err  error
 		kind beamclaw.Kind
 	}{
-		{"bad date", s.AppendDaily("default", "2026-13-01", "x"), beamclaw.KindInvalid},
-		{"path in date", s.AppendDaily("default", "../../x", "x"), beamclaw.KindInvalid},
-		{"short date", s.AppendDaily("default", "2026-1-1", "x"), beamclaw.KindInvalid},
-		{"blank text", s.AppendDaily("default", "", " \n"), beamclaw.KindInvalid},
-		{"no agent", s.AppendDaily("ghost", "", "x"), beamclaw.KindNotFound},
-		{"missing log", func() error { _, err := s.ReadDaily("default", "2020-01-01"); return err }(), beamclaw.KindNotFound},
+		{"bad date", s.AppendDaily("default", "", "2026-13-01", "x"), beamclaw.KindInvalid},
+		{"path in date", s.AppendDaily("default", "", "../../x", "x"), beamclaw.KindInvalid},
+		{"short date", s.AppendDaily("default", "", "2026-1-1", "x"), beamclaw.KindInvalid},
+		{"blank text", s.AppendDaily("default", "", "", " \n"), beamclaw.KindInvalid},
+		{"no agent", s.AppendDaily("ghost", "", "", "x"), beamclaw.KindNotFound},
+		{"missing log", func() error { _, err := s.ReadDaily("default", "", "2020-01-01"); return err }(), beamclaw.KindNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,14 +70,14 @@ func TestConcurrentAppendDaily(t *testing.T) {
 	for w := range writers {
 		wg.Go(func() {
 			for i := range each {
-				if err := s.AppendDaily("default", "", fmt.Sprintf("entry w%d-i%d line one\nline two of w%d-i%d", w, i, w, i)); err != nil {
+				if err := s.AppendDaily("default", "", "", fmt.Sprintf("entry w%d-i%d line one\nline two of w%d-i%d", w, i, w, i)); err != nil {
 					t.Error(err)
 				}
 			}
 		})
 	}
 	wg.Wait()
-	got, err := s.ReadDaily("default", "")
+	got, err := s.ReadDaily("default", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"strings"
 	"time"
 )
@@ -16,11 +17,17 @@ anything destructive or hard to undo. Never reveal secrets such as API keys
 or passwords, even if a tool shows them to you.`
 
 // PromptExtras are the parts of a system prompt that do not come from the
-// workspace files. Both go after the daily logs, in this order.
+// agent's shared workspace files.
 type PromptExtras struct {
 	// Skills is a rendered skills section (see skill.PromptSection),
 	// included as is; "" for none.
 	Skills string
+	// User, when set, is the user whose own memory (memory_scope: user)
+	// the prompt carries: their USER.md, MEMORY.md and yesterday's and
+	// today's daily logs, after the skills. The agent's shared daily logs
+	// are then left out: they may hold other users' words. "" gives the
+	// agent's shared memory, daily logs included.
+	User string
 	// Memory holds auto-context snippets recalled for this turn.
 	Memory []Snippet
 }
@@ -44,11 +51,14 @@ var fileTitles = map[string]string{
 
 // SystemPrompt assembles the system prompt of the agent name: its
 // workspace files in the order IDENTITY, SOUL, USER, TOOLS, AGENTS,
-// BOOTSTRAP, MEMORY, then yesterday's and today's daily logs (oldest
-// first, so the newest is closest to the conversation), then the extras.
-// Each part sits under a "# ..." header; empty or blank files are skipped.
-// An agent without a workspace gets FallbackPrompt followed by the extras.
-// File contents are cached by path, modification time and size.
+// BOOTSTRAP, MEMORY, then (without extras.User) yesterday's and today's
+// daily logs (oldest first, so the newest is closest to the conversation),
+// then the skills, the user's own memory (extras.User) and the recalled
+// memory. What is the same for every user of the agent comes first, so
+// the prefix stays byte-identical across users and turns. Each part sits
+// under a "# ..." header; empty or blank files are skipped. An agent
+// without a workspace gets FallbackPrompt followed by the extras. File
+// contents are cached by path, modification time and size.
 func (s *Store) SystemPrompt(name string, extras PromptExtras) (string, error) {
 	dir, err := s.Dir(name)
 	if err != nil {
@@ -56,15 +66,20 @@ func (s *Store) SystemPrompt(name string, extras PromptExtras) (string, error) {
 	}
 	now := s.clock.Now()
 	day := now.Format(DateLayout)
+	shared := extras.User == ""
+	key := dir
+	if !shared {
+		key += "\x00users" // the files without the shared daily logs
+	}
 	gen, watched := s.watch.generation(dir)
 	var files string
 	var cached cachedPrompt
 	if watched {
 		s.pmu.Lock()
-		p, ok := s.prompts[dir]
+		p, ok := s.prompts[key]
 		s.pmu.Unlock()
 		if ok && p.gen == gen && p.day == day {
-			if len(extras.Memory) == 0 && p.withSkills != "" && p.skills == extras.Skills {
+			if shared && len(extras.Memory) == 0 && p.withSkills != "" && p.skills == extras.Skills {
 				return p.withSkills, nil
 			}
 			files, cached = p.text, p
@@ -72,14 +87,14 @@ func (s *Store) SystemPrompt(name string, extras PromptExtras) (string, error) {
 	}
 	if files == "" {
 		var found bool
-		if files, found, err = s.promptFiles(name, dir, now); err != nil {
+		if files, found, err = s.promptFiles(name, dir, now, shared); err != nil {
 			return "", err
 		}
 		if !found {
 			var b strings.Builder
 			b.WriteString(FallbackPrompt)
 			b.WriteByte('\n')
-			writeExtras(&b, extras)
+			writeExtras(&b, extras.Skills, "", extras.Memory)
 			return b.String(), nil
 		}
 		if watched {
@@ -88,23 +103,27 @@ func (s *Store) SystemPrompt(name string, extras PromptExtras) (string, error) {
 				clear(s.prompts)
 			}
 			cached = cachedPrompt{gen: gen, day: day, text: files}
-			s.prompts[dir] = cached
+			s.prompts[key] = cached
 			s.pmu.Unlock()
 		}
 	}
-	if extras.Skills == "" && len(extras.Memory) == 0 {
+	var own string
+	if !shared {
+		own = s.userSections(dir, extras.User, now)
+	}
+	if extras.Skills == "" && own == "" && len(extras.Memory) == 0 {
 		return files, nil
 	}
 	var b strings.Builder
-	b.Grow(len(files) + len(extras.Skills) + 1024)
+	b.Grow(len(files) + len(extras.Skills) + len(own) + 1024)
 	b.WriteString(files)
-	writeExtras(&b, extras)
+	writeExtras(&b, extras.Skills, own, extras.Memory)
 	prompt := b.String()
-	if watched && cached.text != "" && len(extras.Memory) == 0 {
+	if watched && shared && cached.text != "" && len(extras.Memory) == 0 {
 		cached.skills, cached.withSkills = extras.Skills, prompt
 		s.pmu.Lock()
-		if p, ok := s.prompts[dir]; ok && p.gen == gen && p.day == day {
-			s.prompts[dir] = cached
+		if p, ok := s.prompts[key]; ok && p.gen == gen && p.day == day {
+			s.prompts[key] = cached
 		}
 		s.pmu.Unlock()
 	}
@@ -112,9 +131,9 @@ func (s *Store) SystemPrompt(name string, extras PromptExtras) (string, error) {
 }
 
 // promptFiles assembles the file part of the prompt (the header, the
-// workspace files, yesterday's and today's daily logs); found is false
-// when the agent has no workspace.
-func (s *Store) promptFiles(name, dir string, now time.Time) (text string, found bool, err error) {
+// workspace files and, when daily, yesterday's and today's shared daily
+// logs); found is false when the agent has no workspace.
+func (s *Store) promptFiles(name, dir string, now time.Time, daily bool) (text string, found bool, err error) {
 	root, err := os.OpenRoot(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", false, nil
@@ -130,14 +149,38 @@ func (s *Store) promptFiles(name, dir string, now time.Time) (text string, found
 	for _, file := range promptOrder {
 		s.writeFileSection(&b, root, dir, file, file+" ("+fileTitles[file]+")")
 	}
+	if daily {
+		s.writeDailySections(&b, root, dir, "", now)
+	}
+	return b.String(), true, nil
+}
+
+// writeDailySections appends yesterday's and today's daily logs under base
+// ("" for the shared ones, else a user's directory).
+func (s *Store) writeDailySections(b *strings.Builder, root *os.Root, dir, base string, now time.Time) {
 	days := [...]struct{ date, label string }{
 		{now.AddDate(0, 0, -1).Format(DateLayout), "yesterday"},
 		{now.Format(DateLayout), "today"},
 	}
 	for _, d := range days {
-		s.writeFileSection(&b, root, dir, dailyPath(d.date), "Daily log "+d.date+" ("+d.label+")")
+		s.writeFileSection(b, root, dir, path.Join(base, dailyPath(d.date)), "Daily log "+d.date+" ("+d.label+")")
 	}
-	return b.String(), true, nil
+}
+
+// userSections renders the user's own memory: their USER.md and
+// MEMORY.md and their daily logs of yesterday and today ("" when none).
+func (s *Store) userSections(dir, user string, now time.Time) string {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return ""
+	}
+	defer root.Close()
+	base := userBase(user)
+	var b strings.Builder
+	s.writeFileSection(&b, root, dir, path.Join(base, FileUser), "USER.md of this user (what you know about the person you are talking to)")
+	s.writeFileSection(&b, root, dir, path.Join(base, FileMemory), "MEMORY.md of this user (your long-term memory of them; only they see it)")
+	s.writeDailySections(&b, root, dir, base, now)
+	return b.String()
 }
 
 // unreadableNote stands in for a file that exists but cannot be read
@@ -167,14 +210,17 @@ func writeSection(b *strings.Builder, title, content string) {
 	b.WriteByte('\n')
 }
 
-func writeExtras(b *strings.Builder, extras PromptExtras) {
-	if sk := strings.TrimSpace(extras.Skills); sk != "" {
+// writeExtras appends the skills section, the user's own sections (own,
+// already rendered) and the recalled memory.
+func writeExtras(b *strings.Builder, skills, own string, recalled []Snippet) {
+	if sk := strings.TrimSpace(skills); sk != "" {
 		b.WriteByte('\n')
 		b.WriteString(sk)
 		b.WriteByte('\n')
 	}
+	b.WriteString(own)
 	var mem strings.Builder
-	for _, sn := range extras.Memory {
+	for _, sn := range recalled {
 		text := strings.TrimSpace(sn.Text)
 		if text == "" {
 			continue

@@ -72,7 +72,7 @@ func TestSystemPromptGolden(t *testing.T) {
 					"2026-11-20": "Sent the report to Bob.",
 					"2026-11-21": "from the future, not shown",
 				} {
-					if err := s.AppendDaily("default", date, text); err != nil {
+					if err := s.AppendDaily("default", "", date, text); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -175,7 +175,7 @@ func BenchmarkSystemPrompt(b *testing.B) {
 	dir := mustCreate(b, s, "default")
 	mustWrite(b, filepath.Join(dir, FileMemory), strings.Repeat("- a remembered fact about the user and their work\n", 200))
 	for _, date := range []string{"2026-11-19", "2026-11-20"} {
-		if err := s.AppendDaily("default", date, strings.Repeat("did some work today. ", 100)); err != nil {
+		if err := s.AppendDaily("default", "", date, strings.Repeat("did some work today. ", 100)); err != nil {
 			b.Fatal(err)
 		}
 	}

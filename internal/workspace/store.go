@@ -232,7 +232,7 @@ func (s *Store) Get(name string) (Agent, error) {
 			a.BootstrapPending = true
 		}
 	}
-	if a.DailyLogs, err = listDaily(root); err != nil {
+	if a.DailyLogs, err = listDailyIn(root, DailyDir); err != nil {
 		return Agent{}, fmt.Errorf("agent %s: %w", name, err)
 	}
 	return a, nil

@@ -64,7 +64,7 @@ func TestListGetDelete(t *testing.T) {
 	mustCreate(t, s, "zed")
 	mustCreate(t, s, "alpha")
 	mustWrite(t, filepath.Join(s.AgentsDir(), "Not.An.Agent", "SOUL.md"), "x")
-	if err := s.AppendDaily("alpha", "2026-11-19", "met Bob"); err != nil {
+	if err := s.AppendDaily("alpha", "", "2026-11-19", "met Bob"); err != nil {
 		t.Fatal(err)
 	}
 	agents, err := s.List()
@@ -115,7 +115,7 @@ func TestRehatch(t *testing.T) {
 			if err := s.CompleteBootstrap("default"); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.AppendDaily("default", "", "a thing happened"); err != nil {
+			if err := s.AppendDaily("default", "", "", "a thing happened"); err != nil {
 				t.Fatal(err)
 			}
 			if err := s.Rehatch("default", tt.all); err != nil {

@@ -172,7 +172,7 @@ func BenchmarkSystemPromptWatched(b *testing.B) {
 	dir := mustCreate(b, s, "default")
 	mustWrite(b, filepath.Join(dir, FileMemory), strings.Repeat("- a remembered fact about the user and their work\n", 200))
 	for _, date := range []string{"2026-11-19", "2026-11-20"} { // as BenchmarkSystemPrompt
-		if err := s.AppendDaily("default", date, strings.Repeat("did some work today. ", 100)); err != nil {
+		if err := s.AppendDaily("default", "", date, strings.Repeat("did some work today. ", 100)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -30,7 +30,7 @@ func callWith(t testing.TB, ctx context.Context, r *tool.Registry, tl beamclaw.T
 		raw = string(b)
 	}
 	return r.Run(ctx, tl, beamclaw.Invocation{
-		Args: json.RawMessage(raw), CallID: "c1", AgentID: "main", Channel: "tui", Workspace: ws,
+		Args: json.RawMessage(raw), CallID: "c1", AgentID: "main", UserID: "local:ada", Channel: "tui", Workspace: ws,
 	})
 }
 

@@ -14,14 +14,16 @@ import (
 // Workspace is what workspace_memory needs of the agent workspaces; the
 // daemon adapts internal/workspace to it. file is a bare file name such as
 // "MEMORY.md" or "SOUL.md"; a missing file reads as "" without error.
+// user is the run's user: the implementation decides (memory_scope)
+// whether the memory read or written is that user's own or the agent's.
 type Workspace interface {
-	ReadFile(agent, file string) (string, error)
-	WriteFile(agent, file, content string) error
-	AppendFile(agent, file, content string) error
-	AppendDaily(agent string, date time.Time, text string) error
-	ReadDaily(agent string, date time.Time) (string, error)
+	ReadFile(agent, user, file string) (string, error)
+	WriteFile(agent, user, file, content string) error
+	AppendFile(agent, user, file, content string) error
+	AppendDaily(agent, user string, date time.Time, text string) error
+	ReadDaily(agent, user string, date time.Time) (string, error)
 	// ListDaily returns the dates (YYYY-MM-DD) that have a daily log.
-	ListDaily(agent string) ([]string, error)
+	ListDaily(agent, user string) ([]string, error)
 }
 
 // Hit is one memory search result.
@@ -34,16 +36,16 @@ type Hit struct {
 // MemorySearch is what workspace_memory needs of memory search; the
 // daemon adapts internal/memory to it.
 type MemorySearch interface {
-	Search(ctx context.Context, agent, query string, limit int) ([]Hit, error)
+	Search(ctx context.Context, agent, user, query string, limit int) ([]Hit, error)
 }
 
 // Notes is the agent's keyed memory (internal/memory's Backend, in memory
 // or in bbolt per memory.backend) behind remember, recall and forget; the
 // daemon adapts it.
 type Notes interface {
-	Remember(ctx context.Context, agent, key, content string) error
-	Recall(ctx context.Context, agent, query string, limit int) ([]Hit, error)
-	Forget(ctx context.Context, agent, key string) error
+	Remember(ctx context.Context, agent, user, key, content string) error
+	Recall(ctx context.Context, agent, user, query string, limit int) ([]Hit, error)
+	Forget(ctx context.Context, agent, user, key string) error
 }
 
 // MemoryOptions configure workspace_memory.
@@ -119,69 +121,72 @@ func (m *WorkspaceMemory) Execute(ctx context.Context, inv beamclaw.Invocation) 
 	if inv.AgentID == "" {
 		return "", errors.New("workspace_memory: this run has no agent")
 	}
-	out, err := m.do(ctx, inv.AgentID, a)
+	out, err := m.do(ctx, owner{agent: inv.AgentID, user: inv.UserID}, a)
 	if err != nil {
 		return "", fmt.Errorf("workspace_memory %s: %w", a.Action, err)
 	}
 	return out, nil
 }
 
-func (m *WorkspaceMemory) do(ctx context.Context, agent string, a memoryArgs) (string, error) {
-	ws := m.opts.Workspace
+// owner is whose memory a call touches: the run's agent and user.
+type owner struct{ agent, user string }
+
+func (m *WorkspaceMemory) do(ctx context.Context, o owner, a memoryArgs) (string, error) {
+	ws, agent, user := m.opts.Workspace, o.agent, o.user
 	switch a.Action {
 	case "read":
-		return orEmpty(ws.ReadFile(agent, memoryFile))
+		return orEmpty(ws.ReadFile(agent, user, memoryFile))
 	case "append":
-		return done(needContent(a), func() error { return ws.AppendFile(agent, memoryFile, a.Content) }, "appended to MEMORY.md")
+		return done(needContent(a), func() error { return ws.AppendFile(agent, user, memoryFile, a.Content) }, "appended to MEMORY.md")
 	case "replace":
-		return done(nil, func() error { return ws.WriteFile(agent, memoryFile, a.Content) }, "replaced MEMORY.md")
+		return done(nil, func() error { return ws.WriteFile(agent, user, memoryFile, a.Content) }, "replaced MEMORY.md")
 	case "read_daily":
 		d, err := m.date(a.Date)
 		if err != nil {
 			return "", err
 		}
-		return orEmpty(ws.ReadDaily(agent, d))
+		return orEmpty(ws.ReadDaily(agent, user, d))
 	case "append_daily":
 		d, err := m.date(a.Date)
 		if err != nil {
 			return "", err
 		}
-		return done(needContent(a), func() error { return ws.AppendDaily(agent, d, a.Content) }, "appended to the daily log of "+d.Format(time.DateOnly))
+		return done(needContent(a), func() error { return ws.AppendDaily(agent, user, d, a.Content) }, "appended to the daily log of "+d.Format(time.DateOnly))
 	case "list_daily":
-		days, err := ws.ListDaily(agent)
+		days, err := ws.ListDaily(agent, user)
 		if err != nil || len(days) == 0 {
 			return "[no daily logs yet]", err
 		}
 		return strings.Join(days, "\n"), nil
 	case "read_bootstrap", "update_bootstrap":
-		return m.bootstrap(agent, a)
+		return m.bootstrap(o, a)
 	case "search":
-		return m.search(ctx, agent, a.Query)
+		return m.search(ctx, o, a.Query)
 	case "remember", "recall", "forget":
-		return m.notes(ctx, agent, a)
+		return m.notes(ctx, o, a)
 	}
 	return "", fmt.Errorf("unknown action %q", a.Action)
 }
 
-func (m *WorkspaceMemory) bootstrap(agent string, a memoryArgs) (string, error) {
+func (m *WorkspaceMemory) bootstrap(o owner, a memoryArgs) (string, error) {
 	file, err := bootstrapFile(a.File)
 	if err != nil {
 		return "", err
 	}
 	if a.Action == "read_bootstrap" {
-		return orEmpty(m.opts.Workspace.ReadFile(agent, file))
+		return orEmpty(m.opts.Workspace.ReadFile(o.agent, o.user, file))
 	}
-	return done(needContent(a), func() error { return m.opts.Workspace.WriteFile(agent, file, a.Content) }, "updated "+file)
+	return done(needContent(a), func() error { return m.opts.Workspace.WriteFile(o.agent, o.user, file, a.Content) }, "updated "+file)
 }
 
-func (m *WorkspaceMemory) search(ctx context.Context, agent, query string) (string, error) {
+func (m *WorkspaceMemory) search(ctx context.Context, o owner, query string) (string, error) {
 	if strings.TrimSpace(query) == "" {
 		return "", errors.New("query is required")
 	}
 	if m.opts.Search == nil {
 		return "", errors.New("memory search is not configured")
 	}
-	hits, err := m.opts.Search.Search(ctx, agent, query, m.opts.SearchLimit)
+	hits, err := m.opts.Search.Search(ctx, o.agent, o.user, query, m.opts.SearchLimit)
 	if err != nil {
 		return "", err
 	}
@@ -196,7 +201,7 @@ func (m *WorkspaceMemory) search(ctx context.Context, agent, query string) (stri
 }
 
 // notes serves the keyed-note actions.
-func (m *WorkspaceMemory) notes(ctx context.Context, agent string, a memoryArgs) (string, error) {
+func (m *WorkspaceMemory) notes(ctx context.Context, o owner, a memoryArgs) (string, error) {
 	n := m.opts.Notes
 	if n == nil {
 		return "", errors.New("keyed notes are not configured")
@@ -206,14 +211,14 @@ func (m *WorkspaceMemory) notes(ctx context.Context, agent string, a memoryArgs)
 		if strings.TrimSpace(a.Key) == "" {
 			return "", errors.New("key is required")
 		}
-		return done(needContent(a), func() error { return n.Remember(ctx, agent, a.Key, a.Content) }, "remembered "+a.Key)
+		return done(needContent(a), func() error { return n.Remember(ctx, o.agent, o.user, a.Key, a.Content) }, "remembered "+a.Key)
 	case "forget":
 		if strings.TrimSpace(a.Key) == "" {
 			return "", errors.New("key is required")
 		}
-		return done(nil, func() error { return n.Forget(ctx, agent, a.Key) }, "forgot "+a.Key)
+		return done(nil, func() error { return n.Forget(ctx, o.agent, o.user, a.Key) }, "forgot "+a.Key)
 	}
-	hits, err := n.Recall(ctx, agent, a.Query, m.opts.SearchLimit)
+	hits, err := n.Recall(ctx, o.agent, o.user, a.Query, m.opts.SearchLimit)
 	if err != nil {
 		return "", err
 	}

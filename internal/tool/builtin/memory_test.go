@@ -13,6 +13,10 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
 )
 
+// owned keys the fakes' maps by agent and user, as the daemon's memory
+// (memory_scope: user) keeps them apart.
+func owned(agent, user string) string { return agent + "@" + user }
+
 // memWorkspace is an in-memory builtin.Workspace.
 type memWorkspace struct {
 	mu    sync.Mutex
@@ -24,40 +28,46 @@ func newMemWorkspace() *memWorkspace {
 	return &memWorkspace{files: map[string]string{}, daily: map[string]string{}}
 }
 
-func (m *memWorkspace) ReadFile(agent, file string) (string, error) {
+func (m *memWorkspace) ReadFile(agent, user, file string) (string, error) {
+	agent = owned(agent, user)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.files[agent+"/"+file], nil
 }
 
-func (m *memWorkspace) WriteFile(agent, file, content string) error {
+func (m *memWorkspace) WriteFile(agent, user, file, content string) error {
+	agent = owned(agent, user)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.files[agent+"/"+file] = content
 	return nil
 }
 
-func (m *memWorkspace) AppendFile(agent, file, content string) error {
+func (m *memWorkspace) AppendFile(agent, user, file, content string) error {
+	agent = owned(agent, user)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.files[agent+"/"+file] += content + "\n"
 	return nil
 }
 
-func (m *memWorkspace) AppendDaily(agent string, date time.Time, text string) error {
+func (m *memWorkspace) AppendDaily(agent, user string, date time.Time, text string) error {
+	agent = owned(agent, user)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.daily[agent+"/"+date.Format(time.DateOnly)] += text + "\n"
 	return nil
 }
 
-func (m *memWorkspace) ReadDaily(agent string, date time.Time) (string, error) {
+func (m *memWorkspace) ReadDaily(agent, user string, date time.Time) (string, error) {
+	agent = owned(agent, user)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.daily[agent+"/"+date.Format(time.DateOnly)], nil
 }
 
-func (m *memWorkspace) ListDaily(agent string) ([]string, error) {
+func (m *memWorkspace) ListDaily(agent, user string) ([]string, error) {
+	agent = owned(agent, user)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []string
@@ -73,11 +83,14 @@ func (m *memWorkspace) ListDaily(agent string) ([]string, error) {
 // substringSearch finds MEMORY.md lines containing the query.
 type substringSearch struct{ ws *memWorkspace }
 
-func (s substringSearch) Search(_ context.Context, agent, query string, limit int) ([]builtin.Hit, error) {
+func (s substringSearch) Search(_ context.Context, agent, user, query string, limit int) ([]builtin.Hit, error) {
+	agent = owned(agent, user)
 	if query == "explode" {
 		return nil, errors.New("index unavailable")
 	}
-	text, _ := s.ws.ReadFile(agent, "MEMORY.md")
+	s.ws.mu.Lock()
+	text := s.ws.files[agent+"/MEMORY.md"]
+	s.ws.mu.Unlock()
 	var hits []builtin.Hit
 	for line := range strings.Lines(text) {
 		if strings.Contains(strings.ToLower(line), strings.ToLower(query)) && len(hits) < limit {
@@ -128,8 +141,14 @@ func TestWorkspaceMemory(t *testing.T) {
 			}
 		})
 	}
-	if got, _ := ws.ReadFile("other", "MEMORY.md"); got != "" {
+	if got, _ := ws.ReadFile("other", "local:ada", "MEMORY.md"); got != "" {
 		t.Errorf("another agent's memory changed: %q", got)
+	}
+	if got, _ := ws.ReadFile("main", "local:bob", "MEMORY.md"); got != "" {
+		t.Errorf("another user's memory changed: %q", got)
+	}
+	if got, _ := ws.ReadFile("main", "local:ada", "MEMORY.md"); got != "Fresh start." {
+		t.Errorf("the run's user's MEMORY.md = %q, want the tool's writes (the run's user reaches the store)", got)
 	}
 }
 
@@ -146,14 +165,16 @@ type mapNotes struct {
 	notes map[string]string // agent/key
 }
 
-func (n *mapNotes) Remember(_ context.Context, agent, key, content string) error {
+func (n *mapNotes) Remember(_ context.Context, agent, user, key, content string) error {
+	agent = owned(agent, user)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.notes[agent+"/"+key] = content
 	return nil
 }
 
-func (n *mapNotes) Recall(_ context.Context, agent, query string, limit int) ([]builtin.Hit, error) {
+func (n *mapNotes) Recall(_ context.Context, agent, user, query string, limit int) ([]builtin.Hit, error) {
+	agent = owned(agent, user)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	var hits []builtin.Hit
@@ -166,7 +187,8 @@ func (n *mapNotes) Recall(_ context.Context, agent, query string, limit int) ([]
 	return hits, nil
 }
 
-func (n *mapNotes) Forget(_ context.Context, agent, key string) error {
+func (n *mapNotes) Forget(_ context.Context, agent, user, key string) error {
+	agent = owned(agent, user)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	delete(n.notes, agent+"/"+key)
