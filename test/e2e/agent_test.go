@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
@@ -76,27 +78,81 @@ func TestAgentJQToolResult(t *testing.T) {
 	}
 }
 
-// TestAgentMemoryAcrossSessions: what one session appends with
-// workspace_memory, another user's session finds with its search.
-func TestAgentMemoryAcrossSessions(t *testing.T) {
-	r := newChatRig(t, rigOptions{autonomy: "full", channels: map[string]string{"http": "full"}})
-	r.llm.SetDefault(fakellm.Rules)
-	r.start()
-	r.chat("ana", `call tool workspace_memory {"action":"append","content":"Ana's favourite tea is genmaicha"}`)
-	if mem, err := os.ReadFile(r.agentFile("MEMORY.md")); err != nil || !strings.Contains(string(mem), "genmaicha") {
-		t.Fatalf("MEMORY.md after append (%v): %q", err, mem)
-	}
-	before := len(r.llm.Requests())
-	r.chat("bob", `call tool workspace_memory {"action":"search","query":"favourite tea"}`)
-	reqs := r.llm.Requests()[before:]
-	res := llmToolResults(reqs[len(reqs)-1])
-	if len(res) != 1 || !strings.Contains(res[0], "genmaicha") {
-		t.Errorf("search in bob's session did not find the note: %q", res)
-	}
-	for _, line := range llmConversation(reqs[0]) {
-		if strings.Contains(line, "append") {
-			t.Errorf("bob's session carries ana's history: %q", line)
-		}
+// TestMemoryIsThePersonsOwn (issue 24, item 1): erin and lee talk to the
+// same agent. What erin leaves behind (a MEMORY.md note, a keyed note, a
+// daily-log entry, and her conversation flushed to memory before it
+// expires and by the nightly pass) reaches neither the prompt sent for
+// lee's turns nor lee's workspace_memory search or recall; erin's own
+// search finds it. With memory_scope: agent the agent's memory is shared
+// again, as before.
+func TestMemoryIsThePersonsOwn(t *testing.T) {
+	// What erin said, never what lee types (his queries are echoed back).
+	secrets := []string{"sister is called Quillon", "collects zebu", "8812", "trip to Tromso"}
+	for _, scope := range []string{"user", "agent"} {
+		t.Run(scope, func(t *testing.T) {
+			r := newChatRig(t, rigOptions{autonomy: "full", channels: map[string]string{"http": "full"},
+				core: "  session_ttl_seconds: 61\n  agents:\n    default: {memory_scope: " + scope + "}\n" +
+					"  maintenance:\n    enabled: true\n    scan_interval_ms: 200\n    pre_expiry_minutes: 1\n" +
+					"    quiet_hours: [0, 24]\n    nightly_min_messages: 1\n"})
+			r.llm.SetDefault(func(req fakellm.Request) fakellm.Reply {
+				if len(req.Messages) > 1 && strings.HasPrefix(req.Messages[0].Content, "The conversation below is about to be compacted") {
+					return fakellm.Reply{Text: "- Saved: " + req.Messages[1].Content} // the flush keeps everything
+				}
+				return fakellm.Rules(req)
+			})
+			r.start()
+			r.chat("erin", "my sister is called Quillon")
+			r.chat("erin", `call tool workspace_memory {"action":"append","content":"Erin collects zebu figurines"}`)
+			r.chat("erin", `call tool workspace_memory {"action":"remember","key":"pin","content":"Erin's locker code is 8812"}`)
+			r.chat("erin", `call tool workspace_memory {"action":"append_daily","content":"Erin plans a trip to Tromso"}`)
+			pollUntil(t, 30*time.Second, "erin's session flushed before expiry and by the nightly pass", func() bool {
+				logs := r.h.logs()
+				return strings.Contains(logs, "maintenance_pre_expiry_flush") && strings.Contains(logs, "maintenance_nightly_complete")
+			})
+			dailies := "agents/default/users/*/memory/*.md"
+			if scope == "agent" {
+				dailies = "agents/default/memory/*.md"
+			}
+			pollUntil(t, 10*time.Second, "the flush in "+dailies, func() bool {
+				files, _ := filepath.Glob(filepath.Join(r.h.dir, filepath.FromSlash(dailies)))
+				for _, f := range files {
+					if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), "Saved: ") && strings.Contains(string(b), "Quillon") {
+						return true
+					}
+				}
+				return false
+			})
+
+			before := len(r.llm.Requests())
+			r.chat("lee", "hello, what do you know?")
+			for _, q := range []string{"Quillon", "zebu", "Tromso"} {
+				r.chat("lee", `call tool workspace_memory {"action":"search","query":"`+q+`"}`)
+			}
+			r.chat("lee", `call tool workspace_memory {"action":"recall","query":"locker code"}`)
+			var leeSaw strings.Builder
+			for _, req := range r.llm.Requests()[before:] {
+				if len(req.Messages) > 0 && req.Messages[0].Role == "system" {
+					leeSaw.WriteString(req.Messages[0].Content)
+				}
+				leeSaw.WriteString(strings.Join(llmToolResults(req), "\n"))
+			}
+			for _, word := range secrets {
+				if got := strings.Contains(leeSaw.String(), word); got != (scope == "agent") {
+					t.Errorf("memory_scope %s: erin's %q in what lee's turns sent the provider = %v", scope, word, got)
+				}
+			}
+			if scope == "user" {
+				before = len(r.llm.Requests())
+				r.chat("erin", `call tool workspace_memory {"action":"search","query":"zebu Quillon"}`)
+				reqs := r.llm.Requests()[before:]
+				if res := strings.Join(llmToolResults(reqs[len(reqs)-1]), "\n"); !strings.Contains(res, "zebu") {
+					t.Errorf("erin's own search does not find her note: %q", res)
+				}
+				if !strings.Contains(reqs[0].Messages[0].Content, "Quillon") {
+					t.Error("erin's prompt lacks her own flushed memory")
+				}
+			}
+		})
 	}
 }
 
