@@ -1,12 +1,10 @@
 package agent
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -16,7 +14,6 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/memory"
 	"github.com/beamclaw/beamclaw-go/internal/skill"
 	"github.com/beamclaw/beamclaw-go/internal/store"
-	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
 	"github.com/beamclaw/beamclaw-go/internal/workspace"
 	"github.com/beamclaw/beamclaw-go/skills"
 )
@@ -69,7 +66,7 @@ type Runtime struct {
 	mu       sync.Mutex
 	indexes  map[string]*memory.Workspace // per memory owner (ownerKey)
 	backends map[string]memory.Backend    // keyed notes, per memory owner
-	catalogs map[string]catalogAt      // skill catalogs, per agent
+	catalogs map[string]catalogAt         // skill catalogs, per agent
 }
 
 // catalogAt is a skill catalog, its rendered prompt section and when it
@@ -248,229 +245,4 @@ func (a *Runtime) SkillText(_ context.Context, agentID, name string) (string, er
 // finds them.
 func (a *Runtime) Flush(_ context.Context, agentID, userID, notes string) error {
 	return a.ws.AppendDaily(agentID, a.memoryUser(agentID, userID), "", "Saved before the conversation was compacted:\n"+notes)
-}
-
-// maxOwnIndexes bounds the users' memory indexes kept in memory; past
-// it one is dropped, and rebuilt from its files when next searched.
-const maxOwnIndexes = 256
-
-// ownerKey keys the indexes and notes of one memory owner: the agent, or
-// the agent and one of its users ('@' is in no agent name).
-func ownerKey(agentID, user string) string {
-	if user == "" {
-		return agentID
-	}
-	return agentID + "@" + workspace.UserKey(user)
-}
-
-// index returns a memory index refreshed from its files: the agent's
-// whole shared memory (user "", memory_scope: agent), or under
-// memory_scope: user the agent's shared files alone (shared, without
-// its daily logs, which may hold other users' words) or user's own
-// memory.
-func (a *Runtime) index(ctx context.Context, agentID, user string, sharedFiles bool) (*memory.Workspace, error) {
-	dir, err := a.ws.Dir(agentID)
-	if err != nil {
-		return nil, err
-	}
-	key, opts := ownerKey(agentID, user), a.memOpts
-	switch {
-	case sharedFiles:
-		key += "\x00files"
-		opts.Search.DailyLogLookback = 0
-	case user != "":
-		if dir, err = a.ws.UserDir(agentID, user); err != nil {
-			return nil, err
-		}
-		opts.Search.WorkspaceFiles = []string{workspace.FileMemory, workspace.FileUser}
-	}
-	a.mu.Lock()
-	w, ok := a.indexes[key]
-	if !ok {
-		if user != "" && len(a.indexes) >= maxOwnIndexes {
-			for k := range a.indexes {
-				if strings.Contains(k, "@") {
-					delete(a.indexes, k)
-					break
-				}
-			}
-		}
-		w = memory.NewWorkspace(memory.NewIndex(opts.Search, a.embedder), dir, opts, a.log)
-		a.indexes[key] = w
-	}
-	a.mu.Unlock()
-	if _, err := w.Refresh(ctx); err != nil {
-		a.log.Warn("memory refresh", "agent", agentID, "err", err)
-	}
-	return w, nil
-}
-
-// Search implements builtin.MemorySearch: the agent's shared memory, or
-// under memory_scope: user the agent's shared files (MEMORY.md and the
-// configured workspace_files, not its daily logs) and the user's own
-// memory and notes.
-func (a *Runtime) Search(ctx context.Context, agentID, userID, query string, limit int) ([]builtin.Hit, error) {
-	user := a.memoryUser(agentID, userID)
-	w, err := a.index(ctx, agentID, "", user != "")
-	if err != nil {
-		return nil, err
-	}
-	q := memory.Query{Text: query, Limit: limit}
-	res, err := w.Index().Search(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	hits := make([]builtin.Hit, 0, len(res.Hits)+1)
-	for _, h := range res.Hits {
-		hits = append(hits, builtin.Hit{Source: h.Source, Text: h.Text, Score: h.Score})
-	}
-	if user != "" {
-		own, err := a.index(ctx, agentID, user, false)
-		if err != nil {
-			return nil, err
-		}
-		ores, err := own.Index().Search(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		for _, h := range ores.Hits {
-			hits = append(hits, builtin.Hit{Source: "this user's " + h.Source, Text: h.Text, Score: h.Score})
-		}
-		res.Degraded, res.Reason = res.Degraded || ores.Degraded, cmp.Or(res.Reason, ores.Reason)
-	}
-	if b, err := a.notes(ctx, agentID, user); err == nil {
-		if nres, err := b.Search(ctx, q); err == nil {
-			for _, h := range nres.Hits {
-				hits = append(hits, builtin.Hit{Source: "note " + h.Source, Text: h.Text, Score: h.Score})
-			}
-		}
-	}
-	slices.SortStableFunc(hits, func(x, y builtin.Hit) int { return cmp.Compare(y.Score, x.Score) })
-	if len(hits) > limit && limit > 0 {
-		hits = hits[:limit]
-	}
-	if res.Degraded && len(hits) > 0 {
-		hits[0].Text = "(" + res.Reason + ")\n" + hits[0].Text
-	}
-	return hits, nil
-}
-
-// notes returns the keyed-note backend (memory.backend) of the agent
-// (user "") or of one of its users.
-func (a *Runtime) notes(ctx context.Context, agentID, user string) (memory.Backend, error) {
-	if _, err := a.ws.Dir(agentID); err != nil {
-		return nil, err
-	}
-	key := ownerKey(agentID, user)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if b, ok := a.backends[key]; ok {
-		return b, nil
-	}
-	var b memory.Backend
-	var err error
-	if a.memOpts.Backend == memory.BackendBolt {
-		b, err = memory.OpenBolt(ctx, a.db, "", key, a.memOpts, a.embedder)
-	} else {
-		b, err = memory.NewMemory(key, a.memOpts, a.embedder)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("memory of agent %s: %w", agentID, err)
-	}
-	a.backends[key] = b
-	return b, nil
-}
-
-// Remember implements builtin.Notes.
-func (a *Runtime) Remember(ctx context.Context, agentID, userID, key, content string) error {
-	b, err := a.notes(ctx, agentID, a.memoryUser(agentID, userID))
-	if err != nil {
-		return err
-	}
-	return b.Store(ctx, key, content, memory.CategoryCore)
-}
-
-// Recall implements builtin.Notes: the best-matching notes.
-func (a *Runtime) Recall(ctx context.Context, agentID, userID, query string, limit int) ([]builtin.Hit, error) {
-	b, err := a.notes(ctx, agentID, a.memoryUser(agentID, userID))
-	if err != nil {
-		return nil, err
-	}
-	entries, err := b.Recall(ctx, query, limit, "")
-	if err != nil {
-		return nil, err
-	}
-	hits := make([]builtin.Hit, 0, len(entries))
-	for _, e := range entries {
-		hits = append(hits, builtin.Hit{Source: e.Key, Text: e.Value, Score: 1})
-	}
-	return hits, nil
-}
-
-// Forget implements builtin.Notes.
-func (a *Runtime) Forget(ctx context.Context, agentID, userID, key string) error {
-	b, err := a.notes(ctx, agentID, a.memoryUser(agentID, userID))
-	if err != nil {
-		return err
-	}
-	return b.Forget(ctx, key)
-}
-
-// Files is the agents' workspace files as the workspace_memory tool
-// reads and writes them (builtin.Workspace). Under memory_scope: user a
-// run's USER.md and MEMORY.md writes and its daily logs are its user's
-// own; reading USER.md or MEMORY.md gives the agent's shared file and,
-// after it, the user's own.
-func (a *Runtime) Files() builtin.Workspace { return workspaceFiles{a} }
-
-// workspaceFiles adapts the workspace store to builtin.Workspace.
-type workspaceFiles struct{ a *Runtime }
-
-// own returns the user whose own copy of file a run of user at agent
-// touches ("" for the agent's file).
-func (w workspaceFiles) own(agent, user, file string) string {
-	if !workspace.IsUserFile(file) {
-		return ""
-	}
-	return w.a.memoryUser(agent, user)
-}
-
-func (w workspaceFiles) ReadFile(agent, user, file string) (string, error) {
-	text, err := w.a.ws.ReadFile(agent, file)
-	if beamclaw.KindOf(err) == beamclaw.KindNotFound {
-		text, err = "", nil
-	}
-	owner := w.own(agent, user, file)
-	if err != nil || owner == "" {
-		return text, err
-	}
-	mine, err := w.a.ws.ReadUserFile(agent, owner, file)
-	if err != nil || strings.TrimSpace(mine) == "" {
-		return text, err
-	}
-	if strings.TrimSpace(text) != "" {
-		text = strings.TrimRight(text, "\n") + "\n\n# This user's own " + file + " (only they see it)\n\n"
-	}
-	return text + mine, nil
-}
-func (w workspaceFiles) WriteFile(agent, user, file, content string) error {
-	if owner := w.own(agent, user, file); owner != "" {
-		return w.a.ws.WriteUserFile(agent, owner, file, content)
-	}
-	return w.a.ws.WriteFile(agent, file, content)
-}
-func (w workspaceFiles) AppendFile(agent, user, file, content string) error {
-	if owner := w.own(agent, user, file); owner != "" {
-		return w.a.ws.AppendUserFile(agent, owner, file, content)
-	}
-	return w.a.ws.AppendFile(agent, file, content)
-}
-func (w workspaceFiles) AppendDaily(agent, user string, date time.Time, text string) error {
-	return w.a.ws.AppendDaily(agent, w.a.memoryUser(agent, user), date.Format(workspace.DateLayout), text)
-}
-func (w workspaceFiles) ReadDaily(agent, user string, date time.Time) (string, error) {
-	return w.a.ws.ReadDaily(agent, w.a.memoryUser(agent, user), date.Format(workspace.DateLayout))
-}
-func (w workspaceFiles) ListDaily(agent, user string) ([]string, error) {
-	return w.a.ws.ListDaily(agent, w.a.memoryUser(agent, user))
 }

@@ -12,6 +12,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/clock"
@@ -91,6 +92,15 @@ type Host struct {
 	// StreamChunk is how many new characters of a streamed answer make an
 	// edit of a shown message worth it (core.agentic_loop.stream_chunk_size).
 	StreamChunk int
+	// Links links a person's accounts (a /link command); nil: no linking.
+	Links Linker
+}
+
+// Linker makes and redeems the codes that link a person's accounts
+// (*people.Links). An account is "<prefix>:<id>", before BEAMCLAW_USER.
+type Linker interface {
+	Issue(ctx context.Context, account string) (code string, expires time.Time, err error)
+	Redeem(ctx context.Context, account, code string) (person string, err error)
 }
 
 // Sessions is what a channel needs of the session manager.

@@ -35,6 +35,7 @@ type Backend interface {
 	DBBackend
 	A2ABackend
 	SessionsBackend
+	UsersBackend
 	SandboxBackend
 	SchedulerBackend
 }
@@ -103,7 +104,7 @@ func (a *app) newRootCmd() *cobra.Command {
 	root.AddCommand(
 		a.newStartCmd(), a.newStopCmd(), a.newRestartCmd(), a.newStatusCmd(),
 		a.newVersionCmd(), a.newDoctorCmd(), a.newConfigCmd(), a.newTUICmd(), a.newChatCmd(), a.newLogsCmd(),
-		a.newAgentCmd(), a.newSkillsCmd(), a.newMCPCmd(), a.newPairCmd(), a.newDBCmd(), a.newA2ACmd(), a.newSessionsCmd(), a.newSandboxCmd(),
+		a.newAgentCmd(), a.newSkillsCmd(), a.newMCPCmd(), a.newPairCmd(), a.newDBCmd(), a.newA2ACmd(), a.newSessionsCmd(), a.newUsersCmd(), a.newSandboxCmd(),
 		a.newSchedulerCmd(),
 	)
 	return root

@@ -3,11 +3,13 @@ package control
 import (
 	"log/slog"
 	"net/http"
+	"slices"
 
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/mcp/oauth"
 	"github.com/beamclaw/beamclaw-go/internal/pairing"
+	"github.com/beamclaw/beamclaw-go/internal/people"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
@@ -26,7 +28,9 @@ type handlers struct {
 	log       *slog.Logger
 	sandbox   *sandbox.Manager // nil unless sandbox.enabled
 	gate      *sandbox.Gate
-	scheduler Scheduler // nil unless scheduler.enabled
+	scheduler Scheduler     // nil unless scheduler.enabled
+	memory    Memory        // the agents' memory of each user
+	links     *people.Links // linked accounts
 }
 
 // Deps is what the control routes work on: the daemon's live MCP
@@ -47,6 +51,10 @@ type Deps struct {
 	SandboxGate *sandbox.Gate
 	// Scheduler is the running scheduler (nil unless scheduler.enabled).
 	Scheduler Scheduler
+	// Memory and Links serve beamclaw users: each user's own memory in
+	// the agents, and the accounts linked into one person.
+	Memory Memory
+	Links  *people.Links
 }
 
 // Routes returns the routes the daemon serves on its control socket for
@@ -61,8 +69,9 @@ func Routes(d Deps) []gateway.Mount {
 		d.Scrub = func(s string) string { return s }
 	}
 	c := &handlers{sessions: d.Sessions, mcp: d.MCP, tokens: d.Tokens, scrub: d.Scrub, db: d.DB, pairing: pairing.New(d.DB, pairing.Options{}),
-		agentsDir: d.AgentsDir, log: d.Log, sandbox: d.Sandbox, gate: d.SandboxGate, scheduler: d.Scheduler}
-	return append(c.routes(), c.schedulerRoutes()...)
+		agentsDir: d.AgentsDir, log: d.Log, sandbox: d.Sandbox, gate: d.SandboxGate, scheduler: d.Scheduler,
+		memory: d.Memory, links: d.Links}
+	return slices.Concat(c.routes(), c.schedulerRoutes(), c.userRoutes())
 }
 
 func (c *handlers) routes() []gateway.Mount {

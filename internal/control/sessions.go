@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
@@ -67,11 +68,36 @@ func (c *handlers) sessionDelete(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "this daemon keeps no sessions")
 		return
 	}
-	if err := c.sessions.Delete(r.Context(), sessionIDOf(r)); err != nil {
+	id := sessionIDOf(r)
+	gone, _, err := c.sessions.Show(id)
+	if err != nil {
 		writeError(w, kindStatus(err), beamclaw.UserMessage(err))
 		return
 	}
+	if err := c.sessions.Delete(r.Context(), id); err != nil {
+		writeError(w, kindStatus(err), beamclaw.UserMessage(err))
+		return
+	}
+	c.forgetIfLast(r.Context(), gone)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// forgetIfLast removes the user's own memory at the agent of the deleted
+// session once no other session of theirs with that agent is left: a
+// user who deleted every conversation with an agent is forgotten by it.
+func (c *handlers) forgetIfLast(ctx context.Context, gone session.Summary) {
+	if c.memory == nil {
+		return
+	}
+	left, err := c.sessions.List(session.Filter{UserID: gone.UserID, AgentID: gone.AgentID, Archived: true})
+	if err != nil || slices.ContainsFunc(left, func(s session.Summary) bool { return s.ID != gone.ID }) {
+		return
+	}
+	if had, err := c.memory.ForgetMemoryAt(ctx, gone.AgentID, gone.UserID); err != nil {
+		c.log.Warn("forget the memory of a deleted session's user", "agent", gone.AgentID, "err", err)
+	} else if had {
+		c.log.Info("user's memory forgotten with their last session", "agent", gone.AgentID)
+	}
 }
 
 // sessionIDOf is the {id} of a /control/sessions/{id} route.

@@ -20,10 +20,21 @@ import (
 // supervisor.
 func (d *daemon) edges(rt *agentRuntime) (routes, socket []gateway.Mount, services []suture.Service, err error) {
 	canonical := d.plan.CanonicalUser
-	userID := func(prefix, id string) string { return session.UserID(prefix, id, canonical) }
+	// A channel's account resolves to its person: the account it is
+	// linked to (beamclaw users link), so sessions, memory and approvals
+	// follow the person; an account linked to nobody is BEAMCLAW_USER
+	// when set, else itself.
+	userID := func(prefix, id string) string {
+		account := session.UserID(prefix, id, "")
+		if person := rt.links.Resolve(account); person != account {
+			return person
+		}
+		return session.UserID(prefix, id, canonical)
+	}
 	api := rt.sessions
 	wsOpts := d.plan.WS
 	wsOpts.Sessions, wsOpts.Logger, wsOpts.UserID, wsOpts.KnownAgent = api, d.log, userID, rt.agents.Exists
+	wsOpts.Links = rt.links
 	wsOpts.Missed = d.missed(rt, scheduler.DeliverWS)
 	oo := d.plan.OpenAI
 	oo.Sessions, oo.Agents, oo.Logger, oo.UserID = api, rt.agents, d.log, userID
@@ -41,7 +52,7 @@ func (d *daemon) edges(rt *agentRuntime) (routes, socket []gateway.Mount, servic
 	socket = append(socket, local.Routes()...)
 	deps := control.Deps{Sessions: rt.sessions, MCP: rt.mcp, Tokens: rt.tokens,
 		Scrub: rt.scrubber.String, DB: d.db, AgentsDir: d.paths.AgentsDir, Log: d.log,
-		Sandbox: rt.sandbox, SandboxGate: rt.sandboxGate}
+		Sandbox: rt.sandbox, SandboxGate: rt.sandboxGate, Memory: rt.agents, Links: rt.links}
 	if rt.scheduler != nil {
 		deps.Scheduler = rt.scheduler
 	}
@@ -90,7 +101,7 @@ func (d *daemon) registeredChannels(rt *agentRuntime, userID func(prefix, id str
 	out := make(map[beamclaw.Channel]channel.Instance, len(d.plan.Channels))
 	for _, cp := range d.plan.Channels {
 		inst, err := cp.Module.New(channel.Host{Sessions: rt.sessions, DB: d.db, Logger: d.log.With("channel", string(cp.Module.Name)),
-			KnownAgent: rt.agents.Exists, UserID: userID, StreamChunk: d.plan.StreamChunk}, cp.Options)
+			KnownAgent: rt.agents.Exists, UserID: userID, StreamChunk: d.plan.StreamChunk, Links: rt.links}, cp.Options)
 		if err != nil {
 			return nil, fmt.Errorf("channel %s: %w", cp.Module.Name, err)
 		}

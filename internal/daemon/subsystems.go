@@ -16,6 +16,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/mcp/oauth"
 	"github.com/beamclaw/beamclaw-go/internal/memory/embedcache"
+	"github.com/beamclaw/beamclaw-go/internal/people"
 	"github.com/beamclaw/beamclaw-go/internal/procguard"
 	"github.com/beamclaw/beamclaw-go/internal/provider/openai"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
@@ -37,6 +38,7 @@ type agentRuntime struct {
 	mcp      *mcp.Manager
 	tokens   oauth.Store // MCP OAuth logins (sealed in bbolt)
 	sessions *session.Manager
+	links    *people.Links // accounts linked into one person
 	// sandbox and its gate are nil unless sandbox.enabled.
 	sandbox     *sandbox.Manager
 	sandboxGate *sandbox.Gate
@@ -66,6 +68,9 @@ func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options)
 	ao := p.Agent
 	ao.Embedder, ao.DB, ao.Logger = emb, d.db, d.log
 	rt.agents = agent.New(ao)
+	if rt.links, err = people.Open(d.db, nil, nil); err != nil {
+		return nil, nil, nil, err
+	}
 	if err := rt.agents.Ensure(p.DefaultAgent); err != nil {
 		return nil, nil, nil, fmt.Errorf("default agent: %w", err)
 	}

@@ -70,6 +70,9 @@ type WSOptions struct {
 	// Autonomy is the channel's ceiling passed on every Inbound ("" = the
 	// agent's own level).
 	Autonomy beamclaw.Autonomy
+	// Links, when set, serves link frames and tells linked accounts apart
+	// (people.Links).
+	Links WSLinks
 	// KnownAgent, when set, refuses a hello naming another agent.
 	KnownAgent func(name string) bool
 	// Missed, when set, hands over the notices kept for a user while none

@@ -16,6 +16,8 @@ import (
 // wsSession is who a connection talks as, fixed by its last hello.
 type wsSession struct {
 	id, agent, user string
+	account         string // the channel's own account ("ws:<user>"), before links and BEAMCLAW_USER
+	linked          bool   // account is linked to a person (user) by beamclaw users link
 	channel         beamclaw.Channel
 	resumed         bool // id was chosen by a resume frame
 }
@@ -65,6 +67,8 @@ func (c *wsConn) handle(ctx context.Context, data []byte) {
 		c.sessions()
 	case protocol.FrameResume:
 		c.resume(f)
+	case protocol.FrameLink:
+		c.link(ctx, f)
 	default:
 		c.sendError("", protocol.CodeBadFrame, "unknown frame type "+wsQuote(f.Type))
 	}
@@ -73,7 +77,7 @@ func (c *wsConn) handle(ctx context.Context, data []byte) {
 func knownClientFrame(t string) bool {
 	switch t {
 	case protocol.FrameMessage, protocol.FrameApprove, protocol.FrameAnswer, protocol.FrameReset,
-		protocol.FrameHistory, protocol.FrameContext, protocol.FrameSessions, protocol.FrameResume:
+		protocol.FrameHistory, protocol.FrameContext, protocol.FrameSessions, protocol.FrameResume, protocol.FrameLink:
 		return true
 	}
 	return false
@@ -109,7 +113,8 @@ func (c *wsConn) hello(_ context.Context, f protocol.ClientFrame) {
 		}
 		prefix, channel = "local", beamclaw.ChannelTUI
 	}
-	s := &wsSession{agent: agent, user: o.UserID(prefix, user), channel: channel}
+	s := &wsSession{agent: agent, user: o.UserID(prefix, user), account: prefix + ":" + user, channel: channel}
+	s.linked = o.Links != nil && o.Links.Resolve(s.account) != s.account
 	s.id = o.Sessions.SessionID(beamclaw.Inbound{Channel: channel, UserID: s.user, AgentID: agent})
 	hist, err := o.Sessions.History(s.id)
 	if err != nil && beamclaw.KindOf(err) != beamclaw.KindNotFound {
@@ -270,7 +275,7 @@ func wsQuote(s string) string {
 
 // sessions answers with the user's sessions with the agent.
 func (c *wsConn) sessions() {
-	sums, err := c.w.opts.Sessions.UserSessions(c.sess.user, c.sess.agent)
+	sums, err := c.userSessions()
 	if err != nil {
 		c.sendErr("", err)
 		return
@@ -290,7 +295,7 @@ func (c *wsConn) resume(f protocol.ClientFrame) {
 		c.sendError("", protocol.CodeBadFrame, "resume needs a session id")
 		return
 	}
-	sums, err := c.w.opts.Sessions.UserSessions(c.sess.user, c.sess.agent)
+	sums, err := c.userSessions()
 	if err != nil {
 		c.sendErr("", err)
 		return

@@ -14,8 +14,8 @@ const Alphabet = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 // CodeLen is the length of a pairing code (31^8 ≈ 8.5e11 codes).
 const CodeLen = 8
 
-// newCode draws CodeLen characters from Alphabet without modulo bias.
-func newCode(r io.Reader) (string, error) {
+// NewCode draws CodeLen characters from Alphabet without modulo bias.
+func NewCode(r io.Reader) (string, error) {
 	if r == nil {
 		r = rand.Reader
 	}

@@ -20,7 +20,7 @@ func (s *Store) Request(channel, userID, name string) (p Pending, created bool, 
 	if err := validArgs(channel, userID); err != nil {
 		return Pending{}, false, err
 	}
-	code, err := newCode(s.opts.Rand)
+	code, err := NewCode(s.opts.Rand)
 	if err != nil {
 		return Pending{}, false, err
 	}

@@ -32,7 +32,7 @@ func mustStore(tb testing.TB) (*Store, *clock.Fake) {
 func TestCodeShape(t *testing.T) {
 	seen := map[string]bool{}
 	for range 200 {
-		c, err := newCode(nil)
+		c, err := NewCode(nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -140,6 +140,15 @@ func (s *Store) changeUser(name, user string, fn func(root *os.Root, base string
 	})
 }
 
+// EnsureUser creates the directory of the user's own memory in the
+// agent's workspace, naming them, unless it exists.
+func (s *Store) EnsureUser(name, user string) error {
+	if user == "" {
+		return beamclaw.E("workspace.EnsureUser", beamclaw.KindInvalid, "no user given", nil)
+	}
+	return s.changeUser(name, user, func(*os.Root, string) error { return nil })
+}
+
 // Users returns the ids of the users with memory of their own in the
 // agent's workspace.
 func (s *Store) Users(name string) ([]string, error) {

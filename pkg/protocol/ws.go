@@ -20,6 +20,11 @@ const (
 	FrameAnswer   = "answer"   // answers an elicitation: elicitation_id, action, fields
 	FrameSessions = "sessions" // lists the user's sessions with the agent (answered by a sessions frame)
 	FrameResume   = "resume"   // continues one of them: session (answered by ready)
+	// FrameLink links this connection's account to another of the
+	// person's: without code it asks for a code to type on the other
+	// account (answered by link_code); with code (shown on the other
+	// account) it links (answered by linked).
+	FrameLink = "link"
 )
 
 // Server→client frame types of the WebSocket API.
@@ -40,6 +45,12 @@ const (
 	// scheduled job's or a heartbeat's (Text, JobID, Agent). It belongs
 	// to no run of the connection.
 	FrameNotice = "notice"
+	// FrameLinkCode answers a link frame without code: Text is the code,
+	// Message says where to type it.
+	FrameLinkCode = "link_code"
+	// FrameLinked answers a link frame with a code: User is the person the
+	// account now belongs to; send hello again to continue as them.
+	FrameLinked = "linked"
 )
 
 // Decisions an approve frame may carry.
@@ -96,6 +107,9 @@ type ClientFrame struct {
 
 	// resume: the id of one of the user's sessions with the agent
 	Session string `json:"session,omitempty"`
+
+	// link: the code shown on the person's other account ("" asks for one)
+	Code string `json:"code,omitempty"`
 }
 
 // ServerFrame is every frame the server sends; Type says which fields
@@ -147,6 +161,9 @@ type ServerFrame struct {
 
 	// notice (with Agent and Text)
 	JobID string `json:"job_id,omitempty"`
+
+	// linked
+	User string `json:"user,omitempty"`
 }
 
 // WSMessage is one entry of a session's history.

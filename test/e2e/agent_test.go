@@ -1,12 +1,14 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
 
@@ -151,6 +153,7 @@ func TestMemoryIsThePersonsOwn(t *testing.T) {
 				if !strings.Contains(reqs[0].Messages[0].Content, "Quillon") {
 					t.Error("erin's prompt lacks her own flushed memory")
 				}
+				exportAndForget(t, r)
 			}
 		})
 	}
@@ -169,5 +172,65 @@ func TestAgentNotesSurviveRestart(t *testing.T) {
 	res := llmToolResults(reqs[len(reqs)-1])
 	if len(res) == 0 || !strings.Contains(res[len(res)-1], "user.tz: Ana lives in Lisbon") {
 		t.Errorf("recall after restart: %q", res)
+	}
+}
+
+// exportAndForget: beamclaw users export gives erin's sessions and her own
+// memory; users forget removes them (her next search finds nothing of
+// it); deleting lee's only session forgets his memory too.
+func exportAndForget(t *testing.T, r *chatRig) {
+	t.Helper()
+	var ex protocol.UserExport
+	if out := r.h.must("users", "export", "api:erin").stdout; json.Unmarshal([]byte(out), &ex) != nil {
+		t.Fatalf("users export: %s", out)
+	}
+	raw, _ := json.Marshal(ex)
+	for _, want := range []string{"collects zebu", "8812", "trip to Tromso", "sister is called Quillon"} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("erin's export lacks %q", want)
+		}
+	}
+	if len(ex.Sessions) == 0 || len(ex.Memory) != 1 || ex.Memory[0].Agent != "default" {
+		t.Errorf("erin's export: %d sessions, memory %+v", len(ex.Sessions), ex.Memory)
+	}
+	if strings.Contains(string(raw), "lee") {
+		t.Error("erin's export holds lee's words")
+	}
+	if out := r.h.must("users", "forget", "api:erin", "--yes").stdout; !strings.Contains(out, "forgot api:erin") {
+		t.Errorf("users forget: %s", out)
+	}
+	for _, s := range r.h.sessions("--archived") {
+		if s.User == "api:erin" {
+			t.Errorf("erin's session %s outlived users forget", s.ID)
+		}
+	}
+	before := len(r.llm.Requests())
+	r.chat("erin", `call tool workspace_memory {"action":"search","query":"zebu Quillon Tromso"}`)
+	for _, req := range r.llm.Requests()[before:] {
+		if res := strings.Join(llmToolResults(req), "\n"); strings.Contains(res, "collects zebu") || strings.Contains(res, "Saved: ") {
+			t.Errorf("erin's memory outlived users forget: %q", res)
+		}
+	}
+
+	r.chat("lee", `call tool workspace_memory {"action":"append","content":"Lee likes quinces"}`)
+	leeDir := func() bool {
+		ids, _ := filepath.Glob(filepath.Join(r.h.dir, "agents", "default", "users", "*", "ID"))
+		for _, f := range ids {
+			if b, _ := os.ReadFile(f); strings.TrimSpace(string(b)) == "api:lee" {
+				return true
+			}
+		}
+		return false
+	}
+	if !leeDir() {
+		t.Fatal("lee has no memory of his own")
+	}
+	for _, s := range r.h.sessions("--archived") {
+		if s.User == "api:lee" {
+			r.h.must("sessions", "delete", s.ID, "--yes")
+		}
+	}
+	if leeDir() {
+		t.Error("deleting lee's last session with the agent kept his memory")
 	}
 }

@@ -20,6 +20,7 @@ const helpHTML = `<b>Commands</b>
 /context — how much of the model's context window the session uses
 /agent NAME — talk to another agent (/agent alone names the current one)
 /yes /no /always — answer a waiting approval (or use its buttons)
+/link — link this account to another of yours (/link CODE with a code shown there)
 /help — this help`
 
 // command answers the chat commands of the terminal UI: /help (and
@@ -49,6 +50,8 @@ func (c *Channel) command(ctx context.Context, msg *models.Message, uid, agent s
 		c.reply(ctx, chat, contextHTML(used, window, n))
 	case "/agent":
 		c.switchAgent(ctx, chat, uid, agent, arg)
+	case "/link":
+		c.link(ctx, msg, uid, arg)
 	default:
 		return false
 	}

@@ -69,7 +69,7 @@ func newInstance(h channel.Host, options any) (channel.Instance, error) {
 	}
 	o.Sessions, o.DB, o.Logger, o.Clock, o.KnownAgent = sessions, h.DB, h.Logger, h.Clock, h.KnownAgent
 	o.Pairing = pairing.New(h.DB, pairing.Options{})
-	o.EditChunk = h.StreamChunk
+	o.EditChunk, o.Links = h.StreamChunk, h.Links
 	if h.UserID != nil {
 		o.UserID = func(id string) string { return h.UserID(userPrefix, id) }
 	}

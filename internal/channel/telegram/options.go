@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/channel"
 	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/pairing"
 	"github.com/beamclaw/beamclaw-go/internal/provider"
@@ -93,6 +94,8 @@ type Options struct {
 	// when set (the daemon's Host.UserID), so the owner's sessions follow
 	// them across channels; by default "tg:<telegram id>".
 	UserID func(telegramID string) string
+	// Links serves /link (nil: linking is not offered).
+	Links channel.Linker
 	// STT is the OpenAI-compatible transcription endpoint for voice notes
 	// (nil: voice off); the daemon's registration builds Transcriber from it.
 	STT         *provider.Settings

@@ -1,0 +1,294 @@
+package control
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/agent"
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/gateway"
+	"github.com/beamclaw/beamclaw-go/internal/people"
+	"github.com/beamclaw/beamclaw-go/internal/session"
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
+)
+
+// Memory is what the users routes need of the agents' memory
+// (*agent.Runtime): the users who have memory of their own, and their
+// export and removal.
+type Memory interface {
+	MemoryUsers() (map[string][]string, error)
+	ExportMemory(ctx context.Context, user string) ([]agent.UserMemory, error)
+	ForgetMemory(ctx context.Context, user string) ([]string, error)
+	ForgetMemoryAt(ctx context.Context, agentID, user string) (bool, error)
+}
+
+func (c *handlers) userRoutes() []gateway.Mount {
+	return []gateway.Mount{
+		{Method: http.MethodGet, Pattern: protocol.ControlUsers, Handler: http.HandlerFunc(c.usersGet)},
+		{Method: http.MethodDelete, Pattern: protocol.ControlUsers, Handler: http.HandlerFunc(c.userForget)},
+		{Method: http.MethodGet, Pattern: protocol.ControlUserExport, Handler: http.HandlerFunc(c.userExport)},
+		{Method: http.MethodPost, Pattern: protocol.ControlUserLinkCode, Handler: http.HandlerFunc(c.userLinkCode)},
+		{Method: http.MethodPost, Pattern: protocol.ControlUserLink, Handler: http.HandlerFunc(c.userLink)},
+		{Method: http.MethodPost, Pattern: protocol.ControlUserUnlink, Handler: http.HandlerFunc(c.userUnlink)},
+	}
+}
+
+// usersReady answers 404 unless the daemon has sessions, memory and links.
+func (c *handlers) usersReady(w http.ResponseWriter) bool {
+	if c.sessions == nil || c.memory == nil || c.links == nil {
+		writeError(w, http.StatusNotFound, "this daemon keeps no users")
+		return false
+	}
+	return true
+}
+
+// people gathers every person: those with sessions, with memory of their
+// own, or with linked accounts.
+func (c *handlers) people() (map[string]*protocol.UserInfo, error) {
+	sums, err := c.sessions.List(session.Filter{Archived: true})
+	if err != nil {
+		return nil, err
+	}
+	mem, err := c.memory.MemoryUsers()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*protocol.UserInfo{}
+	get := func(id string) *protocol.UserInfo {
+		if u, ok := out[id]; ok {
+			return u
+		}
+		u := &protocol.UserInfo{ID: id}
+		out[id] = u
+		return u
+	}
+	for _, s := range sums {
+		u := get(s.UserID)
+		u.Sessions++
+		if s.Updated.After(u.Updated) {
+			u.Updated = s.Updated
+		}
+	}
+	for id, agents := range mem {
+		get(id).Memory = agents
+	}
+	for account, person := range c.links.All() {
+		u := get(person)
+		u.Accounts = append(u.Accounts, account)
+		slices.Sort(u.Accounts)
+	}
+	return out, nil
+}
+
+func (c *handlers) usersGet(w http.ResponseWriter, r *http.Request) {
+	if !c.usersReady(w) {
+		return
+	}
+	all, err := c.people()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, beamclaw.UserMessage(err))
+		return
+	}
+	if id := r.URL.Query().Get("user"); id != "" {
+		c.userShow(w, r, all, id)
+		return
+	}
+	list := protocol.UserList{Users: make([]protocol.UserInfo, 0, len(all))}
+	for _, u := range all {
+		list.Users = append(list.Users, *u)
+	}
+	slices.SortFunc(list.Users, func(a, b protocol.UserInfo) int { return strings.Compare(a.ID, b.ID) })
+	writeJSON(w, http.StatusOK, list)
+}
+
+// userOf finds the person id names (an account linked to them too).
+func (c *handlers) userOf(w http.ResponseWriter, all map[string]*protocol.UserInfo, id string) (*protocol.UserInfo, bool) {
+	u, ok := all[c.links.Resolve(id)]
+	if !ok {
+		writeError(w, http.StatusNotFound, "no user "+id+" (beamclaw users list shows them)")
+	}
+	return u, ok
+}
+
+func (c *handlers) userShow(w http.ResponseWriter, r *http.Request, all map[string]*protocol.UserInfo, id string) {
+	u, ok := c.userOf(w, all, id)
+	if !ok {
+		return
+	}
+	d, err := c.userData(r.Context(), u, false)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, beamclaw.UserMessage(err))
+		return
+	}
+	writeJSON(w, http.StatusOK, protocol.UserDetail{User: d.User, Sessions: sessionInfos(d.Sessions), Memory: d.Memory})
+}
+
+func sessionInfos(ds []protocol.SessionDetail) []protocol.SessionInfo {
+	out := make([]protocol.SessionInfo, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, d.Session)
+	}
+	return out
+}
+
+// userData collects a person's sessions (with their history when
+// history) and their own memory.
+func (c *handlers) userData(ctx context.Context, u *protocol.UserInfo, history bool) (protocol.UserExport, error) {
+	out := protocol.UserExport{User: *u, Exported: time.Now().UTC(), Sessions: []protocol.SessionDetail{}, Memory: []protocol.UserAgentMemory{}}
+	sums, err := c.sessions.List(session.Filter{UserID: u.ID, Archived: true})
+	if err != nil {
+		return out, err
+	}
+	for _, s := range sums {
+		d := protocol.SessionDetail{Session: SessionsWire([]session.Summary{s})[0]}
+		if history {
+			sum, hist, err := c.sessions.Show(s.ID)
+			if err != nil {
+				return out, err
+			}
+			d = DetailWire(sum, hist)
+		}
+		out.Sessions = append(out.Sessions, d)
+	}
+	mems, err := c.memory.ExportMemory(ctx, u.ID)
+	if err != nil {
+		return out, err
+	}
+	for _, m := range mems {
+		am := protocol.UserAgentMemory{Agent: m.Agent, Files: map[string]string{}, DailyLogs: map[string]string{}}
+		for f, text := range m.Files {
+			am.Files[f] = c.scrub(text)
+		}
+		for d, text := range m.Daily {
+			am.DailyLogs[d] = c.scrub(text)
+		}
+		for _, e := range m.Notes {
+			am.Notes = append(am.Notes, protocol.UserNote{Key: e.Key, Value: c.scrub(e.Value), Category: string(e.Category), Updated: e.UpdatedAt})
+		}
+		out.Memory = append(out.Memory, am)
+	}
+	return out, nil
+}
+
+func (c *handlers) userExport(w http.ResponseWriter, r *http.Request) {
+	if !c.usersReady(w) {
+		return
+	}
+	all, err := c.people()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, beamclaw.UserMessage(err))
+		return
+	}
+	u, ok := c.userOf(w, all, r.URL.Query().Get("user"))
+	if !ok {
+		return
+	}
+	d, err := c.userData(r.Context(), u, true)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, beamclaw.UserMessage(err))
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+// userForget removes a person: every session of theirs, their own memory
+// in every agent, and their links.
+func (c *handlers) userForget(w http.ResponseWriter, r *http.Request) {
+	if !c.usersReady(w) {
+		return
+	}
+	all, err := c.people()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, beamclaw.UserMessage(err))
+		return
+	}
+	u, ok := c.userOf(w, all, r.URL.Query().Get("user"))
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	res := protocol.UserForgotten{User: u.ID}
+	sums, err := c.sessions.List(session.Filter{UserID: u.ID, Archived: true})
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, beamclaw.UserMessage(err))
+		return
+	}
+	for _, s := range sums {
+		if err := c.sessions.Delete(ctx, s.ID); err != nil && beamclaw.KindOf(err) != beamclaw.KindNotFound {
+			writeError(w, kindStatus(err), "forgot "+strconv.Itoa(res.Sessions)+" sessions, then: "+beamclaw.UserMessage(err))
+			return
+		}
+		res.Sessions++
+	}
+	if res.Memory, err = c.memory.ForgetMemory(ctx, u.ID); err != nil {
+		writeError(w, http.StatusInternalServerError, beamclaw.UserMessage(err))
+		return
+	}
+	if len(u.Accounts) > 0 {
+		if res.Unlinked, err = c.links.Unlink(ctx, u.ID); err != nil && !errors.Is(err, people.ErrNotLinked) {
+			writeError(w, http.StatusInternalServerError, beamclaw.UserMessage(err))
+			return
+		}
+	}
+	c.log.Info("user forgotten", "user", u.ID, "sessions", res.Sessions, "agents", len(res.Memory))
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (c *handlers) userLinkCode(w http.ResponseWriter, r *http.Request) {
+	var req protocol.LinkRequest
+	if !c.usersReady(w) || !decodeBody(w, r, &req) {
+		return
+	}
+	code, exp, err := c.links.Issue(r.Context(), req.Account)
+	if err != nil {
+		writeError(w, linkStatus(err), err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, protocol.LinkCode{Account: req.Account, Code: code, Expires: exp})
+}
+
+func (c *handlers) userLink(w http.ResponseWriter, r *http.Request) {
+	var req protocol.LinkRequest
+	if !c.usersReady(w) || !decodeBody(w, r, &req) {
+		return
+	}
+	person, err := c.links.Redeem(r.Context(), req.Account, req.Code)
+	if err != nil {
+		writeError(w, linkStatus(err), err.Error())
+		return
+	}
+	c.log.Info("accounts linked", "account", req.Account, "user", person)
+	writeJSON(w, http.StatusOK, protocol.UserDetail{User: protocol.UserInfo{ID: person, Accounts: c.links.Accounts(person)[1:]}})
+}
+
+func (c *handlers) userUnlink(w http.ResponseWriter, r *http.Request) {
+	var req protocol.LinkRequest
+	if !c.usersReady(w) || !decodeBody(w, r, &req) {
+		return
+	}
+	gone, err := c.links.Unlink(r.Context(), req.Account)
+	if err != nil {
+		writeError(w, linkStatus(err), err.Error())
+		return
+	}
+	c.log.Info("accounts unlinked", "accounts", gone)
+	writeJSON(w, http.StatusOK, protocol.Unlinked{Accounts: gone})
+}
+
+// linkStatus maps a people error to its status.
+func linkStatus(err error) int {
+	switch {
+	case errors.Is(err, people.ErrBadCode), errors.Is(err, people.ErrSameAccount), errors.Is(err, people.ErrNoAccount):
+		return http.StatusBadRequest
+	case errors.Is(err, people.ErrTooManyTries):
+		return http.StatusTooManyRequests
+	case errors.Is(err, people.ErrNotLinked):
+		return http.StatusNotFound
+	}
+	return http.StatusInternalServerError
+}

@@ -1,0 +1,332 @@
+// Package people joins the accounts of one person across channels: a
+// user id is a channel and an account ("tg:42", "ws:erin", "local:ana");
+// Links maps each linked account to the person it belongs to, so that
+// sessions, memory and approvals follow the person. A link is made only
+// when the person proves both ends: a code shown on one account is typed
+// on the other, as pairing does.
+package people
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/beamclaw/beamclaw-go/internal/clock"
+	"github.com/beamclaw/beamclaw-go/internal/pairing"
+	"github.com/beamclaw/beamclaw-go/internal/store"
+)
+
+// Errors callers tell apart with errors.Is.
+var (
+	// ErrBadCode: no valid link code like that (unknown, expired, used).
+	ErrBadCode = errors.New("that link code is not valid (wrong, used or expired); ask for a new one with /link on your other account")
+	// ErrSameAccount: the code was typed on the account that asked for it.
+	ErrSameAccount = errors.New("type the code on your other account, not on the one that showed it")
+	// ErrTooManyTries: too many wrong codes from one account lately.
+	ErrTooManyTries = errors.New("too many wrong link codes; wait a few minutes")
+	// ErrNotLinked: the account is linked to no other.
+	ErrNotLinked = errors.New("that account is not linked to another")
+	// ErrNoAccount: an empty account id.
+	ErrNoAccount = errors.New("no account given")
+)
+
+const (
+	// CodeTTL is how long a link code stays valid.
+	CodeTTL = 10 * time.Minute
+	// maxCodes bounds the codes waiting to be typed (one per account).
+	maxCodes = 1024
+	// maxFailures wrong codes per account within CodeTTL lock it out.
+	maxFailures = 5
+)
+
+var (
+	bucketLinks = []byte("people_links")      // account -> person
+	bucketCodes = []byte("people_link_codes") // code -> pendingCode (JSON)
+)
+
+type pendingCode struct {
+	Account string    `json:"account"`
+	Expires time.Time `json:"expires"`
+}
+
+// Links is the link table, kept in bbolt and mirrored in memory so that
+// resolving an account costs a map lookup. Safe for concurrent use.
+type Links struct {
+	db    *store.DB
+	clock clock.Clock
+	rand  io.Reader
+
+	wmu      sync.Mutex // one Redeem or Unlink at a time
+	mu       sync.RWMutex
+	person   map[string]string // account -> person (only linked accounts)
+	failures map[string][]time.Time
+}
+
+// Open loads the link table of db. clk and rnd may be nil (the system's).
+func Open(db *store.DB, clk clock.Clock, rnd io.Reader) (*Links, error) {
+	l := &Links{db: db, clock: clock.Or(clk), rand: rnd, person: map[string]string{}, failures: map[string][]time.Time{}}
+	err := db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketLinks)
+		if b == nil {
+			return nil
+		}
+		return b.ForEach(func(k, v []byte) error {
+			l.person[string(k)] = string(v)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("people: load links: %w", err)
+	}
+	return l, nil
+}
+
+// Resolve returns the person account belongs to: the account it is linked
+// to, or account itself.
+func (l *Links) Resolve(account string) string {
+	l.mu.RLock()
+	p, ok := l.person[account]
+	l.mu.RUnlock()
+	if ok {
+		return p
+	}
+	return account
+}
+
+// Accounts returns every account of the person account belongs to, the
+// person's own first.
+func (l *Links) Accounts(account string) []string {
+	p := l.Resolve(account)
+	out := []string{p}
+	l.mu.RLock()
+	for a, q := range l.person {
+		if q == p && a != p {
+			out = append(out, a)
+		}
+	}
+	l.mu.RUnlock()
+	slices.Sort(out[1:])
+	return out
+}
+
+// All returns every linked account and its person.
+func (l *Links) All() map[string]string {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	out := make(map[string]string, len(l.person))
+	for a, p := range l.person {
+		out[a] = p
+	}
+	return out
+}
+
+// Issue makes a link code for account, valid for CodeTTL, replacing any
+// code it had. The code is shown only to that account.
+func (l *Links) Issue(ctx context.Context, account string) (code string, expires time.Time, err error) {
+	if account == "" {
+		return "", time.Time{}, ErrNoAccount
+	}
+	if code, err = pairing.NewCode(l.rand); err != nil {
+		return "", time.Time{}, err
+	}
+	now := l.clock.Now()
+	expires = now.Add(CodeTTL)
+	v, err := json.Marshal(pendingCode{Account: account, Expires: expires})
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return "", time.Time{}, err
+	}
+	err = l.db.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists(bucketCodes)
+		if err != nil {
+			return err
+		}
+		var stale [][]byte
+		n := 0
+		if err := b.ForEach(func(k, v []byte) error {
+			var p pendingCode
+			if json.Unmarshal(v, &p) != nil || p.Account == account || !now.Before(p.Expires) {
+				stale = append(stale, slices.Clone(k))
+			} else {
+				n++
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, k := range stale {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		if n >= maxCodes {
+			return errors.New("too many link codes are waiting; try again in a few minutes")
+		}
+		return b.Put([]byte(code), v)
+	})
+	if err != nil {
+		return "", time.Time{}, fmt.Errorf("people: issue link code: %w", err)
+	}
+	return code, expires, nil
+}
+
+// Redeem links account to the person of the account that was shown code;
+// it returns that person. The code is used up. The accounts linked to
+// account so far move with it. Wrong codes count against account.
+func (l *Links) Redeem(ctx context.Context, account, code string) (string, error) {
+	if account == "" {
+		return "", ErrNoAccount
+	}
+	code = pairing.NormalizeCode(code)
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	now := l.clock.Now()
+	if l.lockedOut(account, now) {
+		return "", ErrTooManyTries
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	var person string
+	var moved []string
+	err := l.db.Update(func(tx *bolt.Tx) error {
+		codes := tx.Bucket(bucketCodes)
+		var p pendingCode
+		if codes == nil || json.Unmarshal(codes.Get([]byte(code)), &p) != nil || !now.Before(p.Expires) {
+			return ErrBadCode
+		}
+		if p.Account == account {
+			return ErrSameAccount
+		}
+		if err := codes.Delete([]byte(code)); err != nil {
+			return err
+		}
+		person = l.Resolve(p.Account)
+		moved = l.members(l.Resolve(account))
+		links, err := tx.CreateBucketIfNotExists(bucketLinks)
+		if err != nil {
+			return err
+		}
+		for _, a := range moved {
+			if a == person {
+				if err := links.Delete([]byte(a)); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := links.Put([]byte(a), []byte(person)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, ErrBadCode) {
+		l.failed(account, now)
+	}
+	if err != nil {
+		return "", err
+	}
+	l.mu.Lock()
+	for _, a := range moved {
+		if a == person {
+			delete(l.person, a)
+		} else {
+			l.person[a] = person
+		}
+	}
+	l.mu.Unlock()
+	return person, nil
+}
+
+// members are the accounts of person p: p and those linked to it.
+func (l *Links) members(p string) []string {
+	out := []string{p}
+	l.mu.RLock()
+	for a, q := range l.person {
+		if q == p && a != p {
+			out = append(out, a)
+		}
+	}
+	l.mu.RUnlock()
+	return out
+}
+
+// Unlink separates account from the others of its person: a linked
+// account becomes a person of its own again; the person's own account
+// unlinks every account linked to it. It returns the accounts separated.
+func (l *Links) Unlink(ctx context.Context, account string) ([]string, error) {
+	if account == "" {
+		return nil, ErrNoAccount
+	}
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	var gone []string
+	if p := l.Resolve(account); p != account {
+		gone = []string{account}
+	} else {
+		gone = l.members(account)[1:]
+	}
+	if len(gone) == 0 {
+		return nil, ErrNotLinked
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	err := l.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketLinks)
+		if b == nil {
+			return nil
+		}
+		for _, a := range gone {
+			if err := b.Delete([]byte(a)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("people: unlink %s: %w", account, err)
+	}
+	l.mu.Lock()
+	for _, a := range gone {
+		delete(l.person, a)
+	}
+	l.mu.Unlock()
+	slices.Sort(gone)
+	return gone, nil
+}
+
+func (l *Links) lockedOut(account string, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	recent := l.failures[account][:0]
+	for _, t := range l.failures[account] {
+		if now.Sub(t) < CodeTTL {
+			recent = append(recent, t)
+		}
+	}
+	if len(recent) == 0 {
+		delete(l.failures, account)
+		return false
+	}
+	l.failures[account] = recent
+	return len(recent) >= maxFailures
+}
+
+func (l *Links) failed(account string, now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.failures) >= maxCodes { // bounded: forget the oldest lockouts
+		clear(l.failures)
+	}
+	l.failures[account] = append(l.failures[account], now)
+}
