@@ -254,5 +254,6 @@ func (d *daemon) sessions(rt *agentRuntime, provs *providers) (*session.Manager,
 	}
 	so := p.Sessions
 	so.Engine, so.DB, so.Autonomy, so.Emitter, so.Logger = engine, d.db, p.Autonomy.For, d.bus, d.log
+	so.Person = rt.links.Resolve
 	return session.New(so)
 }

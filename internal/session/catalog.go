@@ -187,12 +187,24 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 // UserSessions lists userID's sessions with agentID, archived ones too,
 // most recently active first (the terminal UI's /sessions).
 func (m *Manager) UserSessions(userID, agentID string) ([]beamclaw.SessionSummary, error) {
-	return m.List(Filter{UserID: userID, AgentID: agentID, Archived: true})
+	all, err := m.List(Filter{AgentID: agentID, Archived: true})
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for _, s := range all {
+		if s.UserID == userID || m.opts.Person(s.UserID) == userID {
+			out = append(out, s)
+		}
+	}
+	return out, nil
 }
 
-// ownedBy reports whether the session is userID's with agentID.
-func (l *lane) ownedBy(userID, agentID string) bool {
+// ownedBy reports whether the session is person userID's (an account of
+// theirs, Options.Person) with agentID.
+func (l *lane) ownedBy(userID, agentID string, person func(string) string) bool {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.rec.UserID == userID && l.rec.AgentID == agentID
+	owner, agent := l.rec.UserID, l.rec.AgentID
+	l.mu.Unlock()
+	return agent == agentID && (owner == userID || person(owner) == userID)
 }

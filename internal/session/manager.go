@@ -133,7 +133,7 @@ func (m *Manager) Send(ctx context.Context, in beamclaw.Inbound) (string, error)
 		return "", err
 	}
 	defer m.release(l)
-	if in.Session != "" && !l.ownedBy(in.UserID, in.AgentID) {
+	if in.Session != "" && !l.ownedBy(in.UserID, in.AgentID, m.opts.Person) {
 		return "", notFound(op, id)
 	}
 	runID := m.newID("run")

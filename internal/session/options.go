@@ -43,6 +43,11 @@ type Options struct {
 	// back to core.autonomy_level); Supervised when nil. A run's autonomy
 	// is the lower of this and the channel's ceiling (Inbound.Autonomy).
 	Autonomy func(agentID string) beamclaw.Autonomy
+	// Person resolves a stored session's user to the person that account
+	// belongs to now (people.Links.Resolve): a resume and the user's
+	// session list reach the sessions of the person's linked accounts
+	// too. Default: every account is its own person.
+	Person func(userID string) string
 	// Ceilings cap a run's autonomy by its channel (core.channel_autonomy);
 	// an edge may lower it further with Inbound.Autonomy.
 	Ceilings map[beamclaw.Channel]beamclaw.Autonomy
@@ -80,6 +85,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Persist && o.DB == nil {
 		return o, errors.New("session: Options.DB is required when Persist is set")
+	}
+	if o.Person == nil {
+		o.Person = func(userID string) string { return userID }
 	}
 	if o.Autonomy == nil {
 		o.Autonomy = func(string) beamclaw.Autonomy { return beamclaw.Supervised }

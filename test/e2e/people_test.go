@@ -56,6 +56,11 @@ func TestLinkTelegramAndWS(t *testing.T) {
 	sendRun(t, conn, "ws says: my badge colour is vermilion", nil)
 	sendRun(t, conn, `call tool workspace_memory {"action":"remember","key":"badge","content":"Erin's badge number is 4471"}`, nil)
 
+	r.tg.SendText(tgAna.ID, tgAna, "tg before the link: my kiwi is named Pip")
+	r.waitLLM("the pre-link Telegram turn", func(reqs []fakellm.Request) bool {
+		return tgCountUser(reqs, "tg before the link: my kiwi is named Pip") > 0
+	})
+
 	// A wrong code links nothing.
 	r.tg.SendText(tgAna.ID, tgAna, "/link ABCDEFGH")
 	r.waitMessage(tgAna.ID, "the refusal of a wrong code", func(m faketelegram.Message) bool {
@@ -73,6 +78,25 @@ func TestLinkTelegramAndWS(t *testing.T) {
 	r.waitMessage(tgAna.ID, "the link confirmed", func(m faketelegram.Message) bool { return strings.Contains(m.Text, "Linked") })
 	if got := r.h.must("users", "show", "tg:4242").stdout; !strings.Contains(got, "user      ws:erin") || !strings.Contains(got, "linked    tg:4242") {
 		t.Errorf("users show tg:4242 after the link:\n%s", got)
+	}
+
+	// The person's sessions include the linked account's own, and resume
+	// opens it.
+	sendFrame(t, conn, protocol.ClientFrame{Type: protocol.FrameHello, Agent: "default", User: "erin"})
+	frameOf(t, conn, protocol.FrameReady)
+	sendFrame(t, conn, protocol.ClientFrame{Type: protocol.FrameSessions})
+	var tgSession string
+	for _, s := range frameOf(t, conn, protocol.FrameSessions).Sessions {
+		if s.User == "tg:4242" {
+			tgSession = s.ID
+		}
+	}
+	if tgSession == "" {
+		t.Fatal("erin's sessions lack her linked Telegram account's own")
+	}
+	sendFrame(t, conn, protocol.ClientFrame{Type: protocol.FrameResume, Session: tgSession})
+	if h := frameOf(t, conn, protocol.FrameReady).History; len(h) == 0 || !strings.Contains(h[0].Content, "kiwi") {
+		t.Errorf("resumed the Telegram account's session: %+v", h)
 	}
 
 	before := len(r.llm.Requests())
@@ -112,8 +136,8 @@ func TestLinkTelegramAndWS(t *testing.T) {
 	if res := strings.Join(llmToolResults(last), "\n"); strings.Contains(res, "4471") {
 		t.Errorf("after unlink Telegram still reads erin's memory: %q", res)
 	}
-	if conv := strings.Join(llmConversation(last), "\n"); strings.Contains(conv, "vermilion") {
-		t.Errorf("after unlink Telegram still continues erin's session:\n%s", conv)
+	if conv := strings.Join(llmConversation(last), "\n"); strings.Contains(conv, "vermilion") || !strings.Contains(conv, "kiwi") {
+		t.Errorf("after unlink Telegram must continue its own session again:\n%s", conv)
 	}
 }
 
