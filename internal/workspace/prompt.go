@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -150,36 +150,68 @@ func (s *Store) promptFiles(name, dir string, now time.Time, daily bool) (text s
 		s.writeFileSection(&b, root, dir, file, file+" ("+fileTitles[file]+")")
 	}
 	if daily {
-		s.writeDailySections(&b, root, dir, "", now)
+		if logs, err := root.OpenRoot(DailyDir); err == nil {
+			s.writeDailySections(&b, logs, filepath.Join(dir, DailyDir), now)
+			logs.Close()
+		}
 	}
 	return b.String(), true, nil
 }
 
-// writeDailySections appends yesterday's and today's daily logs under base
-// ("" for the shared ones, else a user's directory).
-func (s *Store) writeDailySections(b *strings.Builder, root *os.Root, dir, base string, now time.Time) {
+// writeDailySections appends yesterday's and today's daily logs of the
+// daily-log directory logs (rooted at dir).
+func (s *Store) writeDailySections(b *strings.Builder, logs *os.Root, dir string, now time.Time) {
 	days := [...]struct{ date, label string }{
 		{now.AddDate(0, 0, -1).Format(DateLayout), "yesterday"},
 		{now.Format(DateLayout), "today"},
 	}
 	for _, d := range days {
-		s.writeFileSection(b, root, dir, path.Join(base, dailyPath(d.date)), "Daily log "+d.date+" ("+d.label+")")
+		s.writeFileSection(b, logs, dir, d.date+".md", "Daily log "+d.date+" ("+d.label+")")
 	}
 }
 
 // userSections renders the user's own memory: their USER.md and
-// MEMORY.md and their daily logs of yesterday and today ("" when none).
+// MEMORY.md and their daily logs of yesterday and today ("" when none),
+// reused while the Watcher sees no change in the user's directory (it
+// watches it and its daily logs as it does a workspace).
 func (s *Store) userSections(dir, user string, now time.Time) string {
-	root, err := os.OpenRoot(dir)
+	udir := filepath.Join(dir, UsersDir, UserKey(user))
+	day := now.Format(DateLayout)
+	gen, watched := s.watch.generation(udir)
+	if watched {
+		s.pmu.Lock()
+		p, ok := s.prompts[udir]
+		s.pmu.Unlock()
+		if ok && p.gen == gen && p.day == day {
+			return p.text
+		}
+	}
+	text := s.renderUserSections(udir, now)
+	if watched {
+		s.pmu.Lock()
+		if len(s.prompts) >= maxCacheEntries {
+			clear(s.prompts)
+		}
+		s.prompts[udir] = cachedPrompt{gen: gen, day: day, text: text}
+		s.pmu.Unlock()
+	}
+	return text
+}
+
+// renderUserSections reads the sections of userSections from udir.
+func (s *Store) renderUserSections(udir string, now time.Time) string {
+	root, err := os.OpenRoot(udir)
 	if err != nil {
-		return ""
+		return "" // no memory of their own yet
 	}
 	defer root.Close()
-	base := userBase(user)
 	var b strings.Builder
-	s.writeFileSection(&b, root, dir, path.Join(base, FileUser), "USER.md of this user (what you know about the person you are talking to)")
-	s.writeFileSection(&b, root, dir, path.Join(base, FileMemory), "MEMORY.md of this user (your long-term memory of them; only they see it)")
-	s.writeDailySections(&b, root, dir, base, now)
+	s.writeFileSection(&b, root, udir, FileUser, "USER.md of this user (what you know about the person you are talking to)")
+	s.writeFileSection(&b, root, udir, FileMemory, "MEMORY.md of this user (your long-term memory of them; only they see it)")
+	if logs, err := root.OpenRoot(DailyDir); err == nil {
+		s.writeDailySections(&b, logs, filepath.Join(udir, DailyDir), now)
+		logs.Close()
+	}
 	return b.String()
 }
 

@@ -217,3 +217,44 @@ func TestSystemPromptConcurrentWithWrites(t *testing.T) {
 		t.Fatal("final prompt misses the last write")
 	}
 }
+
+// A user's prompt carries the agent's files and that user's own memory,
+// not the agent's shared daily logs nor another user's memory.
+func TestSystemPromptOfAUser(t *testing.T) {
+	s := mustStore(t)
+	mustCreate(t, s, "default")
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(s.AppendDaily("default", "", "", "shared: the old team log"))
+	must(s.AppendDaily("default", "tg:1", "", "erin: booked the dentist"))
+	must(s.AppendUserFile("default", "tg:1", FileMemory, "erin: allergic to kiwi"))
+	must(s.WriteUserFile("default", "tg:1", FileUser, "Name: Erin"))
+	must(s.AppendDaily("default", "tg:2", "", "lee: bought a kayak"))
+	p, err := s.SystemPrompt("default", PromptExtras{User: "tg:1", Skills: skillsSection})
+	must(err)
+	for _, want := range []string{"# IDENTITY.md", "booked the dentist", "allergic to kiwi", "Name: Erin", "# USER.md of this user"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("erin's prompt lacks %q", want)
+		}
+	}
+	for _, not := range []string{"old team log", "kayak"} {
+		if strings.Contains(p, not) {
+			t.Errorf("erin's prompt holds %q", not)
+		}
+	}
+	if i, j := strings.Index(p, skillsSection[:20]), strings.Index(p, "booked the dentist"); i < 0 || j < i {
+		t.Error("the user's own memory must come after the skills (the shared prefix first)")
+	}
+	if shared, _ := s.SystemPrompt("default", PromptExtras{}); !strings.Contains(shared, "old team log") || strings.Contains(shared, "dentist") {
+		t.Error("the agent's own prompt (memory_scope: agent) must hold its shared daily log and no user's")
+	}
+	users, err := s.Users("default")
+	must(err)
+	if len(users) != 2 {
+		t.Errorf("Users = %v", users)
+	}
+}

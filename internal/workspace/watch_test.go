@@ -4,9 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // watching runs s's Watcher for the test and waits until it answers.
@@ -21,16 +21,18 @@ func watching(tb testing.TB, s *Store, dir string) {
 			tb.Error(err)
 		}
 	})
-	for range 1000 {
+	// Serve's goroutine may be slow to run on a loaded machine: wait for
+	// it (bounded), never for a number of yields.
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
 		if _, ok := s.Watcher().generation(dir); ok {
 			return
 		}
 		select {
 		case err := <-done:
 			tb.Fatalf("watcher: %v", err)
-		default:
+		case <-time.After(time.Millisecond):
 		}
-		runtime.Gosched()
 	}
 	tb.Fatal("the watcher never started")
 }
@@ -183,5 +185,71 @@ func BenchmarkSystemPromptWatched(b *testing.B) {
 		if _, err := s.SystemPrompt("default", extras); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkSystemPromptOwnMemory is BenchmarkSystemPromptWatched for a
+// user with memory of their own (memory_scope: user): the shared part
+// from the cache, then the user's files and daily logs (a stat each).
+func BenchmarkSystemPromptOwnMemory(b *testing.B) {
+	s := mustStore(b)
+	dir := mustCreate(b, s, "default")
+	mustWrite(b, filepath.Join(dir, FileMemory), strings.Repeat("- a remembered fact about the user and their work\n", 200))
+	const user = "tg:1001"
+	for _, date := range []string{"2026-11-19", "2026-11-20"} {
+		if err := s.AppendDaily("default", user, date, strings.Repeat("did some work today. ", 100)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := s.AppendUserFile("default", user, FileMemory, strings.Repeat("- a fact about this user\n", 50)); err != nil {
+		b.Fatal(err)
+	}
+	watching(b, s, dir)
+	extras := PromptExtras{Skills: skillsSection, User: user, Memory: []Snippet{{Source: "MEMORY.md", Text: "fact"}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.SystemPrompt("default", extras); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// With the Watcher running, a user's own memory in the prompt is reused
+// while unchanged and still shows every change: through the Store, and a
+// file edited by hand.
+func TestWatchedPromptSeesTheUsersOwnChanges(t *testing.T) {
+	s := mustStore(t)
+	dir := mustCreate(t, s, "default")
+	const user = "tg:7"
+	if err := s.AppendDaily("default", user, "", "first: planted tomatoes"); err != nil {
+		t.Fatal(err)
+	}
+	watching(t, s, dir)
+	prompt := func() string {
+		t.Helper()
+		p, err := s.SystemPrompt("default", PromptExtras{User: user})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if !strings.Contains(prompt(), "planted tomatoes") {
+		t.Fatal("the user's daily log is not in their prompt")
+	}
+	if err := s.AppendDaily("default", user, "", "then: picked basil"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(prompt(), "picked basil") {
+		t.Error("a daily-log append is not seen")
+	}
+	udir, err := s.UserDir("default", user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(udir, FileMemory), []byte("edited by hand: likes figs"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(prompt(), "likes figs") {
+		t.Error("a hand edit of the user's MEMORY.md is not seen")
 	}
 }
