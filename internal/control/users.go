@@ -86,16 +86,16 @@ func (c *handlers) people() (map[string]*protocol.UserInfo, error) {
 }
 
 func (c *handlers) usersGet(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Query().Get("user") != "" {
+		c.userShow(w, r)
+		return
+	}
 	if !c.usersReady(w) {
 		return
 	}
 	all, err := c.people()
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, beamclaw.UserMessage(err))
-		return
-	}
-	if id := r.URL.Query().Get("user"); id != "" {
-		c.userShow(w, r, all, id)
 		return
 	}
 	list := protocol.UserList{Users: make([]protocol.UserInfo, 0, len(all))}
@@ -106,8 +106,18 @@ func (c *handlers) usersGet(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, list)
 }
 
-// userOf finds the person id names (an account linked to them too).
-func (c *handlers) userOf(w http.ResponseWriter, all map[string]*protocol.UserInfo, id string) (*protocol.UserInfo, bool) {
+// requested finds the person the request's ?user= names (any account of
+// theirs), answering the error itself when there is none.
+func (c *handlers) requested(w http.ResponseWriter, r *http.Request) (*protocol.UserInfo, bool) {
+	if !c.usersReady(w) {
+		return nil, false
+	}
+	all, err := c.people()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, beamclaw.UserMessage(err))
+		return nil, false
+	}
+	id := r.URL.Query().Get("user")
 	u, ok := all[c.links.Resolve(id)]
 	if !ok {
 		writeError(w, http.StatusNotFound, "no user "+id+" (beamclaw users list shows them)")
@@ -115,8 +125,8 @@ func (c *handlers) userOf(w http.ResponseWriter, all map[string]*protocol.UserIn
 	return u, ok
 }
 
-func (c *handlers) userShow(w http.ResponseWriter, r *http.Request, all map[string]*protocol.UserInfo, id string) {
-	u, ok := c.userOf(w, all, id)
+func (c *handlers) userShow(w http.ResponseWriter, r *http.Request) {
+	u, ok := c.requested(w, r)
 	if !ok {
 		return
 	}
@@ -176,15 +186,7 @@ func (c *handlers) userData(ctx context.Context, u *protocol.UserInfo, history b
 }
 
 func (c *handlers) userExport(w http.ResponseWriter, r *http.Request) {
-	if !c.usersReady(w) {
-		return
-	}
-	all, err := c.people()
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, beamclaw.UserMessage(err))
-		return
-	}
-	u, ok := c.userOf(w, all, r.URL.Query().Get("user"))
+	u, ok := c.requested(w, r)
 	if !ok {
 		return
 	}
@@ -199,15 +201,7 @@ func (c *handlers) userExport(w http.ResponseWriter, r *http.Request) {
 // userForget removes a person: every session of theirs, their own memory
 // in every agent, and their links.
 func (c *handlers) userForget(w http.ResponseWriter, r *http.Request) {
-	if !c.usersReady(w) {
-		return
-	}
-	all, err := c.people()
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, beamclaw.UserMessage(err))
-		return
-	}
-	u, ok := c.userOf(w, all, r.URL.Query().Get("user"))
+	u, ok := c.requested(w, r)
 	if !ok {
 		return
 	}

@@ -103,15 +103,7 @@ func (l *Links) Resolve(account string) string {
 // Accounts returns every account of the person account belongs to, the
 // person's own first.
 func (l *Links) Accounts(account string) []string {
-	p := l.Resolve(account)
-	out := []string{p}
-	l.mu.RLock()
-	for a, q := range l.person {
-		if q == p && a != p {
-			out = append(out, a)
-		}
-	}
-	l.mu.RUnlock()
+	out := l.members(l.Resolve(account))
 	slices.Sort(out[1:])
 	return out
 }

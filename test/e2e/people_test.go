@@ -107,33 +107,13 @@ func TestLinkTelegramAndWS(t *testing.T) {
 	if conv := strings.Join(llmConversation(reqs[len(reqs)-1]), "\n"); !strings.Contains(conv, "ws says: my badge colour is vermilion") {
 		t.Errorf("the linked Telegram turn does not continue erin's /ws session:\n%s", conv)
 	}
-	before = len(r.llm.Requests())
-	r.tg.SendText(tgAna.ID, tgAna, `call tool workspace_memory {"action":"recall","query":"badge number"}`)
-	reqs = r.waitLLM("the recall", func(reqs []fakellm.Request) bool {
-		for _, q := range reqs[before:] {
-			if len(llmToolResults(q)) > 0 {
-				return true
-			}
-		}
-		return false
-	})
-	if res := strings.Join(llmToolResults(reqs[len(reqs)-1]), "\n"); !strings.Contains(res, "4471") {
-		t.Errorf("the linked Telegram account does not share erin's memory: %q", res)
+	if res := r.tgToolResult(`call tool workspace_memory {"action":"recall","query":"badge number"}`).Messages; !strings.Contains(lastContent(res), "4471") {
+		t.Errorf("the linked Telegram account does not share erin's memory: %q", lastContent(res))
 	}
 
 	r.h.must("users", "unlink", "tg:4242")
-	before = len(r.llm.Requests())
-	r.tg.SendText(tgAna.ID, tgAna, `call tool workspace_memory {"action":"recall","query":"badge number"}`)
-	reqs = r.waitLLM("the recall after unlink", func(reqs []fakellm.Request) bool {
-		for _, q := range reqs[before:] {
-			if len(llmToolResults(q)) > 0 {
-				return true
-			}
-		}
-		return false
-	})
-	last := reqs[len(reqs)-1]
-	if res := strings.Join(llmToolResults(last), "\n"); strings.Contains(res, "4471") {
+	last := r.tgToolResult(`call tool workspace_memory {"action":"recall","query":"badge number"}`)
+	if res := lastContent(last.Messages); strings.Contains(res, "4471") {
 		t.Errorf("after unlink Telegram still reads erin's memory: %q", res)
 	}
 	if conv := strings.Join(llmConversation(last), "\n"); strings.Contains(conv, "vermilion") || !strings.Contains(conv, "kiwi") {
@@ -218,4 +198,30 @@ func TestSessionsBelongToTheirPerson(t *testing.T) {
 			t.Errorf("the linked /ws client resumes the terminal's session: %+v", ready)
 		}
 	})
+}
+
+// tgToolResult sends text from ana (a "call tool" line) and returns the
+// provider request that carries the tool's result: its last message.
+func (r *tgRig) tgToolResult(text string) fakellm.Request {
+	r.t.Helper()
+	before := len(r.llm.Requests())
+	r.tg.SendText(tgAna.ID, tgAna, text)
+	var found fakellm.Request
+	r.waitLLM("the result of "+text, func(reqs []fakellm.Request) bool {
+		for _, q := range reqs[before:] {
+			if n := len(q.Messages); n > 0 && q.Messages[n-1].Role == "tool" {
+				found = q
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+func lastContent(msgs []fakellm.Message) string {
+	if len(msgs) == 0 {
+		return ""
+	}
+	return msgs[len(msgs)-1].Content
 }
