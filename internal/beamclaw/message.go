@@ -78,6 +78,9 @@ type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
+	// CachedTokens are the prompt tokens the provider read from its
+	// prompt cache (billed at a fraction); part of PromptTokens.
+	CachedTokens int `json:"cached_tokens,omitempty"`
 }
 
 // Add returns u plus v.
@@ -86,5 +89,20 @@ func (u Usage) Add(v Usage) Usage {
 		PromptTokens:     u.PromptTokens + v.PromptTokens,
 		CompletionTokens: u.CompletionTokens + v.CompletionTokens,
 		TotalTokens:      u.TotalTokens + v.TotalTokens,
+		CachedTokens:     u.CachedTokens + v.CachedTokens,
 	}
+}
+
+// LLMCall is one model call a run made, for the usage ledger.
+type LLMCall struct {
+	At       time.Time
+	Provider string // the provider that answered
+	Model    string
+	Usage    Usage
+	// Estimated: the provider reported no usage; the counts are the
+	// request's and the answer's bytes / 4.
+	Estimated bool
+	// Hidden marks a call the user did not see (a memory flush or a
+	// compaction summary).
+	Hidden bool
 }

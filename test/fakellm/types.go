@@ -22,6 +22,14 @@ type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
+	// Details is prompt_tokens_details (OpenAI's prompt caching); nil
+	// leaves it out.
+	Details *UsageDetails `json:"prompt_tokens_details,omitempty"`
+}
+
+// UsageDetails is usage.prompt_tokens_details.
+type UsageDetails struct {
+	CachedTokens int `json:"cached_tokens"`
 }
 
 // Reply is one scripted answer. The zero Reply answers an empty text.

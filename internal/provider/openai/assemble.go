@@ -50,6 +50,13 @@ type usageJSON struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
+	Details          *detailsJSON `json:"prompt_tokens_details"`
+}
+
+// detailsJSON is usage.prompt_tokens_details: the prompt tokens served
+// from the provider's cache.
+type detailsJSON struct {
+	CachedTokens int `json:"cached_tokens"`
 }
 
 type callBuilder struct {
@@ -85,6 +92,9 @@ func (a *assembler) add(ch *chunkJSON) {
 	if ch.Usage != nil {
 		a.usage = beamclaw.Usage{PromptTokens: ch.Usage.PromptTokens,
 			CompletionTokens: ch.Usage.CompletionTokens, TotalTokens: ch.Usage.TotalTokens}
+		if d := ch.Usage.Details; d != nil {
+			a.usage.CachedTokens = d.CachedTokens
+		}
 	}
 	for i := range ch.Choices {
 		c := &ch.Choices[i]

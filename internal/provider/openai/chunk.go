@@ -135,6 +135,29 @@ func (s *chunkScanner) delta(d *deltaJSON) bool {
 	})
 }
 
+// details decodes usage.prompt_tokens_details as encoding/json would:
+// null clears it, an object fills it (allocated when nil).
+func (s *chunkScanner) details(out **detailsJSON) bool {
+	if s.null() {
+		*out = nil
+		return true
+	}
+	d := *out
+	if d == nil {
+		d = new(detailsJSON)
+	}
+	ok := s.object(func(name []byte) bool {
+		if string(name) == "cached_tokens" {
+			return s.int(&d.CachedTokens)
+		}
+		return s.skip()
+	})
+	if ok {
+		*out = d
+	}
+	return ok
+}
+
 func (s *chunkScanner) usage(out **usageJSON) bool {
 	if s.null() {
 		*out = nil
@@ -152,6 +175,8 @@ func (s *chunkScanner) usage(out **usageJSON) bool {
 			return s.int(&u.CompletionTokens)
 		case "total_tokens":
 			return s.int(&u.TotalTokens)
+		case "prompt_tokens_details":
+			return s.details(&u.Details)
 		}
 		return s.skip()
 	})

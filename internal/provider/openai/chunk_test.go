@@ -37,6 +37,8 @@ var chunkSeeds = []string{
 	`{"id":"\u00"}`,
 	`{"id":"\ud83d\u00e9"}`,
 	`{"id":"\ud83d\"}`,
+	`{"usage":{"prompt_tokens":900,"completion_tokens":12,"total_tokens":912,"prompt_tokens_details":{"cached_tokens":768,"audio_tokens":0}}}`,
+	`{"usage":{"prompt_tokens_details":null,"prompt_tokens_details":{"cached_tokens":1},"prompt_tokens_details":{}}}`,
 }
 
 // The scanner decodes exactly what encoding/json decodes, whenever it

@@ -27,7 +27,7 @@ func userReq(text string) beamclaw.ChatRequest {
 func TestChatStreamsText(t *testing.T) {
 	srv := fakellm.New(t)
 	srv.Script(fakellm.Reply{Chunks: []string{"Hel", "lo ", "wor", "ld"},
-		Usage: &fakellm.Usage{PromptTokens: 11, CompletionTokens: 4, TotalTokens: 15}})
+		Usage: &fakellm.Usage{PromptTokens: 11, CompletionTokens: 4, TotalTokens: 15, Details: &fakellm.UsageDetails{CachedTokens: 8}}})
 	c, _ := newTestClient(t, srv)
 	var got collect
 	resp, err := c.Chat(context.Background(), userReq("hi"), got.add)
@@ -39,7 +39,7 @@ func TestChatStreamsText(t *testing.T) {
 	}
 	want := beamclaw.ChatResponse{
 		Message:      beamclaw.Message{Role: beamclaw.RoleAssistant, Content: "Hello world"},
-		Usage:        beamclaw.Usage{PromptTokens: 11, CompletionTokens: 4, TotalTokens: 15},
+		Usage:        beamclaw.Usage{PromptTokens: 11, CompletionTokens: 4, TotalTokens: 15, CachedTokens: 8},
 		Model:        "fake-model",
 		FinishReason: "stop",
 		Provider:     "fake",
