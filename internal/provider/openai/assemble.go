@@ -47,9 +47,9 @@ type toolDeltaJSON struct {
 }
 
 type usageJSON struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
+	PromptTokens     int          `json:"prompt_tokens"`
+	CompletionTokens int          `json:"completion_tokens"`
+	TotalTokens      int          `json:"total_tokens"`
 	Details          *detailsJSON `json:"prompt_tokens_details"`
 }
 
