@@ -9,6 +9,8 @@ import "github.com/beamclaw/beamclaw-go/internal/setting"
 type Config struct {
 	MaxToolIterations      int    `yaml:"max_tool_iterations"`
 	MaxRepeatedToolCalls   int    `yaml:"max_repeated_tool_calls"`
+	MaxToolCallsPerTurn    int    `yaml:"max_tool_calls_per_turn"`
+	MaxTokensPerTurn       int    `yaml:"max_tokens_per_turn"`
 	CompactionThresholdPct int    `yaml:"compaction_threshold_pct"`
 	CompactionTargetPct    int    `yaml:"compaction_target_pct"`
 	CompactionProvider     string `yaml:"compaction_provider"`
@@ -30,6 +32,8 @@ func DefaultConfig() Config {
 	return Config{
 		MaxToolIterations:      DefaultMaxToolIterations,
 		MaxRepeatedToolCalls:   DefaultMaxRepeatedToolCalls,
+		MaxToolCallsPerTurn:    DefaultMaxToolCallsPerTurn,
+		MaxTokensPerTurn:       DefaultMaxTokensPerTurn,
 		CompactionThresholdPct: DefaultCompactionThresholdPct,
 		CompactionTargetPct:    DefaultCompactionTargetPct,
 		StreamChunkSize:        DefaultStreamChunkSize,
@@ -42,6 +46,8 @@ func DefaultConfig() Config {
 func (c Config) Validate(p *setting.Problems) {
 	p.Min("max_tool_iterations", c.MaxToolIterations, 1)
 	p.Min("max_repeated_tool_calls", c.MaxRepeatedToolCalls, 1)
+	p.Min("max_tool_calls_per_turn", c.MaxToolCallsPerTurn, 1)
+	p.Min("max_tokens_per_turn", c.MaxTokensPerTurn, 0)
 	p.Pcts("compaction", c.CompactionThresholdPct, c.CompactionTargetPct)
 	p.Min("stream_chunk_size", c.StreamChunkSize, 1)
 	p.Min("auto_context_limit", c.AutoContextLimit, 0)
@@ -51,10 +57,16 @@ func (c Config) Validate(p *setting.Problems) {
 // providers (and the compaction provider's chain), tools, policy, prompt,
 // memory flush, scrubber and the rest.
 func (c Config) Options() Options {
+	tokens := c.MaxTokensPerTurn
+	if tokens == 0 {
+		tokens = -1 // the key's 0 is no cap; the Options' 0 is the default
+	}
 	return Options{
 		CompactionModel:        c.CompactionModel,
 		MaxToolIterations:      c.MaxToolIterations,
 		MaxRepeatedToolCalls:   c.MaxRepeatedToolCalls,
+		MaxToolCallsPerTurn:    c.MaxToolCallsPerTurn,
+		MaxTokensPerTurn:       tokens,
 		CompactionThresholdPct: c.CompactionThresholdPct,
 		CompactionTargetPct:    c.CompactionTargetPct,
 	}

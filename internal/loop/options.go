@@ -16,6 +16,10 @@ import (
 // Defaults of Options (spec: core.agentic_loop).
 const (
 	DefaultMaxToolIterations      = 10
+	// DefaultMaxToolCallsPerTurn and DefaultMaxTokensPerTurn are the hard
+	// loop breaker: past either a run stops, whatever the model wants.
+	DefaultMaxToolCallsPerTurn = 50
+	DefaultMaxTokensPerTurn    = 2_000_000
 	DefaultMaxRepeatedToolCalls   = 3
 	DefaultCompactionThresholdPct = 80
 	DefaultCompactionTargetPct    = 40
@@ -108,6 +112,8 @@ type Options struct {
 
 	MaxToolIterations      int // core.agentic_loop.max_tool_iterations (10)
 	MaxRepeatedToolCalls   int // core.agentic_loop.max_repeated_tool_calls (3)
+	MaxToolCallsPerTurn    int // core.agentic_loop.max_tool_calls_per_turn (50): the run stops before more
+	MaxTokensPerTurn       int // core.agentic_loop.max_tokens_per_turn (2,000,000; -1 in Options: none): the run stops past it
 	CompactionThresholdPct int // core.agentic_loop.compaction_threshold_pct (80)
 	CompactionTargetPct    int // core.agentic_loop.compaction_target_pct (40)
 	MaxTokens              int // per request; 0 lets the provider decide
@@ -140,6 +146,8 @@ func (o Options) withDefaults() (Options, error) {
 	o.Clock = clock.Or(o.Clock)
 	setDefault(&o.MaxToolIterations, DefaultMaxToolIterations)
 	setDefault(&o.MaxRepeatedToolCalls, DefaultMaxRepeatedToolCalls)
+	setDefault(&o.MaxToolCallsPerTurn, DefaultMaxToolCallsPerTurn)
+	setDefault(&o.MaxTokensPerTurn, DefaultMaxTokensPerTurn)
 	setDefault(&o.CompactionThresholdPct, DefaultCompactionThresholdPct)
 	setDefault(&o.CompactionTargetPct, DefaultCompactionTargetPct)
 	if o.CompactionTargetPct > o.CompactionThresholdPct {

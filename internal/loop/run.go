@@ -23,6 +23,7 @@ type runState struct {
 	usage    beamclaw.Usage
 	start    time.Time
 	calls    int    // tool calls issued, for generated call ids
+	ran      int    // tool calls of the turn so far (the loop breaker)
 	lastCall string // identity of the previous call, for the repeat guard
 	repeats  int    // how many times in a row lastCall was issued
 }
@@ -44,6 +45,14 @@ func (rs *runState) iterate(ctx context.Context) error {
 		switch {
 		case len(calls) == 0:
 			return rs.finish(ctx, text)
+		case rs.ran+len(calls) > opts.MaxToolCallsPerTurn:
+			return rs.limit(ctx, text, "tool_calls", fmt.Sprintf(
+				"I stopped this turn: it would take more than %d tool calls (core.agentic_loop.max_tool_calls_per_turn), so I did not run the %d I was about to. Ask me to continue, or narrow the task.",
+				opts.MaxToolCallsPerTurn, len(calls)))
+		case opts.MaxTokensPerTurn > 0 && rs.usage.PromptTokens+rs.usage.CompletionTokens >= opts.MaxTokensPerTurn:
+			return rs.limit(ctx, text, "tokens", fmt.Sprintf(
+				"I stopped this turn: it used %d tokens, past the limit of %d a turn (core.agentic_loop.max_tokens_per_turn), so I did not run the tools I was about to. Ask me to continue, or narrow the task.",
+				rs.usage.PromptTokens+rs.usage.CompletionTokens, opts.MaxTokensPerTurn))
 		case iter >= opts.MaxToolIterations:
 			return rs.finish(ctx, joinText(text, fmt.Sprintf(
 				"I stopped because this request reached the limit of %d tool iterations. Ask me to continue if you want me to go on.",
@@ -54,6 +63,7 @@ func (rs *runState) iterate(ctx context.Context) error {
 				"I stopped because the tool %s was called with identical arguments %d times in a row; it looks like a loop. Please rephrase or give me more detail.",
 				name, opts.MaxRepeatedToolCalls)))
 		}
+		rs.ran += len(calls)
 		msgs, err := rs.step(ctx, text, calls)
 		if err != nil {
 			return err
@@ -103,6 +113,14 @@ func (rs *runState) finish(ctx context.Context, text string) error {
 	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, Text: text, Usage: &usage})
 	rs.complete(ctx, true)
 	return nil
+}
+
+// limit ends a run the hard loop breaker stopped: the model's text and
+// why, as the run's answer, and a turn_limit event.
+func (rs *runState) limit(ctx context.Context, text, what, why string) error {
+	rs.emit(ctx, beamclaw.EventTurnLimit, slog.String("limit", what), slog.Int("tool_calls", rs.ran),
+		slog.Int("tokens", rs.usage.PromptTokens+rs.usage.CompletionTokens))
+	return rs.finish(ctx, joinText(text, why))
 }
 
 // commitFailed handles a commit that failed: a database that cannot be

@@ -35,7 +35,7 @@ func dailyPath(date string) string { return path.Join(DailyDir, date+".md") }
 
 // AppendDaily appends an entry, stamped with the current time (HH:MM), to
 // a daily log of date ("" for today), creating the log: the agent's shared
-// log when user is "", else that user's own (UsersDir). Concurrent appends
+// log when user is "", else that user's own (PeopleDir). Concurrent appends
 // never interleave inside an entry.
 func (s *Store) AppendDaily(name, user, date, text string) error {
 	date, err := s.ParseDate(date)
@@ -68,18 +68,40 @@ func (s *Store) ReadDaily(name, user, date string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return s.read(name, path.Join(userBase(user), dailyPath(date)), "agent "+name+" has no daily log for "+date)
+	msg := "agent " + name + " has no daily log for " + date
+	if user == "" {
+		return s.read(name, dailyPath(date), msg)
+	}
+	root, err := s.peopleRoot(name, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", beamclaw.E("workspace.ReadDaily", beamclaw.KindNotFound, msg, err)
+	}
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	return readLimited(root, path.Join(UserKey(user), dailyPath(date)), msg)
 }
 
 // ListDaily returns the dates of the agent's shared daily logs (user "")
 // or of the user's own, oldest first.
 func (s *Store) ListDaily(name, user string) ([]string, error) {
-	root, err := s.Root(name)
+	var root *os.Root
+	var err error
+	dir := DailyDir
+	if user == "" {
+		root, err = s.Root(name)
+	} else if root, err = s.peopleRoot(name, false); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	dates, err := listDailyIn(root, path.Join(userBase(user), DailyDir))
+	if user != "" {
+		dir = path.Join(UserKey(user), DailyDir)
+	}
+	dates, err := listDailyIn(root, dir)
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", name, err)
 	}

@@ -6,8 +6,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
 
 func TestAppendReadDaily(t *testing.T) {

@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"go.uber.org/goleak"
+
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")

@@ -109,7 +109,7 @@ func (s *Store) SystemPrompt(name string, extras PromptExtras) (string, error) {
 	}
 	var own string
 	if !shared {
-		own = s.userSections(dir, extras.User, now)
+		own = s.userSections(name, extras.User, now)
 	}
 	if extras.Skills == "" && own == "" && len(extras.Memory) == 0 {
 		return files, nil
@@ -174,8 +174,8 @@ func (s *Store) writeDailySections(b *strings.Builder, logs *os.Root, dir string
 // MEMORY.md and their daily logs of yesterday and today ("" when none),
 // reused while the Watcher sees no change in the user's directory (it
 // watches it and its daily logs as it does a workspace).
-func (s *Store) userSections(dir, user string, now time.Time) string {
-	udir := filepath.Join(dir, UsersDir, UserKey(user))
+func (s *Store) userSections(name, user string, now time.Time) string {
+	udir := filepath.Join(s.people, name, UserKey(user))
 	day := now.Format(DateLayout)
 	gen, watched := s.watch.generation(udir)
 	if watched {

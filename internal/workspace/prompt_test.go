@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
 
 // checkGolden compares got with testdata/<name>.golden, rewriting it

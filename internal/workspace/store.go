@@ -18,11 +18,12 @@ import (
 // (normally $BEAMCLAW_HOME/agents). It is safe for concurrent use; writes
 // are serialized inside the process.
 type Store struct {
-	dir   string
-	clock clock.Clock
-	mu    sync.Mutex // serializes every write to the workspaces
-	cache fileCache
-	watch *Watcher
+	dir    string
+	people string // PeopleDir beside dir: the users' own memory
+	clock  clock.Clock
+	mu     sync.Mutex // serializes every write to the workspaces
+	cache  fileCache
+	watch  *Watcher
 	// prompts holds each workspace's assembled files (the prompt without
 	// its extras) while the Watcher sees no change (pmu).
 	pmu     sync.Mutex
@@ -66,7 +67,8 @@ type FileInfo struct {
 // and the system prompt; nil means clock.System. The directory is created
 // on the first write.
 func New(agentsDir string, clk clock.Clock) *Store {
-	return &Store{dir: filepath.Clean(agentsDir), clock: clock.Or(clk), cache: newFileCache(),
+	dir := filepath.Clean(agentsDir)
+	return &Store{dir: dir, people: filepath.Join(filepath.Dir(dir), PeopleDir), clock: clock.Or(clk), cache: newFileCache(),
 		watch: newWatcher(), prompts: map[string]cachedPrompt{}}
 }
 
@@ -251,7 +253,7 @@ func (s *Store) Delete(name string) error {
 		return fmt.Errorf("delete agent %s: %w", name, err)
 	}
 	s.cache.forget(dir + string(filepath.Separator))
-	return nil
+	return s.forgetPeople(name)
 }
 
 // Rehatch restores the default templates of an existing agent (a factory
@@ -271,6 +273,9 @@ func (s *Store) Rehatch(name string, all bool) error {
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		return fmt.Errorf("rehatch agent %s: %w", name, err)
+	}
+	if err := s.forgetPeople(name); err != nil {
+		return err
 	}
 	return s.createLocked(name)
 }

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
 
 func TestCreateWritesTemplates(t *testing.T) {

@@ -14,16 +14,19 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
 
-// UsersDir holds, inside a workspace, each user's own memory (memory_scope:
-// user): users/<key>/ with that user's USER.md, MEMORY.md and daily logs
-// (memory/YYYY-MM-DD.md), and a file ID naming the user. Nothing under it
-// is in the agent's shared prompt or shared memory index.
-const UsersDir = "users"
+// PeopleDir is the directory, beside the agents directory
+// ($BEAMCLAW_HOME/people), that holds each user's own memory
+// (memory_scope: user): people/<agent>/<key>/ with that user's USER.md,
+// MEMORY.md and daily logs (memory/YYYY-MM-DD.md), and a file ID naming
+// the user. It is outside every workspace, so no file tool of any run
+// reaches another user's memory, and nothing in it is in the agent's
+// shared prompt or shared memory index.
+const PeopleDir = "people"
 
-// userIDFile names the user a users/<key>/ directory belongs to.
+// userIDFile names the user a people/<agent>/<key>/ directory belongs to.
 const userIDFile = "ID"
 
-// UserFiles are the workspace files a user has a copy of their own: what
+// userFiles are the workspace files a user has a copy of their own: what
 // the agent knows about them and its long-term memory of them.
 var userFiles = [...]string{FileUser, FileMemory}
 
@@ -53,13 +56,27 @@ func UserKey(userID string) string {
 	return stem.String() + "-" + hex.EncodeToString(sum[:8])
 }
 
-// userBase is the directory of user's memory inside a workspace ("" for
-// the agent's shared memory).
-func userBase(user string) string {
-	if user == "" {
-		return ""
+// peopleRoot opens people/<name>, the users' memory of the agent name;
+// with create it is made first (the agent must exist). Without create a
+// missing directory is an error wrapping fs.ErrNotExist.
+func (s *Store) peopleRoot(name string, create bool) (*os.Root, error) {
+	if err := ValidName(name); err != nil {
+		return nil, err
 	}
-	return path.Join(UsersDir, UserKey(user))
+	dir := filepath.Join(s.people, name)
+	if create {
+		if err := s.mustExist(name); err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("agent %s: create the users' memory: %w", name, err)
+		}
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("agent %s: open the users' memory: %w", name, err)
+	}
+	return root, nil
 }
 
 // ReadUserFile returns the user's own copy of USER.md or MEMORY.md ("" and
@@ -68,12 +85,15 @@ func (s *Store) ReadUserFile(name, user, file string) (string, error) {
 	if err := validUserFile(user, file); err != nil {
 		return "", err
 	}
-	root, err := s.Root(name)
+	root, err := s.peopleRoot(name, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
 	if err != nil {
 		return "", err
 	}
 	defer root.Close()
-	text, err := readLimited(root, path.Join(userBase(user), file), "")
+	text, err := readLimited(root, path.Join(UserKey(user), file), "")
 	if beamclaw.KindOf(err) == beamclaw.KindNotFound {
 		return "", nil
 	}
@@ -116,51 +136,56 @@ func validUserFile(user, file string) error {
 	return nil
 }
 
-// changeUser runs fn, with the Store's lock held, on the agent's
-// workspace root and the base of user's directory, creating that
-// directory (and its ID file) first. The file cache forgets the user's
-// files afterwards.
+// changeUser runs fn, with the Store's lock held, on the root of the
+// agent's users' memory and the name of user's directory in it, creating
+// that directory (and its ID file) first. The file cache forgets the
+// user's files afterwards.
 func (s *Store) changeUser(name, user string, fn func(root *os.Root, base string) error) error {
-	base := userBase(user)
-	return s.change(name, func(root *os.Root) error {
-		defer s.cache.forget(filepath.Join(root.Name(), filepath.FromSlash(base)) + string(filepath.Separator))
-		if err := root.MkdirAll(path.Join(base, DailyDir), 0o700); err != nil {
-			return fmt.Errorf("agent %s: create the memory of user %s: %w", name, user, err)
+	if user == "" {
+		return beamclaw.E("workspace", beamclaw.KindInvalid, "no user given", nil)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	root, err := s.peopleRoot(name, true)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	base := UserKey(user)
+	defer s.cache.forget(filepath.Join(root.Name(), base) + string(filepath.Separator))
+	if err := root.MkdirAll(path.Join(base, DailyDir), 0o700); err != nil {
+		return fmt.Errorf("agent %s: create the memory of user %s: %w", name, user, err)
+	}
+	idFile := path.Join(base, userIDFile)
+	if _, err := root.Stat(idFile); errors.Is(err, fs.ErrNotExist) {
+		if err := writeAtomic(root, idFile, []byte(user+"\n")); err != nil {
+			return fmt.Errorf("agent %s: %w", name, err)
 		}
-		idFile := path.Join(base, userIDFile)
-		if _, err := root.Stat(idFile); errors.Is(err, fs.ErrNotExist) {
-			if err := writeAtomic(root, idFile, []byte(user+"\n")); err != nil {
-				return fmt.Errorf("agent %s: %w", name, err)
-			}
-		}
-		if err := fn(root, base); err != nil {
-			return fmt.Errorf("agent %s, user %s: %w", name, user, err)
-		}
-		return nil
-	})
+	}
+	if err := fn(root, base); err != nil {
+		return fmt.Errorf("agent %s, user %s: %w", name, user, err)
+	}
+	return nil
 }
 
-// EnsureUser creates the directory of the user's own memory in the
-// agent's workspace, naming them, unless it exists.
+// EnsureUser creates the directory of the user's own memory of the agent,
+// naming them, unless it exists.
 func (s *Store) EnsureUser(name, user string) error {
-	if user == "" {
-		return beamclaw.E("workspace.EnsureUser", beamclaw.KindInvalid, "no user given", nil)
-	}
 	return s.changeUser(name, user, func(*os.Root, string) error { return nil })
 }
 
-// Users returns the ids of the users with memory of their own in the
-// agent's workspace.
+// Users returns the ids of the users with memory of their own at the
+// agent.
 func (s *Store) Users(name string) ([]string, error) {
-	root, err := s.Root(name)
+	root, err := s.peopleRoot(name, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	entries, err := fs.ReadDir(root.FS(), UsersDir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	entries, err := fs.ReadDir(root.FS(), ".")
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: list users: %w", name, err)
 	}
@@ -169,7 +194,7 @@ func (s *Store) Users(name string) ([]string, error) {
 		if !e.IsDir() {
 			continue
 		}
-		id, err := readLimited(root, path.Join(UsersDir, e.Name(), userIDFile), "")
+		id, err := readLimited(root, path.Join(e.Name(), userIDFile), "")
 		if id = strings.TrimSpace(id); err != nil || id == "" || UserKey(id) != e.Name() {
 			continue
 		}
@@ -178,25 +203,28 @@ func (s *Store) Users(name string) ([]string, error) {
 	return out, nil
 }
 
-// UserMemory is everything a user's own memory holds in one workspace.
+// UserMemory is everything a user's own memory holds at one agent.
 type UserMemory struct {
 	Files map[string]string // USER.md, MEMORY.md: content (only those present)
 	Daily map[string]string // date: daily log
 }
 
-// ExportUser returns the user's own memory in the agent's workspace
-// (empty when they have none).
+// ExportUser returns the user's own memory at the agent (empty when they
+// have none).
 func (s *Store) ExportUser(name, user string) (UserMemory, error) {
 	out := UserMemory{Files: map[string]string{}, Daily: map[string]string{}}
 	if user == "" {
 		return out, beamclaw.E("workspace.ExportUser", beamclaw.KindInvalid, "no user given", nil)
 	}
-	root, err := s.Root(name)
+	root, err := s.peopleRoot(name, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
 	if err != nil {
 		return out, err
 	}
 	defer root.Close()
-	base := userBase(user)
+	base := UserKey(user)
 	for _, f := range userFiles {
 		text, err := readLimited(root, path.Join(base, f), "")
 		switch {
@@ -221,38 +249,53 @@ func (s *Store) ExportUser(name, user string) (UserMemory, error) {
 	return out, nil
 }
 
-// ForgetUser removes the user's own memory from the agent's workspace;
-// reports whether there was any.
+// ForgetUser removes the user's own memory of the agent; it reports
+// whether there was any. It removes through the users' root, so a
+// symlink cannot lead it elsewhere.
 func (s *Store) ForgetUser(name, user string) (bool, error) {
 	if user == "" {
 		return false, beamclaw.E("workspace.ForgetUser", beamclaw.KindInvalid, "no user given", nil)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	dir, err := s.Dir(name)
+	root, err := s.peopleRoot(name, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
 	if err != nil {
 		return false, err
 	}
-	udir := filepath.Join(dir, UsersDir, UserKey(user))
-	if _, err := os.Lstat(udir); errors.Is(err, fs.ErrNotExist) {
+	defer root.Close()
+	key := UserKey(user)
+	if _, err := root.Lstat(key); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
-	if err := os.RemoveAll(udir); err != nil {
+	if err := root.RemoveAll(key); err != nil {
 		return false, fmt.Errorf("agent %s: forget user %s: %w", name, user, err)
 	}
-	s.cache.forget(udir + string(filepath.Separator))
+	s.cache.forget(filepath.Join(root.Name(), key) + string(filepath.Separator))
 	return true, nil
 }
 
-// UserDir is the directory of the user's own memory in the agent's
-// workspace (which need not exist yet).
+// UserDir is the directory of the user's own memory of the agent (which
+// need not exist yet).
 func (s *Store) UserDir(name, user string) (string, error) {
-	dir, err := s.Dir(name)
-	if err != nil {
+	if err := ValidName(name); err != nil {
 		return "", err
 	}
 	if user == "" {
 		return "", beamclaw.E("workspace.UserDir", beamclaw.KindInvalid, "no user given", nil)
 	}
-	return filepath.Join(dir, UsersDir, UserKey(user)), nil
+	return filepath.Join(s.people, name, UserKey(user)), nil
+}
+
+// forgetPeople removes every user's own memory of the agent (it is
+// deleted or wiped). The caller holds s.mu.
+func (s *Store) forgetPeople(name string) error {
+	dir := filepath.Join(s.people, name)
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("agent %s: remove the users' memory: %w", name, err)
+	}
+	s.cache.forget(dir + string(filepath.Separator))
+	return nil
 }

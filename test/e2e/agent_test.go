@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/internal/workspace"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
@@ -111,7 +112,7 @@ func TestMemoryIsThePersonsOwn(t *testing.T) {
 				logs := r.h.logs()
 				return strings.Contains(logs, "maintenance_pre_expiry_flush") && strings.Contains(logs, "maintenance_nightly_complete")
 			})
-			dailies := "agents/default/users/*/memory/*.md"
+			dailies := "people/default/*/memory/*.md"
 			if scope == "agent" {
 				dailies = "agents/default/memory/*.md"
 			}
@@ -131,6 +132,12 @@ func TestMemoryIsThePersonsOwn(t *testing.T) {
 				r.chat("lee", `call tool workspace_memory {"action":"search","query":"`+q+`"}`)
 			}
 			r.chat("lee", `call tool workspace_memory {"action":"recall","query":"locker code"}`)
+			// The file tools reach the workspace only: other users' memory is
+			// not in it.
+			key := workspace.UserKey("api:erin")
+			for _, p := range []string{"users/" + key + "/MEMORY.md", "../../people/default/" + key + "/MEMORY.md", "../people/default/" + key + "/MEMORY.md"} {
+				r.chat("lee", `call tool read_file {"path":"`+p+`"}`)
+			}
 			var leeSaw strings.Builder
 			for _, req := range r.llm.Requests()[before:] {
 				if len(req.Messages) > 0 && req.Messages[0].Role == "system" {
@@ -214,7 +221,7 @@ func exportAndForget(t *testing.T, r *chatRig) {
 
 	r.chat("lee", `call tool workspace_memory {"action":"append","content":"Lee likes quinces"}`)
 	leeDir := func() bool {
-		ids, _ := filepath.Glob(filepath.Join(r.h.dir, "agents", "default", "users", "*", "ID"))
+		ids, _ := filepath.Glob(filepath.Join(r.h.dir, "people", "default", "*", "ID"))
 		for _, f := range ids {
 			if b, _ := os.ReadFile(f); strings.TrimSpace(string(b)) == "api:lee" {
 				return true

@@ -23,7 +23,7 @@ func TestMaintenancePreExpiryFlush(t *testing.T) {
 	r.llm.Script(fakellm.Reply{Text: "Noted."}, fakellm.Reply{Text: "- The user's cat is called Miso"})
 	r.start()
 	r.chat("ana", "my cat is called Miso")
-	daily := filepath.Join(r.h.dir, "agents", "default", "users", "*", "memory") // ana's own (memory_scope: user)
+	daily := filepath.Join(r.h.dir, "people", "default", "*", "memory") // ana's own (memory_scope: user)
 	pollUntil(t, 30*time.Second, "the flushed fact in the daily log", func() bool {
 		files, _ := filepath.Glob(filepath.Join(daily, "*.md"))
 		for _, f := range files {

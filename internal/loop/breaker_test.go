@@ -1,0 +1,94 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/tool"
+)
+
+// counting is a tool that counts its runs.
+type counting struct{ n *atomic.Int32 }
+
+func (c counting) Spec() beamclaw.ToolSpec {
+	return beamclaw.ToolSpec{Def: beamclaw.ToolDef{Name: "tick", Parameters: json.RawMessage(`{"type":"object"}`)},
+		MinAutonomy: beamclaw.ReadOnly}
+}
+func (c counting) Execute(context.Context, beamclaw.Invocation) (string, error) {
+	c.n.Add(1)
+	return "ok", nil
+}
+
+// greedy asks for three different tool calls on every call and reports
+// usage tokens of prompt per call.
+type greedy struct {
+	calls  atomic.Int32
+	prompt int
+}
+
+func (g *greedy) Name() string { return "greedy" }
+func (g *greedy) Chat(context.Context, beamclaw.ChatRequest, func(string)) (beamclaw.ChatResponse, error) {
+	n := g.calls.Add(1)
+	var tcs []beamclaw.ToolCall
+	for i := range 3 {
+		tcs = append(tcs, beamclaw.ToolCall{ID: fmt.Sprintf("c%d-%d", n, i), Name: "tick", Args: json.RawMessage(fmt.Sprintf(`{"i":%d,"n":%d}`, i, n))})
+	}
+	return beamclaw.ChatResponse{Message: beamclaw.Message{Role: beamclaw.RoleAssistant, ToolCalls: tcs},
+		Usage: beamclaw.Usage{PromptTokens: g.prompt, CompletionTokens: 10, TotalTokens: g.prompt + 10}}, nil
+}
+
+// The hard loop breaker stops a run at max_tool_calls_per_turn (before
+// the calls past it run) and at max_tokens_per_turn, tells the user why,
+// and emits turn_limit; it does not warn and go on.
+func TestLoopBreakerStopsTheRun(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		calls, tokens int
+		prompt        int
+		wantRan       int32
+		wantText      string
+	}{
+		{"tool calls", 5, -1, 100, 3, "more than 5 tool calls"},
+		{"tokens", 50, 1000, 600, 3, "past the limit of 1000 a turn"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var ran atomic.Int32
+			reg := tool.New(tool.Options{})
+			if err := reg.Register(counting{&ran}); err != nil {
+				t.Fatal(err)
+			}
+			p := &greedy{prompt: tc.prompt}
+			em := &emitLog{}
+			eng, err := New(Options{Providers: func(string) (beamclaw.Provider, string, error) { return p, "m", nil },
+				Tools: reg, Emitter: em, MaxToolCallsPerTurn: tc.calls, MaxTokensPerTurn: tc.tokens, MaxToolIterations: 100, MaxRepeatedToolCalls: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			route := &routeLog{}
+			err = eng.Run(context.Background(), Run{ID: "r1", SessionID: "s1", Channel: "tui", Autonomy: beamclaw.Full,
+				History: []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "go"}}, Route: route, Lane: &fakeLane{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ran.Load(); got != tc.wantRan {
+				t.Errorf("the tool ran %d times, want %d", got, tc.wantRan)
+			}
+			last := route.evs[len(route.evs)-1]
+			if last.Type != beamclaw.EvFinal || !strings.Contains(last.Text, tc.wantText) {
+				t.Errorf("the run ended with %+v, want a final naming %q", last, tc.wantText)
+			}
+			limited := false
+			for _, ev := range em.evs {
+				limited = limited || ev.Name == beamclaw.EventTurnLimit
+			}
+			if !limited {
+				t.Error("no turn_limit event")
+			}
+		})
+	}
+}
