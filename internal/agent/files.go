@@ -20,21 +20,25 @@ func (a *Runtime) Files() builtin.Workspace { return workspaceFiles{a} }
 type workspaceFiles struct{ a *Runtime }
 
 // own returns the user whose own copy of file a run of user at agent
-// touches ("" for the agent's file).
-func (w workspaceFiles) own(agent, user, file string) string {
+// touches ("" for the agent's file); errNoUser for a user file of a run
+// without a user under memory_scope: user.
+func (w workspaceFiles) own(agent, user, file string) (string, error) {
 	if !workspace.IsUserFile(file) {
-		return ""
+		return "", nil
 	}
 	return w.a.memoryUser(agent, user)
 }
+
+// SharedMemory implements builtin.Workspace (memory_scope: agent).
+func (w workspaceFiles) SharedMemory(agent string) bool { return w.a.shared[agent] }
 
 func (w workspaceFiles) ReadFile(agent, user, file string) (string, error) {
 	text, err := w.a.ws.ReadFile(agent, file)
 	if beamclaw.KindOf(err) == beamclaw.KindNotFound {
 		text, err = "", nil
 	}
-	owner := w.own(agent, user, file)
-	if err != nil || owner == "" {
+	owner, nobody := w.own(agent, user, file)
+	if err != nil || owner == "" || nobody != nil {
 		return text, err
 	}
 	mine, err := w.a.ws.ReadUserFile(agent, owner, file)
@@ -47,23 +51,43 @@ func (w workspaceFiles) ReadFile(agent, user, file string) (string, error) {
 	return text + mine, nil
 }
 func (w workspaceFiles) WriteFile(agent, user, file, content string) error {
-	if owner := w.own(agent, user, file); owner != "" {
+	owner, err := w.own(agent, user, file)
+	switch {
+	case err != nil:
+		return err
+	case owner != "":
 		return w.a.ws.WriteUserFile(agent, owner, file, content)
 	}
 	return w.a.ws.WriteFile(agent, file, content)
 }
 func (w workspaceFiles) AppendFile(agent, user, file, content string) error {
-	if owner := w.own(agent, user, file); owner != "" {
+	owner, err := w.own(agent, user, file)
+	switch {
+	case err != nil:
+		return err
+	case owner != "":
 		return w.a.ws.AppendUserFile(agent, owner, file, content)
 	}
 	return w.a.ws.AppendFile(agent, file, content)
 }
 func (w workspaceFiles) AppendDaily(agent, user string, date time.Time, text string) error {
-	return w.a.ws.AppendDaily(agent, w.a.memoryUser(agent, user), date.Format(workspace.DateLayout), text)
+	owner, err := w.a.memoryUser(agent, user)
+	if err != nil {
+		return err
+	}
+	return w.a.ws.AppendDaily(agent, owner, date.Format(workspace.DateLayout), text)
 }
 func (w workspaceFiles) ReadDaily(agent, user string, date time.Time) (string, error) {
-	return w.a.ws.ReadDaily(agent, w.a.memoryUser(agent, user), date.Format(workspace.DateLayout))
+	owner, err := w.a.memoryUser(agent, user)
+	if err != nil {
+		return "", nil // nobody's daily log: empty
+	}
+	return w.a.ws.ReadDaily(agent, owner, date.Format(workspace.DateLayout))
 }
 func (w workspaceFiles) ListDaily(agent, user string) ([]string, error) {
-	return w.a.ws.ListDaily(agent, w.a.memoryUser(agent, user))
+	owner, err := w.a.memoryUser(agent, user)
+	if err != nil {
+		return nil, nil
+	}
+	return w.a.ws.ListDaily(agent, owner)
 }

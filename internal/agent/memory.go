@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -72,8 +73,8 @@ func (a *Runtime) index(ctx context.Context, agentID, user string, sharedFiles b
 // configured workspace_files, not its daily logs) and the user's own
 // memory and notes.
 func (a *Runtime) Search(ctx context.Context, agentID, userID, query string, limit int) ([]builtin.Hit, error) {
-	user := a.memoryUser(agentID, userID)
-	w, err := a.index(ctx, agentID, "", user != "")
+	user, nobody := a.memoryUser(agentID, userID)
+	w, err := a.index(ctx, agentID, "", user != "" || nobody != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +101,7 @@ func (a *Runtime) Search(ctx context.Context, agentID, userID, query string, lim
 		}
 		res.Degraded, res.Reason = res.Degraded || ores.Degraded, cmp.Or(res.Reason, ores.Reason)
 	}
-	if b, err := a.notes(ctx, agentID, user); err == nil {
+	if b, err := a.notes(ctx, agentID, user); err == nil && nobody == nil && b != nil {
 		if nres, err := b.Search(ctx, q); err == nil {
 			for _, h := range nres.Hits {
 				hits = append(hits, builtin.Hit{Source: "note " + h.Source, Text: h.Text, Score: h.Score})
@@ -118,8 +119,16 @@ func (a *Runtime) Search(ctx context.Context, agentID, userID, query string, lim
 }
 
 // notes returns the keyed-note backend (memory.backend) of the agent
-// (user "") or of one of its users.
+// (user "") or of one of its users; nil (no error) for a user who never
+// kept a note, so that reading costs no write for every new user.
 func (a *Runtime) notes(ctx context.Context, agentID, user string) (memory.Backend, error) {
+	return a.notesOf(ctx, agentID, user, false)
+}
+
+// notesOf is notes; create opens a user's backend even before their
+// first note (remember). Past maxOwnIndexes users a bbolt backend is
+// dropped and reloaded when next needed; in-memory ones are kept.
+func (a *Runtime) notesOf(ctx context.Context, agentID, user string, create bool) (memory.Backend, error) {
 	if _, err := a.ws.Dir(agentID); err != nil {
 		return nil, err
 	}
@@ -128,6 +137,23 @@ func (a *Runtime) notes(ctx context.Context, agentID, user string) (memory.Backe
 	defer a.mu.Unlock()
 	if b, ok := a.backends[key]; ok {
 		return b, nil
+	}
+	if user != "" && !create {
+		dir, err := a.ws.UserDir(agentID, user)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(dir); err != nil {
+			return nil, nil // no memory of their own yet
+		}
+	}
+	if a.memOpts.Backend == memory.BackendBolt && len(a.backends) >= maxOwnIndexes {
+		for k := range a.backends {
+			if strings.Contains(k, "@") {
+				delete(a.backends, k)
+				break
+			}
+		}
 	}
 	var b memory.Backend
 	var err error
@@ -145,8 +171,11 @@ func (a *Runtime) notes(ctx context.Context, agentID, user string) (memory.Backe
 
 // Remember implements builtin.Notes.
 func (a *Runtime) Remember(ctx context.Context, agentID, userID, key, content string) error {
-	user := a.memoryUser(agentID, userID)
-	b, err := a.notes(ctx, agentID, user)
+	user, err := a.memoryUser(agentID, userID)
+	if err != nil {
+		return err
+	}
+	b, err := a.notesOf(ctx, agentID, user, true)
 	if err != nil {
 		return err
 	}
@@ -160,8 +189,12 @@ func (a *Runtime) Remember(ctx context.Context, agentID, userID, key, content st
 
 // Recall implements builtin.Notes: the best-matching notes.
 func (a *Runtime) Recall(ctx context.Context, agentID, userID, query string, limit int) ([]builtin.Hit, error) {
-	b, err := a.notes(ctx, agentID, a.memoryUser(agentID, userID))
+	user, err := a.memoryUser(agentID, userID)
 	if err != nil {
+		return nil, nil // nobody's notes: none
+	}
+	b, err := a.notes(ctx, agentID, user)
+	if err != nil || b == nil {
 		return nil, err
 	}
 	entries, err := b.Recall(ctx, query, limit, "")
@@ -177,9 +210,13 @@ func (a *Runtime) Recall(ctx context.Context, agentID, userID, query string, lim
 
 // Forget implements builtin.Notes.
 func (a *Runtime) Forget(ctx context.Context, agentID, userID, key string) error {
-	b, err := a.notes(ctx, agentID, a.memoryUser(agentID, userID))
+	user, err := a.memoryUser(agentID, userID)
 	if err != nil {
 		return err
+	}
+	b, err := a.notes(ctx, agentID, user)
+	if err != nil || b == nil {
+		return err // nothing to forget
 	}
 	return b.Forget(ctx, key)
 }

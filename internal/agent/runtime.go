@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -134,14 +135,22 @@ func (a *Runtime) List() []string {
 	return out
 }
 
+// errNoUser refuses to keep what a run without a user learns under
+// memory_scope: user: it would be nobody's, so everybody's.
+var errNoUser = errors.New("this run has no user (a request without a user id, say), so nothing it learns is kept: memory here is each user's own (memory_scope: user)")
+
 // memoryUser is whose own memory a run of userID at agentID uses: userID
-// under memory_scope: user, or "" (the agent's shared memory) under
-// memory_scope: agent or for a run without a user.
-func (a *Runtime) memoryUser(agentID, userID string) string {
-	if a.shared[agentID] {
-		return ""
+// under memory_scope: user, "" (the agent's shared memory) under
+// memory_scope: agent. A run without a user under memory_scope: user is
+// errNoUser: it reads the agent's shared files only and writes nothing.
+func (a *Runtime) memoryUser(agentID, userID string) (string, error) {
+	switch {
+	case a.shared[agentID]:
+		return "", nil
+	case userID == "":
+		return "", errNoUser
 	}
-	return userID
+	return userID, nil
 }
 
 // Prompt is the loop's PromptFunc: workspace files, eligible skills, the
@@ -152,7 +161,8 @@ func (a *Runtime) Prompt(ctx context.Context, agentID, userID, input string) (st
 	if err != nil {
 		return "", err
 	}
-	extras := workspace.PromptExtras{Skills: c.section, User: a.memoryUser(agentID, userID)}
+	user, err := a.memoryUser(agentID, userID)
+	extras := workspace.PromptExtras{Skills: c.section, User: user, Anonymous: errors.Is(err, errNoUser)}
 	if a.autoCtx > 0 && input != "" {
 		hits, err := a.Search(ctx, agentID, userID, input, a.autoCtx)
 		if err != nil {
@@ -244,5 +254,9 @@ func (a *Runtime) SkillText(_ context.Context, agentID, name string) (string, er
 // (the agent's shared log under memory_scope: agent), where memory search
 // finds them.
 func (a *Runtime) Flush(_ context.Context, agentID, userID, notes string) error {
-	return a.ws.AppendDaily(agentID, a.memoryUser(agentID, userID), "", "Saved before the conversation was compacted:\n"+notes)
+	user, err := a.memoryUser(agentID, userID)
+	if err != nil {
+		return err
+	}
+	return a.ws.AppendDaily(agentID, user, "", "Saved before the conversation was compacted:\n"+notes)
 }

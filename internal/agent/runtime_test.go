@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -159,7 +160,7 @@ func TestMemoryIsEachUsersOwn(t *testing.T) {
 			ctx := context.Background()
 			files := rt.Files()
 			mustDo(t, rt.ws.AppendDaily("default", "", "", "old shared log: marmalade"))
-			mustDo(t, files.AppendFile("default", "", "MEMORY.md", "The team ships on Fridays."))
+			mustDo(t, rt.ws.AppendFile("default", "MEMORY.md", "The team ships on Fridays.")) // the operator's
 			mustDo(t, rt.Flush(ctx, "default", erin, "Erin's sister is called Quillon."))
 			mustDo(t, files.AppendFile("default", erin, "MEMORY.md", "Erin collects zebu figurines."))
 			mustDo(t, files.WriteFile("default", erin, "USER.md", "Name: Erin Vasquez"))
@@ -200,6 +201,27 @@ func TestMemoryIsEachUsersOwn(t *testing.T) {
 			}
 			if got, _ := files.ReadFile("default", lee, "MEMORY.md"); strings.Contains(got, "zebu") || !strings.Contains(got, "Fridays") {
 				t.Errorf("lee reads MEMORY.md as %q", got)
+			}
+
+			// A run without a user reads the agent's files only and keeps
+			// nothing: what it learned would be everybody's.
+			pa, err := rt.Prompt(ctx, "default", "", "Quillon locker")
+			mustDo(t, err)
+			if !strings.Contains(pa, "Fridays") || strings.Contains(pa, "marmalade") || strings.Contains(pa, "Quillon") {
+				t.Errorf("a run without a user got the wrong memory in its prompt")
+			}
+			for name, err := range map[string]error{
+				"append":   files.AppendFile("default", "", "MEMORY.md", "anonymous was here"),
+				"daily":    files.AppendDaily("default", "", time.Now(), "anonymous was here"),
+				"remember": rt.Remember(ctx, "default", "", "k", "anonymous was here"),
+				"flush":    rt.Flush(ctx, "default", "", "anonymous was here"),
+			} {
+				if !errors.Is(err, errNoUser) {
+					t.Errorf("%s without a user: %v, want errNoUser", name, err)
+				}
+			}
+			if hits, _ := rt.Search(ctx, "default", "", "Quillon zebu locker", 5); len(hits) != 0 {
+				t.Errorf("a run without a user found %v", hits)
 			}
 
 			shared := newRuntimeClock(t, backend, nil, "default")

@@ -55,8 +55,10 @@ func (a *Runtime) ExportMemory(ctx context.Context, user string) ([]UserMemory, 
 		if err != nil {
 			return nil, err
 		}
-		if m.Notes, err = b.Recall(ctx, "", math.MaxInt32, memory.All); err != nil {
-			return nil, fmt.Errorf("notes of %s at agent %s: %w", user, agentID, err)
+		if b != nil {
+			if m.Notes, err = b.Recall(ctx, "", math.MaxInt32, memory.All); err != nil {
+				return nil, fmt.Errorf("notes of %s at agent %s: %w", user, agentID, err)
+			}
 		}
 		out = append(out, m)
 	}
@@ -87,19 +89,26 @@ func (a *Runtime) ForgetMemory(ctx context.Context, user string) ([]string, erro
 // ForgetMemoryAt removes the user's own memory at one agent; it reports
 // whether there was any.
 func (a *Runtime) ForgetMemoryAt(_ context.Context, agentID, user string) (bool, error) {
+	if user == "" {
+		return false, errors.New("no user given") // never the agent's shared memory
+	}
 	key := ownerKey(agentID, user)
+	// Held across the drop: a search meanwhile must not reopen the notes
+	// about to go (and keep serving them).
 	a.mu.Lock()
 	b, open := a.backends[key]
 	delete(a.backends, key)
 	delete(a.indexes, key)
-	a.mu.Unlock()
 	had := open && b != nil
+	var err error
 	if a.memOpts.Backend == memory.BackendBolt && a.db != nil {
-		dropped, err := memory.DropBolt(a.db, "", key)
-		if err != nil {
-			return had, err
-		}
+		var dropped bool
+		dropped, err = memory.DropBolt(a.db, "", key)
 		had = had || dropped
+	}
+	a.mu.Unlock()
+	if err != nil {
+		return had, err
 	}
 	removed, err := a.ws.ForgetUser(agentID, user)
 	return had || removed, err

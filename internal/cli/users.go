@@ -139,7 +139,7 @@ func (a *app) newUserLinkCmd() *cobra.Command {
 			"it. The account that showed the code keeps its sessions and memory; the other joins it.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			me := terminalUserID()
+			me := "local:" + localUser() // the terminal's account, as its hello names it
 			if len(args) == 0 {
 				c, err := a.backend().UserLinkCode(cmd.Context(), me)
 				if err != nil {

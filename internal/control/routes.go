@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/mcp/oauth"
@@ -31,6 +32,7 @@ type handlers struct {
 	scheduler Scheduler     // nil unless scheduler.enabled
 	memory    Memory        // the agents' memory of each user
 	links     *people.Links // linked accounts
+	clock     clock.Clock
 }
 
 // Deps is what the control routes work on: the daemon's live MCP
@@ -55,6 +57,8 @@ type Deps struct {
 	// the agents, and the accounts linked into one person.
 	Memory Memory
 	Links  *people.Links
+	// Clock dates exports; defaults to clock.System.
+	Clock clock.Clock
 }
 
 // Routes returns the routes the daemon serves on its control socket for
@@ -70,7 +74,7 @@ func Routes(d Deps) []gateway.Mount {
 	}
 	c := &handlers{sessions: d.Sessions, mcp: d.MCP, tokens: d.Tokens, scrub: d.Scrub, db: d.DB, pairing: pairing.New(d.DB, pairing.Options{}),
 		agentsDir: d.AgentsDir, log: d.Log, sandbox: d.Sandbox, gate: d.SandboxGate, scheduler: d.Scheduler,
-		memory: d.Memory, links: d.Links}
+		memory: d.Memory, links: d.Links, clock: clock.Or(d.Clock)}
 	return slices.Concat(c.routes(), c.schedulerRoutes(), c.userRoutes())
 }
 

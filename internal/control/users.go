@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/agent"
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
@@ -67,15 +66,21 @@ func (c *handlers) people() (map[string]*protocol.UserInfo, error) {
 		out[id] = u
 		return u
 	}
-	for _, s := range sums {
-		u := get(s.UserID)
+	for _, s := range sums { // a linked account's sessions are its person's
+		u := get(c.links.Resolve(s.UserID))
 		u.Sessions++
 		if s.Updated.After(u.Updated) {
 			u.Updated = s.Updated
 		}
 	}
 	for id, agents := range mem {
-		get(id).Memory = agents
+		u := get(c.links.Resolve(id))
+		for _, a := range agents {
+			if !slices.Contains(u.Memory, a) {
+				u.Memory = append(u.Memory, a)
+			}
+		}
+		slices.Sort(u.Memory)
 	}
 	for account, person := range c.links.All() {
 		u := get(person)
@@ -147,14 +152,18 @@ func sessionInfos(ds []protocol.SessionDetail) []protocol.SessionInfo {
 }
 
 // userData collects a person's sessions (with their history when
-// history) and their own memory.
+// history) and their own memory, those of every account of theirs.
 func (c *handlers) userData(ctx context.Context, u *protocol.UserInfo, history bool) (protocol.UserExport, error) {
-	out := protocol.UserExport{User: *u, Exported: time.Now().UTC(), Sessions: []protocol.SessionDetail{}, Memory: []protocol.UserAgentMemory{}}
-	sums, err := c.sessions.List(session.Filter{UserID: u.ID, Archived: true})
+	out := protocol.UserExport{User: *u, Exported: c.clock.Now().UTC(), Sessions: []protocol.SessionDetail{}, Memory: []protocol.UserAgentMemory{}}
+	accounts := c.links.Accounts(u.ID)
+	sums, err := c.sessions.List(session.Filter{Archived: true})
 	if err != nil {
 		return out, err
 	}
 	for _, s := range sums {
+		if !slices.Contains(accounts, s.UserID) {
+			continue
+		}
 		d := protocol.SessionDetail{Session: SessionsWire([]session.Summary{s})[0]}
 		if history {
 			sum, hist, err := c.sessions.Show(s.ID)
@@ -165,12 +174,25 @@ func (c *handlers) userData(ctx context.Context, u *protocol.UserInfo, history b
 		}
 		out.Sessions = append(out.Sessions, d)
 	}
-	mems, err := c.memory.ExportMemory(ctx, u.ID)
+	for _, account := range accounts {
+		if err := c.exportMemory(ctx, &out, account, account != u.ID); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// exportMemory adds account's own memory to out (named, when linked).
+func (c *handlers) exportMemory(ctx context.Context, out *protocol.UserExport, account string, linked bool) error {
+	mems, err := c.memory.ExportMemory(ctx, account)
 	if err != nil {
-		return out, err
+		return err
 	}
 	for _, m := range mems {
 		am := protocol.UserAgentMemory{Agent: m.Agent, Files: map[string]string{}, DailyLogs: map[string]string{}}
+		if linked {
+			am.Account = account
+		}
 		for f, text := range m.Files {
 			am.Files[f] = c.scrub(text)
 		}
@@ -182,7 +204,7 @@ func (c *handlers) userData(ctx context.Context, u *protocol.UserInfo, history b
 		}
 		out.Memory = append(out.Memory, am)
 	}
-	return out, nil
+	return nil
 }
 
 func (c *handlers) userExport(w http.ResponseWriter, r *http.Request) {
@@ -198,39 +220,63 @@ func (c *handlers) userExport(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, d)
 }
 
-// userForget removes a person: every session of theirs, their own memory
-// in every agent, and their links.
+// userForget removes what is kept of the named user: named by a person's
+// own id, every session, own memory and link of all their accounts;
+// named by an account linked to a person, that account's own sessions
+// and memory, and its link (the person keeps theirs).
 func (c *handlers) userForget(w http.ResponseWriter, r *http.Request) {
 	u, ok := c.requested(w, r)
 	if !ok {
 		return
 	}
 	ctx := r.Context()
-	res := protocol.UserForgotten{User: u.ID}
-	sums, err := c.sessions.List(session.Filter{UserID: u.ID, Archived: true})
-	if err != nil {
+	named := r.URL.Query().Get("user")
+	accounts := c.links.Accounts(u.ID)
+	if named != u.ID {
+		accounts = []string{named}
+	}
+	res := protocol.UserForgotten{User: named}
+	if err := c.forgetAccounts(ctx, accounts, &res); err != nil {
+		writeError(w, kindStatus(err), "forgot "+strconv.Itoa(res.Sessions)+" sessions, then: "+beamclaw.UserMessage(err))
+		return
+	}
+	gone, err := c.links.Unlink(ctx, named)
+	if err != nil && !errors.Is(err, people.ErrNotLinked) {
 		writeError(w, http.StatusInternalServerError, beamclaw.UserMessage(err))
 		return
 	}
+	res.Unlinked = gone
+	c.log.Info("user forgotten", "user", named, "sessions", res.Sessions, "agents", len(res.Memory))
+	writeJSON(w, http.StatusOK, res)
+}
+
+// forgetAccounts deletes the sessions and own memory of accounts.
+func (c *handlers) forgetAccounts(ctx context.Context, accounts []string, res *protocol.UserForgotten) error {
+	sums, err := c.sessions.List(session.Filter{Archived: true})
+	if err != nil {
+		return err
+	}
 	for _, s := range sums {
+		if !slices.Contains(accounts, s.UserID) {
+			continue
+		}
 		if err := c.sessions.Delete(ctx, s.ID); err != nil && beamclaw.KindOf(err) != beamclaw.KindNotFound {
-			writeError(w, kindStatus(err), "forgot "+strconv.Itoa(res.Sessions)+" sessions, then: "+beamclaw.UserMessage(err))
-			return
+			return err
 		}
 		res.Sessions++
 	}
-	if res.Memory, err = c.memory.ForgetMemory(ctx, u.ID); err != nil {
-		writeError(w, http.StatusInternalServerError, beamclaw.UserMessage(err))
-		return
-	}
-	if len(u.Accounts) > 0 {
-		if res.Unlinked, err = c.links.Unlink(ctx, u.ID); err != nil && !errors.Is(err, people.ErrNotLinked) {
-			writeError(w, http.StatusInternalServerError, beamclaw.UserMessage(err))
-			return
+	for _, a := range accounts {
+		agents, err := c.memory.ForgetMemory(ctx, a)
+		if err != nil {
+			return err
+		}
+		for _, ag := range agents {
+			if !slices.Contains(res.Memory, ag) {
+				res.Memory = append(res.Memory, ag)
+			}
 		}
 	}
-	c.log.Info("user forgotten", "user", u.ID, "sessions", res.Sessions, "agents", len(res.Memory))
-	writeJSON(w, http.StatusOK, res)
+	return nil
 }
 
 func (c *handlers) userLinkCode(w http.ResponseWriter, r *http.Request) {

@@ -20,16 +20,15 @@ import (
 // supervisor.
 func (d *daemon) edges(rt *agentRuntime) (routes, socket []gateway.Mount, services []suture.Service, err error) {
 	canonical := d.plan.CanonicalUser
-	// A channel's account resolves to its person: the account it is
-	// linked to (beamclaw users link), so sessions, memory and approvals
-	// follow the person; an account linked to nobody is BEAMCLAW_USER
-	// when set, else itself.
+	// BEAMCLAW_USER, when set, is every channel's one user; otherwise a
+	// channel's account resolves to its person (the account it is linked
+	// to, beamclaw users link), so sessions, memory and approvals follow
+	// the person.
 	userID := func(prefix, id string) string {
-		account := session.UserID(prefix, id, "")
-		if person := rt.links.Resolve(account); person != account {
-			return person
+		if canonical != "" {
+			return canonical
 		}
-		return session.UserID(prefix, id, canonical)
+		return rt.links.Resolve(session.UserID(prefix, id, ""))
 	}
 	api := rt.sessions
 	wsOpts := d.plan.WS

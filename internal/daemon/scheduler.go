@@ -175,7 +175,7 @@ func (t schedTurns) Run(ctx context.Context, turn scheduler.Turn) (scheduler.Res
 	in := t.inbound(turn, route)
 	var err error
 	if turn.LightContext {
-		_, err = t.m.RunDetached(ctx, session.Detached{Agent: turn.Agent, Channel: in.Channel, Autonomy: in.Autonomy,
+		_, err = t.m.RunDetached(ctx, session.Detached{Agent: turn.Agent, User: turn.UserID, Trust: turn.Trust, Channel: in.Channel, Autonomy: in.Autonomy,
 			History: []beamclaw.Message{{Role: beamclaw.RoleUser, Content: turn.Prompt}}, Sampling: in.Sampling}, route)
 	} else {
 		_, err = t.m.Send(ctx, in)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -17,7 +18,7 @@ import (
 type wsSession struct {
 	id, agent, user string
 	account         string // the channel's own account ("ws:<user>"), before links and BEAMCLAW_USER
-	linked          bool   // account is linked to a person (user) by beamclaw users link
+	linked          bool   // account is linked to the terminal's (local:) account by beamclaw users link
 	channel         beamclaw.Channel
 	resumed         bool // id was chosen by a resume frame
 }
@@ -114,7 +115,9 @@ func (c *wsConn) hello(_ context.Context, f protocol.ClientFrame) {
 		prefix, channel = "local", beamclaw.ChannelTUI
 	}
 	s := &wsSession{agent: agent, user: o.UserID(prefix, user), account: prefix + ":" + user, channel: channel}
-	s.linked = o.Links != nil && o.Links.Resolve(s.account) != s.account
+	s.linked = o.Links != nil && slices.ContainsFunc(o.Links.Accounts(s.account), func(a string) bool {
+		return strings.HasPrefix(a, "local:") // linked to the terminal's account: proven to be its user
+	})
 	s.id = o.Sessions.SessionID(beamclaw.Inbound{Channel: channel, UserID: s.user, AgentID: agent})
 	hist, err := o.Sessions.History(s.id)
 	if err != nil && beamclaw.KindOf(err) != beamclaw.KindNotFound {

@@ -15,7 +15,8 @@ import (
 type WSLinks interface {
 	Issue(ctx context.Context, account string) (code string, expires time.Time, err error)
 	Redeem(ctx context.Context, account, code string) (person string, err error)
-	Resolve(account string) string
+	// Accounts lists every account of account's person.
+	Accounts(account string) []string
 }
 
 // link answers a link frame: without a code, a code for this connection's
@@ -57,8 +58,9 @@ func (c *wsConn) link(ctx context.Context, f protocol.ClientFrame) {
 
 // userSessions lists the sessions sessions and resume may reach: the
 // user's with the agent. A remote connection whose account is not linked
-// reaches none of the terminal's (a local channel's): BEAMCLAW_USER makes
-// a remote client the owner's user, but only a link proves it is them.
+// to the terminal's reaches none of the terminal's (a local channel's):
+// BEAMCLAW_USER makes a remote client the owner's user, but only a link
+// proves it is them.
 func (c *wsConn) userSessions() ([]beamclaw.SessionSummary, error) {
 	sums, err := c.w.opts.Sessions.UserSessions(c.sess.user, c.sess.agent)
 	if err != nil || c.w.opts.Local || c.sess.linked {

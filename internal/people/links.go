@@ -29,8 +29,8 @@ var (
 	ErrBadCode = errors.New("that link code is not valid (wrong, used or expired); ask for a new one with /link on your other account")
 	// ErrSameAccount: the code was typed on the account that asked for it.
 	ErrSameAccount = errors.New("type the code on your other account, not on the one that showed it")
-	// ErrTooManyTries: too many wrong codes from one account lately.
-	ErrTooManyTries = errors.New("too many wrong link codes; wait a few minutes")
+	// ErrTooManyTries: too many wrong codes lately (from anyone).
+	ErrTooManyTries = errors.New("too many wrong link codes were tried lately; wait a few minutes")
 	// ErrNotLinked: the account is linked to no other.
 	ErrNotLinked = errors.New("that account is not linked to another")
 	// ErrNoAccount: an empty account id.
@@ -42,8 +42,10 @@ const (
 	CodeTTL = 10 * time.Minute
 	// maxCodes bounds the codes waiting to be typed (one per account).
 	maxCodes = 1024
-	// maxFailures wrong codes per account within CodeTTL lock it out.
-	maxFailures = 5
+	// maxFailures wrong codes within CodeTTL, from any accounts (names
+	// are cheap to change), stop every redeem until the window moves on:
+	// with 31^8 codes a guess cannot win in a lifetime.
+	maxFailures = 20
 )
 
 var (
@@ -66,12 +68,12 @@ type Links struct {
 	wmu      sync.Mutex // one Redeem or Unlink at a time
 	mu       sync.RWMutex
 	person   map[string]string // account -> person (only linked accounts)
-	failures map[string][]time.Time
+	failures []time.Time       // wrong codes within the last CodeTTL
 }
 
 // Open loads the link table of db. clk and rnd may be nil (the system's).
 func Open(db *store.DB, clk clock.Clock, rnd io.Reader) (*Links, error) {
-	l := &Links{db: db, clock: clock.Or(clk), rand: rnd, person: map[string]string{}, failures: map[string][]time.Time{}}
+	l := &Links{db: db, clock: clock.Or(clk), rand: rnd, person: map[string]string{}}
 	err := db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketLinks)
 		if b == nil {
@@ -182,11 +184,15 @@ func (l *Links) Redeem(ctx context.Context, account, code string) (string, error
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
 	now := l.clock.Now()
-	if l.lockedOut(account, now) {
+	if l.lockedOut(now) {
 		return "", ErrTooManyTries
 	}
 	if err := ctx.Err(); err != nil {
 		return "", err
+	}
+	if !l.known(code, now) { // a wrong code costs a read, not a write
+		l.failed(now)
+		return "", ErrBadCode
 	}
 	var person string
 	var moved []string
@@ -222,7 +228,7 @@ func (l *Links) Redeem(ctx context.Context, account, code string) (string, error
 		return nil
 	})
 	if errors.Is(err, ErrBadCode) {
-		l.failed(account, now)
+		l.failed(now)
 	}
 	if err != nil {
 		return "", err
@@ -297,28 +303,37 @@ func (l *Links) Unlink(ctx context.Context, account string) ([]string, error) {
 	return gone, nil
 }
 
-func (l *Links) lockedOut(account string, now time.Time) bool {
+// known reports whether code waits to be typed.
+func (l *Links) known(code string, now time.Time) bool {
+	found := false
+	_ = l.db.View(func(tx *bolt.Tx) error {
+		var p pendingCode
+		if b := tx.Bucket(bucketCodes); b != nil && json.Unmarshal(b.Get([]byte(code)), &p) == nil {
+			found = now.Before(p.Expires)
+		}
+		return nil
+	})
+	return found
+}
+
+// lockedOut reports whether maxFailures wrong codes came within CodeTTL.
+func (l *Links) lockedOut(now time.Time) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	recent := l.failures[account][:0]
-	for _, t := range l.failures[account] {
+	recent := l.failures[:0]
+	for _, t := range l.failures {
 		if now.Sub(t) < CodeTTL {
 			recent = append(recent, t)
 		}
 	}
-	if len(recent) == 0 {
-		delete(l.failures, account)
-		return false
-	}
-	l.failures[account] = recent
+	l.failures = recent
 	return len(recent) >= maxFailures
 }
 
-func (l *Links) failed(account string, now time.Time) {
+func (l *Links) failed(now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.failures) >= maxCodes { // bounded: forget the oldest lockouts
-		clear(l.failures)
+	if len(l.failures) < maxFailures {
+		l.failures = append(l.failures, now)
 	}
-	l.failures[account] = append(l.failures[account], now)
 }

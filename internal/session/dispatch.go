@@ -151,9 +151,12 @@ func (l *lane) promoteHeld(r *run) error {
 	return nil
 }
 
+// loopRun is the loop's view of run r: its user is the person the
+// session's account belongs to now (a linked account's session resumed
+// by its person runs with the person's memory).
 func (l *lane) loopRun(r *run) loop.Run {
 	n := len(l.history)
-	return loop.Run{ID: r.id, SessionID: l.id, UserID: l.rec.UserID, AgentID: l.rec.AgentID,
+	return loop.Run{ID: r.id, SessionID: l.id, UserID: l.m.opts.Person(l.rec.UserID), AgentID: l.rec.AgentID,
 		Channel: r.channel, Trust: r.trust, Autonomy: r.autonomy, History: l.history[:n:n], Route: r.route,
 		Lane: &runLane{l: l, r: r}, NoApproval: r.noAsk, Sampling: r.sampling, Maintain: r.maintain}
 }

@@ -22,7 +22,12 @@ func (m *Manager) RunEphemeral(ctx context.Context, agentID string, history []be
 
 // Detached is a run in no session (see RunDetached).
 type Detached struct {
-	Agent    string
+	Agent string
+	// User is whose run it is: its prompt carries that user's own memory
+	// (memory_scope: user); "" for nobody's (an OpenAI API request
+	// without a user id), which reads the agent's shared files only.
+	User     string
+	Trust    beamclaw.Channel  // the channel whose trust the run has ("" = Channel; Inbound.Trust)
 	Channel  beamclaw.Channel  // its channel's policy applies (remote or local)
 	Autonomy beamclaw.Autonomy // a ceiling below the agent's and the channel's ("" = none)
 	History  []beamclaw.Message
@@ -53,8 +58,8 @@ func (m *Manager) RunDetached(ctx context.Context, d Detached, route beamclaw.Ro
 		}
 	}()
 	err = m.opts.Engine.Run(ctx, loop.Run{
-		ID: runID, SessionID: sessionID, AgentID: agentID, Channel: d.Channel,
-		Autonomy: m.autonomy(beamclaw.Inbound{AgentID: agentID, Channel: d.Channel, Autonomy: d.Autonomy}), History: slices.Clip(history), Route: or,
+		ID: runID, SessionID: sessionID, UserID: d.User, AgentID: agentID, Channel: d.Channel, Trust: d.Trust,
+		Autonomy: m.autonomy(beamclaw.Inbound{AgentID: agentID, Channel: d.Channel, Trust: d.Trust, Autonomy: d.Autonomy}), History: slices.Clip(history), Route: or,
 		Lane: ephemeralLane{}, NoApproval: true, Sampling: sampling,
 	})
 	return runID, err

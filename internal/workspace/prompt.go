@@ -28,6 +28,10 @@ type PromptExtras struct {
 	// are then left out: they may hold other users' words. "" gives the
 	// agent's shared memory, daily logs included.
 	User string
+	// Anonymous: a run without a user under memory_scope: user. Its
+	// prompt carries the agent's shared files only: neither the shared
+	// daily logs nor anyone's own memory.
+	Anonymous bool
 	// Memory holds auto-context snippets recalled for this turn.
 	Memory []Snippet
 }
@@ -66,7 +70,7 @@ func (s *Store) SystemPrompt(name string, extras PromptExtras) (string, error) {
 	}
 	now := s.clock.Now()
 	day := now.Format(DateLayout)
-	shared := extras.User == ""
+	shared := extras.User == "" && !extras.Anonymous
 	key := dir
 	if !shared {
 		key += "\x00users" // the files without the shared daily logs
@@ -108,7 +112,7 @@ func (s *Store) SystemPrompt(name string, extras PromptExtras) (string, error) {
 		}
 	}
 	var own string
-	if !shared {
+	if extras.User != "" {
 		own = s.userSections(name, extras.User, now)
 	}
 	if extras.Skills == "" && own == "" && len(extras.Memory) == 0 {

@@ -77,14 +77,20 @@ func (w *Watcher) generation(dir string) (gen uint64, ok bool) {
 	}
 	w.drainLocked()
 	d := w.dirs[dir]
-	if d == nil {
+	fresh := d == nil
+	if fresh {
 		d = &watched{dir: dir}
-		w.dirs[dir] = d
 	}
 	if d.root == 0 {
 		wd, err := unix.InotifyAddWatch(w.fd, dir, watchMask)
 		if err != nil {
+			// A directory never watched is not remembered (a user without
+			// memory of their own yet); one watched before keeps its count,
+			// so a prompt cached then is never taken for current.
 			return 0, false // missing, or past fs.inotify.max_user_watches
+		}
+		if fresh {
+			w.dirs[dir] = d
 		}
 		d.root = int32(wd)
 		w.wds[d.root] = d

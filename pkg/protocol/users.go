@@ -48,7 +48,10 @@ type UserDetail struct {
 
 // UserAgentMemory is what one agent keeps of one user's own.
 type UserAgentMemory struct {
-	Agent     string            `json:"agent"`
+	Agent string `json:"agent"`
+	// Account is the linked account this memory is of, when it is not
+	// the person's own id (kept from before the link).
+	Account   string            `json:"account,omitempty"`
 	Files     map[string]string `json:"files,omitempty"`      // USER.md, MEMORY.md
 	DailyLogs map[string]string `json:"daily_logs,omitempty"` // date -> log
 	Notes     []UserNote        `json:"notes,omitempty"`

@@ -79,6 +79,11 @@ func TestLinkTelegramAndWS(t *testing.T) {
 	if got := r.h.must("users", "show", "tg:4242").stdout; !strings.Contains(got, "user      ws:erin") || !strings.Contains(got, "linked    tg:4242") {
 		t.Errorf("users show tg:4242 after the link:\n%s", got)
 	}
+	for _, u := range r.h.users().Users {
+		if u.ID == "tg:4242" || (u.ID == "ws:erin" && u.Sessions != 2) {
+			t.Errorf("users list after the link: %+v (want erin once, with her Telegram session too)", u)
+		}
+	}
 
 	// The person's sessions include the linked account's own, and resume
 	// opens it.
@@ -187,7 +192,7 @@ func TestSessionsBelongToTheirPerson(t *testing.T) {
 		out := r.h.must("users", "link").stdout
 		code := strings.Fields(strings.SplitN(out, ": ", 2)[1])[0]
 		sendFrame(t, conn, protocol.ClientFrame{Type: protocol.FrameLink, Code: code})
-		if f := frameOf(t, conn, protocol.FrameLinked); f.User != "owner" {
+		if f := frameOf(t, conn, protocol.FrameLinked); f.User != "local:owner" {
 			t.Errorf("linked: %+v", f)
 		}
 		sendFrame(t, conn, protocol.ClientFrame{Type: protocol.FrameHello, Agent: "default", User: "stranger"})

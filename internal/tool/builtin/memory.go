@@ -24,6 +24,11 @@ type Workspace interface {
 	ReadDaily(agent, user string, date time.Time) (string, error)
 	// ListDaily returns the dates (YYYY-MM-DD) that have a daily log.
 	ListDaily(agent, user string) ([]string, error)
+	// SharedMemory reports whether the agent's memory is one for all its
+	// users (memory_scope: agent). Otherwise a remote run may not change
+	// the files every user's prompt carries (IDENTITY.md, SOUL.md,
+	// TOOLS.md, AGENTS.md): one user's words would reach every user.
+	SharedMemory(agent string) bool
 }
 
 // Hit is one memory search result.
@@ -121,15 +126,23 @@ func (m *WorkspaceMemory) Execute(ctx context.Context, inv beamclaw.Invocation) 
 	if inv.AgentID == "" {
 		return "", errors.New("workspace_memory: this run has no agent")
 	}
-	out, err := m.do(ctx, owner{agent: inv.AgentID, user: inv.UserID}, a)
+	trust := inv.Trust
+	if trust == "" {
+		trust = inv.Channel
+	}
+	out, err := m.do(ctx, owner{agent: inv.AgentID, user: inv.UserID, remote: trust.Remote()}, a)
 	if err != nil {
 		return "", fmt.Errorf("workspace_memory %s: %w", a.Action, err)
 	}
 	return out, nil
 }
 
-// owner is whose memory a call touches: the run's agent and user.
-type owner struct{ agent, user string }
+// owner is whose memory a call touches: the run's agent and user, and
+// whether the run has a remote channel's trust.
+type owner struct {
+	agent, user string
+	remote      bool
+}
 
 func (m *WorkspaceMemory) do(ctx context.Context, o owner, a memoryArgs) (string, error) {
 	ws, agent, user := m.opts.Workspace, o.agent, o.user
@@ -175,6 +188,10 @@ func (m *WorkspaceMemory) bootstrap(o owner, a memoryArgs) (string, error) {
 	}
 	if a.Action == "read_bootstrap" {
 		return orEmpty(m.opts.Workspace.ReadFile(o.agent, o.user, file))
+	}
+	everyones := file != "USER.md" && (file != "BOOTSTRAP.md" || strings.TrimSpace(a.Content) != "")
+	if everyones && o.remote && !m.opts.Workspace.SharedMemory(o.agent) {
+		return "", fmt.Errorf("%s is in every user's prompt; under memory_scope: user only the terminal changes it (your own notes go to MEMORY.md or USER.md)", file)
 	}
 	return done(needContent(a), func() error { return m.opts.Workspace.WriteFile(o.agent, o.user, file, a.Content) }, "updated "+file)
 }

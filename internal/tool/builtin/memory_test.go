@@ -66,6 +66,8 @@ func (m *memWorkspace) ReadDaily(agent, user string, date time.Time) (string, er
 	return m.daily[agent+"/"+date.Format(time.DateOnly)], nil
 }
 
+func (m *memWorkspace) SharedMemory(string) bool { return false }
+
 func (m *memWorkspace) ListDaily(agent, user string) ([]string, error) {
 	agent = owned(agent, user)
 	m.mu.Lock()
