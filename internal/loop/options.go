@@ -15,11 +15,11 @@ import (
 
 // Defaults of Options (spec: core.agentic_loop).
 const (
-	DefaultMaxToolIterations      = 10
+	DefaultMaxToolIterations = 10
 	// DefaultMaxToolCallsPerTurn and DefaultMaxTokensPerTurn are the hard
 	// loop breaker: past either a run stops, whatever the model wants.
-	DefaultMaxToolCallsPerTurn = 50
-	DefaultMaxTokensPerTurn    = 2_000_000
+	DefaultMaxToolCallsPerTurn    = 50
+	DefaultMaxTokensPerTurn       = 2_000_000
 	DefaultMaxRepeatedToolCalls   = 3
 	DefaultCompactionThresholdPct = 80
 	DefaultCompactionTargetPct    = 40
