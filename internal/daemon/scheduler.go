@@ -20,6 +20,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/session"
 	"github.com/beamclaw/beamclaw-go/internal/supervise"
 	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
+	"github.com/beamclaw/beamclaw-go/internal/usage"
 )
 
 // webhookTimeout bounds one webhook delivery's connection.
@@ -175,7 +176,11 @@ func (t schedTurns) Run(ctx context.Context, turn scheduler.Turn) (scheduler.Res
 	in := t.inbound(turn, route)
 	var err error
 	if turn.LightContext {
-		_, err = t.m.RunDetached(ctx, session.Detached{Agent: turn.Agent, User: turn.UserID, Trust: turn.Trust, Channel: in.Channel, Autonomy: in.Autonomy,
+		origin := usage.OriginJob
+		if turn.Heartbeat {
+			origin = usage.OriginHeartbeat
+		}
+		_, err = t.m.RunDetached(ctx, session.Detached{Agent: turn.Agent, User: turn.UserID, Trust: turn.Trust, Channel: in.Channel, Autonomy: in.Autonomy, Origin: origin,
 			History: []beamclaw.Message{{Role: beamclaw.RoleUser, Content: turn.Prompt}}, Sampling: in.Sampling}, route)
 	} else {
 		_, err = t.m.Send(ctx, in)

@@ -170,6 +170,7 @@ func (rs *runState) flushMemory(ctx context.Context, old []beamclaw.Message) err
 	if err != nil {
 		return fmt.Errorf("memory flush turn: %w", err)
 	}
+	rs.spend(req, resp, true)
 	notes := strings.TrimSpace(rs.e.opts.Scrub.String(resp.Message.Content))
 	saved := notes != "" && !strings.EqualFold(notes, flushNothing)
 	if saved {
@@ -209,6 +210,10 @@ func (rs *runState) summarise(ctx context.Context, old []beamclaw.Message) (stri
 	if err != nil {
 		return "", fmt.Errorf("summarise %d messages: %w", len(old), err)
 	}
+	if resp.Provider == "" {
+		resp.Provider = p.Name()
+	}
+	rs.spend(req, resp, true)
 	s := strings.TrimSpace(rs.e.opts.Scrub.String(resp.Message.Content))
 	if s == "" {
 		return "", fmt.Errorf("summarise %d messages: empty summary", len(old))

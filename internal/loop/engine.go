@@ -42,6 +42,10 @@ type Lane interface {
 	// (an MCP elicitation, already delivered to the route). A timeout
 	// answers cancel with ErrApprovalTimeout.
 	Ask(ctx context.Context, e beamclaw.Elicitation) (beamclaw.ElicitAnswer, error)
+	// Spend records a model call the run made, for the usage ledger: the
+	// lane writes it with its next write (Commit, Replace), or on its own
+	// when the run ends first.
+	Spend(call beamclaw.LLMCall)
 }
 
 // Run is one run: a user message (the last of History) to answer.

@@ -46,6 +46,7 @@ func TestSplitPoint(t *testing.T) {
 type fakeLane struct {
 	mu       sync.Mutex
 	commits  [][]beamclaw.Message
+	spent    []beamclaw.LLMCall
 	decision beamclaw.Decision
 	answer   beamclaw.ElicitAnswer
 	asked    []beamclaw.Elicitation
@@ -58,7 +59,12 @@ func (l *fakeLane) Commit(_ context.Context, msgs []beamclaw.Message) error {
 	return nil
 }
 func (l *fakeLane) Replace(context.Context, []beamclaw.Message) error { return nil }
-func (l *fakeLane) Allowed(string) bool                               { return false }
+func (l *fakeLane) Spend(c beamclaw.LLMCall) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.spent = append(l.spent, c)
+}
+func (l *fakeLane) Allowed(string) bool { return false }
 func (l *fakeLane) Await(context.Context, beamclaw.ApprovalRequest, string) (beamclaw.Decision, error) {
 	return l.decision, nil
 }

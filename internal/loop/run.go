@@ -24,6 +24,7 @@ type runState struct {
 	start    time.Time
 	calls    int    // tool calls issued, for generated call ids
 	ran      int    // tool calls of the turn so far (the loop breaker)
+	tokens   int    // prompt + completion tokens of the turn's calls, estimated where not reported (the loop breaker)
 	lastCall string // identity of the previous call, for the repeat guard
 	repeats  int    // how many times in a row lastCall was issued
 }
@@ -49,10 +50,10 @@ func (rs *runState) iterate(ctx context.Context) error {
 			return rs.limit(ctx, text, "tool_calls", fmt.Sprintf(
 				"I stopped this turn: it would take more than %d tool calls (core.agentic_loop.max_tool_calls_per_turn), so I did not run the %d I was about to. Ask me to continue, or narrow the task.",
 				opts.MaxToolCallsPerTurn, len(calls)))
-		case opts.MaxTokensPerTurn > 0 && rs.usage.PromptTokens+rs.usage.CompletionTokens >= opts.MaxTokensPerTurn:
+		case opts.MaxTokensPerTurn > 0 && rs.tokens >= opts.MaxTokensPerTurn:
 			return rs.limit(ctx, text, "tokens", fmt.Sprintf(
 				"I stopped this turn: it used %d tokens, past the limit of %d a turn (core.agentic_loop.max_tokens_per_turn), so I did not run the tools I was about to. Ask me to continue, or narrow the task.",
-				rs.usage.PromptTokens+rs.usage.CompletionTokens, opts.MaxTokensPerTurn))
+				rs.tokens, opts.MaxTokensPerTurn))
 		case iter >= opts.MaxToolIterations:
 			return rs.finish(ctx, joinText(text, fmt.Sprintf(
 				"I stopped because this request reached the limit of %d tool iterations. Ask me to continue if you want me to go on.",
@@ -96,10 +97,55 @@ func (rs *runState) chat(ctx context.Context) (beamclaw.ChatResponse, error) {
 		return resp, fmt.Errorf("chat with %s: %w", rs.provider.Name(), err)
 	}
 	st.Flush()
+	rs.spend(req, resp, false)
 	rs.usage = rs.usage.Add(resp.Usage)
 	rs.emit(ctx, beamclaw.EventLLMResponse, ms(d), slog.Bool("success", true), slog.String("model", resp.Model),
 		slog.Int("prompt_tokens", resp.Usage.PromptTokens), slog.Int("completion_tokens", resp.Usage.CompletionTokens))
 	return resp, nil
+}
+
+// spend records a successful call with the lane (the usage ledger) and
+// returns its usage: the provider's, or, when it reported none, the
+// request's and the answer's bytes / 4, marked estimated.
+func (rs *runState) spend(req beamclaw.ChatRequest, resp beamclaw.ChatResponse, hidden bool) beamclaw.Usage {
+	u, estimated := resp.Usage, false
+	if u.PromptTokens == 0 && u.CompletionTokens == 0 {
+		u, estimated = estimateUsage(req, resp.Message), true
+	}
+	provider := resp.Provider
+	if provider == "" {
+		provider = rs.provider.Name()
+	}
+	model := resp.Model
+	if model == "" {
+		model = req.Model
+	}
+	rs.r.Lane.Spend(beamclaw.LLMCall{At: rs.e.opts.Clock.Now(), Provider: provider, Model: model, Usage: u,
+		Estimated: estimated, Hidden: hidden})
+	rs.tokens += u.PromptTokens + u.CompletionTokens
+	return u
+}
+
+// estimateUsage counts tokens as bytes / 4 (rounded up): the request's
+// system prompt, messages and tool definitions, and the answer.
+func estimateUsage(req beamclaw.ChatRequest, answer beamclaw.Message) beamclaw.Usage {
+	in := len(req.System)
+	for _, m := range req.Messages {
+		in += len(m.Content) + len(m.Role)
+		for _, c := range m.ToolCalls {
+			in += len(c.Name) + len(c.Args)
+		}
+	}
+	for _, d := range req.Tools {
+		in += len(d.Name) + len(d.Description) + len(d.Parameters)
+	}
+	out := len(answer.Content)
+	for _, c := range answer.ToolCalls {
+		out += len(c.Name) + len(c.Args)
+	}
+	u := beamclaw.Usage{PromptTokens: (in + 3) / 4, CompletionTokens: (out + 3) / 4}
+	u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	return u
 }
 
 // finish persists the answer and delivers it as the run's final event.
@@ -119,7 +165,7 @@ func (rs *runState) finish(ctx context.Context, text string) error {
 // why, as the run's answer, and a turn_limit event.
 func (rs *runState) limit(ctx context.Context, text, what, why string) error {
 	rs.emit(ctx, beamclaw.EventTurnLimit, slog.String("limit", what), slog.Int("tool_calls", rs.ran),
-		slog.Int("tokens", rs.usage.PromptTokens+rs.usage.CompletionTokens))
+		slog.Int("tokens", rs.tokens))
 	return rs.finish(ctx, joinText(text, why))
 }
 

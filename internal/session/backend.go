@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/usage"
 )
 
 // record is a session's stored metadata (the sessions bucket value).
@@ -38,6 +39,7 @@ type change struct {
 	seen    *seenID           // a channel message id to remember with this change
 	forget  []string          // remembered message ids that left the window
 	index   map[string]string // thread index entries to write (threadKey -> thread)
+	usage   []usage.Entry     // model calls written to the usage ledger in the same transaction
 }
 
 // seenID is a channel's message id remembered with the run that answers

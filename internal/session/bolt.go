@@ -11,6 +11,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/store"
+	"github.com/beamclaw/beamclaw-go/internal/usage"
 )
 
 // Buckets, owned by this package: session records by id, history
@@ -40,8 +41,9 @@ var (
 
 // boltBackend stores sessions in bbolt.
 type boltBackend struct {
-	db  *store.DB
-	num atomic.Int64 // stored sessions
+	db     *store.DB
+	num    atomic.Int64  // stored sessions
+	ledger *usage.Ledger // nil: no usage ledger
 }
 
 func newBoltBackend(db *store.DB) (*boltBackend, error) {

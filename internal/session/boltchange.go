@@ -6,6 +6,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/beamclaw/beamclaw-go/internal/store"
+	"github.com/beamclaw/beamclaw-go/internal/usage"
 )
 
 func (b *boltBackend) apply(id string, c change) error {
@@ -13,6 +14,7 @@ func (b *boltBackend) apply(id string, c change) error {
 	if err != nil {
 		return err
 	}
+	w.ledger = b.ledger
 	if err := b.db.Update(w.put); err != nil {
 		return fmt.Errorf("save session %s: %w", id, err)
 	}
@@ -31,6 +33,8 @@ type sessionWrite struct {
 	msgs [][]byte // c.msgs
 	pend []byte   // c.pend, nil without one
 	seen []byte   // c.seen, nil without one
+
+	ledger *usage.Ledger // writes c.usage (nil: none)
 }
 
 func encodeWrite(id string, c change) (*sessionWrite, error) {
@@ -72,6 +76,11 @@ func (w *sessionWrite) put(tx *bolt.Tx) error {
 	}
 	if err := w.putThreads(tx); err != nil {
 		return err
+	}
+	if w.ledger != nil {
+		if err := w.ledger.Put(tx, w.c.usage); err != nil {
+			return err
+		}
 	}
 	return tx.Bucket(bucketSessions).Put([]byte(w.id), w.rec)
 }

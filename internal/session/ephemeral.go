@@ -8,6 +8,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/loop"
+	"github.com/beamclaw/beamclaw-go/internal/usage"
 )
 
 // RunEphemeral answers history (the caller's whole conversation, ending
@@ -32,6 +33,9 @@ type Detached struct {
 	Autonomy beamclaw.Autonomy // a ceiling below the agent's and the channel's ("" = none)
 	History  []beamclaw.Message
 	Sampling *beamclaw.Sampling
+	// Origin is the usage ledger's origin of its calls (usage.Origin*;
+	// "" = by its channel).
+	Origin string
 }
 
 // RunDetached runs one turn over d.History alone, stored nowhere, with
@@ -57,24 +61,46 @@ func (m *Manager) RunDetached(ctx context.Context, d Detached, route beamclaw.Ro
 			or.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: runID, SessionID: sessionID, Text: text})
 		}
 	}()
+	lane := &ephemeralLane{}
 	err = m.opts.Engine.Run(ctx, loop.Run{
 		ID: runID, SessionID: sessionID, UserID: d.User, AgentID: agentID, Channel: d.Channel, Trust: d.Trust,
 		Autonomy: m.autonomy(beamclaw.Inbound{AgentID: agentID, Channel: d.Channel, Trust: d.Trust, Autonomy: d.Autonomy}), History: slices.Clip(history), Route: or,
-		Lane: ephemeralLane{}, NoApproval: true, Sampling: sampling,
+		Lane: lane, NoApproval: true, Sampling: sampling,
 	})
+	if es := m.detachedUsage(d, sessionID, lane.spent); len(es) > 0 {
+		if rerr := m.opts.Ledger.Record(context.WithoutCancel(ctx), es); rerr != nil {
+			m.log.Warn("usage ledger", "run_id", runID, "err", rerr)
+		}
+	}
 	return runID, err
 }
 
-// ephemeralLane keeps nothing.
-type ephemeralLane struct{}
+// detachedUsage is the ledger entries of the calls a detached run made.
+func (m *Manager) detachedUsage(d Detached, sessionID string, calls []beamclaw.LLMCall) []usage.Entry {
+	if len(calls) == 0 || m.opts.Ledger == nil {
+		return nil
+	}
+	origin := d.Origin
+	if origin == "" {
+		origin = usage.OriginOf(d.Channel, "", false)
+	}
+	return m.opts.Ledger.Entries(usage.Attribution{Session: sessionID, User: d.User, Agent: d.Agent, Channel: d.Channel, Origin: origin}, calls)
+}
 
-func (ephemeralLane) Commit(context.Context, []beamclaw.Message) error  { return nil }
-func (ephemeralLane) Replace(context.Context, []beamclaw.Message) error { return nil }
-func (ephemeralLane) Allowed(string) bool                               { return false }
-func (ephemeralLane) Await(context.Context, beamclaw.ApprovalRequest, string) (beamclaw.Decision, error) {
+// ephemeralLane keeps nothing but the calls its run made (for the
+// ledger, once the run ended).
+type ephemeralLane struct{ spent []beamclaw.LLMCall }
+
+// Spend implements loop.Lane.
+func (l *ephemeralLane) Spend(call beamclaw.LLMCall) { l.spent = append(l.spent, call) }
+
+func (*ephemeralLane) Commit(context.Context, []beamclaw.Message) error  { return nil }
+func (*ephemeralLane) Replace(context.Context, []beamclaw.Message) error { return nil }
+func (*ephemeralLane) Allowed(string) bool                               { return false }
+func (*ephemeralLane) Await(context.Context, beamclaw.ApprovalRequest, string) (beamclaw.Decision, error) {
 	return beamclaw.Deny, nil
 }
 
-func (ephemeralLane) Ask(context.Context, beamclaw.Elicitation) (beamclaw.ElicitAnswer, error) {
+func (*ephemeralLane) Ask(context.Context, beamclaw.Elicitation) (beamclaw.ElicitAnswer, error) {
 	return beamclaw.ElicitAnswer{Action: beamclaw.ElicitDecline}, beamclaw.ErrCannotAsk
 }

@@ -51,6 +51,9 @@ type run struct {
 	heldSeen *seenID
 	// digest is the Inbound.MessageDigest of r's message id.
 	digest string
+	// spent holds the model calls r made since its last write (the
+	// run's goroutine only): the next write takes them to the ledger.
+	spent []beamclaw.LLMCall
 }
 
 // lane is a session's serialization point: history, metadata, the FIFO of

@@ -61,6 +61,7 @@ func New(opts Options) (*Manager, error) {
 		if err != nil {
 			return nil, err
 		}
+		b.ledger = o.Ledger
 		m.store = b
 	} else {
 		m.store = newMemBackend()
@@ -307,4 +308,21 @@ func (m *Manager) Rejoin(sessionID, origin string, route beamclaw.Route) []beamc
 		r.route.attach(route)
 	}
 	return out
+}
+
+// apply writes c to the store; the model calls it carries are counted
+// once committed (with the store's transaction when it persists,
+// recorded on their own when it keeps sessions in memory).
+func (m *Manager) apply(id string, c change) error {
+	if err := m.store.apply(id, c); err != nil {
+		return err
+	}
+	if len(c.usage) > 0 && m.opts.Ledger != nil {
+		if m.opts.Persist {
+			m.opts.Ledger.Committed(c.usage)
+		} else if err := m.opts.Ledger.Record(context.Background(), c.usage); err != nil {
+			m.log.Warn("usage ledger", "session_id", id, "err", err)
+		}
+	}
+	return nil
 }

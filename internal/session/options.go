@@ -11,6 +11,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/loop"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/internal/supervise"
+	"github.com/beamclaw/beamclaw-go/internal/usage"
 )
 
 // Defaults of Options, and of the config (DefaultConfig).
@@ -48,6 +49,9 @@ type Options struct {
 	// session list reach the sessions of the person's linked accounts
 	// too. Default: every account is its own person.
 	Person func(userID string) string
+	// Ledger records every model call of the sessions' runs (nil: none),
+	// in the run's own writes.
+	Ledger *usage.Ledger
 	// Ceilings cap a run's autonomy by its channel (core.channel_autonomy);
 	// an edge may lower it further with Inbound.Autonomy.
 	Ceilings map[beamclaw.Channel]beamclaw.Autonomy

@@ -104,7 +104,7 @@ func (l *lane) adoptPending(st stored) error {
 	rec.NextSeq += uint64(len(st.pending))
 	rec.Messages += len(st.pending)
 	c.rec = rec
-	if err := l.m.store.apply(l.id, c); err != nil {
+	if err := l.m.apply(l.id, c); err != nil {
 		return err
 	}
 	l.rec = rec

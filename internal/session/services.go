@@ -79,6 +79,7 @@ func (s *loopService) Serve(ctx context.Context) error {
 		rctx, cancel := s.l.runContext(ctx, r)
 		err = s.l.m.opts.Engine.Run(rctx, lr)
 		cancel()
+		s.l.spendLeft(ctx, r)
 		if ctx.Err() == nil && s.l.endCanceled(r) {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/loop"
+	"github.com/beamclaw/beamclaw-go/internal/usage"
 )
 
 // runLane is the loop.Lane of one run.
@@ -34,12 +35,20 @@ func (rl *runLane) Commit(_ context.Context, msgs []beamclaw.Message) error {
 	rec.Messages += len(msgs)
 	c.rec = rec
 	l.mu.Unlock()
+	calls := rl.r.spent
+	c.usage, rl.r.spent = l.usageOf(rl.r, rec, calls), nil
+	written := false
+	defer func() {
+		if !written { // the next write, or the run's end, takes them
+			rl.r.spent = append(calls, rl.r.spent...)
+		}
+	}()
 	if d := l.deferred; d != nil && d.from+uint64(len(d.msgs)) == c.from {
 		// The run's user message and its first messages, in one write.
 		merged := *d
 		merged.msgs = append(slices.Clip(d.msgs), c.msgs...)
-		merged.rec = c.rec
-		if err := l.m.store.apply(l.id, merged); err != nil {
+		merged.rec, merged.usage = c.rec, c.usage
+		if err := l.m.apply(l.id, merged); err != nil {
 			l.refusedLocked(err)
 			return err
 		}
@@ -47,6 +56,7 @@ func (rl *runLane) Commit(_ context.Context, msgs []beamclaw.Message) error {
 	} else if err := l.write(c); err != nil {
 		return err
 	}
+	written = true
 	l.mu.Lock()
 	l.rec = rec
 	l.history = append(l.history, msgs...)
@@ -62,6 +72,35 @@ func (rl *runLane) Commit(_ context.Context, msgs []beamclaw.Message) error {
 	return nil
 }
 
+// Spend implements loop.Lane: the run's next write takes call to the
+// usage ledger.
+func (rl *runLane) Spend(call beamclaw.LLMCall) { rl.r.spent = append(rl.r.spent, call) }
+
+// usageOf is the ledger entries of calls r made in the session whose
+// record is rec (nil without a ledger).
+func (l *lane) usageOf(r *run, rec record, calls []beamclaw.LLMCall) []usage.Entry {
+	if len(calls) == 0 || l.m.opts.Ledger == nil {
+		return nil
+	}
+	return l.m.opts.Ledger.Entries(usage.Attribution{Session: l.id, User: l.m.opts.Person(rec.UserID), Agent: rec.AgentID,
+		Channel: r.channel, Origin: usage.OriginOf(r.channel, rec.Thread, r.maintain != nil)}, calls)
+}
+
+// spendLeft records the calls r made after its last write (a run that
+// failed or was canceled after paying for a call) on their own.
+func (l *lane) spendLeft(ctx context.Context, r *run) {
+	calls := r.spent
+	r.spent = nil
+	l.mu.Lock()
+	rec := l.rec
+	l.mu.Unlock()
+	if es := l.usageOf(r, rec, calls); len(es) > 0 {
+		if err := l.m.opts.Ledger.Record(context.WithoutCancel(ctx), es); err != nil {
+			l.m.log.Warn("usage ledger", "session_id", l.id, "err", err)
+		}
+	}
+}
+
 // Replace swaps the history for a compacted one that keeps the run's
 // input and everything after it.
 func (rl *runLane) Replace(_ context.Context, history []beamclaw.Message) error {
@@ -73,7 +112,8 @@ func (rl *runLane) Replace(_ context.Context, history []beamclaw.Message) error 
 		if rl.r.maintain == nil { // maintenance is not activity: the TTL still counts from the last message
 			rec.Updated = l.m.clock.Now()
 		}
-		c := change{reset: true, from: rec.NextSeq, msgs: history}
+		c := change{reset: true, from: rec.NextSeq, msgs: history, usage: l.usageOf(rl.r, *rec, rl.r.spent)}
+		rl.r.spent = nil
 		rec.NextSeq += uint64(len(history))
 		rec.Messages = len(history)
 		rec.Marks = nil // a thread's marks point into the history that is gone
@@ -210,7 +250,7 @@ func (l *lane) write(c change) error {
 	if err := l.flushLocked(false); err != nil {
 		return err
 	}
-	return l.m.store.apply(l.id, c)
+	return l.m.apply(l.id, c)
 }
 
 // flush writes the deferred user message, if one waits, for the run it
@@ -229,7 +269,7 @@ func (l *lane) flushLocked(takeBack bool) error {
 	if d == nil {
 		return nil
 	}
-	if err := l.m.store.apply(l.id, *d); err != nil {
+	if err := l.m.apply(l.id, *d); err != nil {
 		if takeBack {
 			l.refusedLocked(err)
 		}

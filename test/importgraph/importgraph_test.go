@@ -26,7 +26,7 @@ var layers = []struct {
 	{"vocabulary", []string{"internal/beamclaw", "internal/clock", "pkg/protocol"}},
 	{"leaves", []string{"internal/setting/...", "internal/obs/...", "internal/supervise", "internal/toolparse", "internal/scrub/...", "internal/glob", "internal/procguard", "internal/initgc", "internal/elicit", "internal/runqueue", "internal/httppost", "docker/sandbox"}},
 	{"adapters", []string{"internal/store/...", "internal/provider/...", "internal/mcp/...", "internal/sandbox"}},
-	{"core", []string{"internal/channel", "internal/memory/...", "internal/skill", "internal/workspace", "internal/pairing", "internal/people", "internal/tool/...",
+	{"core", []string{"internal/channel", "internal/memory/...", "internal/skill", "internal/workspace", "internal/pairing", "internal/people", "internal/usage", "internal/tool/...",
 		"internal/loop", "internal/session", "internal/scheduler", "internal/agent", "skills"}},
 	{"public client", []string{"pkg/client"}},
 	{"edges", []string{"internal/gateway", "internal/channel/...", "internal/a2a"}},
@@ -53,6 +53,7 @@ var sameLayerAllowed = map[[2]string]bool{
 	{"internal/agent", "internal/tool/builtin"}: true, // it implements the tools' memory and skill interfaces
 	{"internal/agent", "skills"}:                true,
 	{"internal/people", "internal/pairing"}:     true, // a link code is a pairing code: one generator, one normalizer
+	{"internal/session", "internal/usage"}:      true, // a turn writes its model calls to the ledger in its own commit
 	{"internal/daemon", "internal/admin"}:       true, // the daemon opens the MCP logins' store admin's CLI shares
 	// the control API: the daemon serves its routes, the CLI's offline
 	// paths use its operations and wire conversions (one copy of each)

@@ -1,0 +1,34 @@
+package usage
+
+import "math"
+
+// Rate is what a model costs, in US dollars per million tokens.
+type Rate struct {
+	Input  float64 `yaml:"input"`
+	Output float64 `yaml:"output"`
+	// Cached is the price of a prompt token read from the provider's cache
+	// (0: the input price).
+	Cached float64 `yaml:"cached"`
+}
+
+// Rates is the rate sheet (core.costs.rates), keyed by "provider/model"
+// or by the model alone (any provider).
+type Rates map[string]Rate
+
+// Price is the cost of a call in millionths of a dollar; ok is false when
+// the sheet has no rate for the model.
+func (r Rates) Price(provider, model string, in, out, cached int) (microUSD int64, ok bool) {
+	rate, ok := r[provider+"/"+model]
+	if !ok {
+		if rate, ok = r[model]; !ok {
+			return 0, false
+		}
+	}
+	cachedRate := rate.Cached
+	if cachedRate == 0 {
+		cachedRate = rate.Input
+	}
+	cached = min(max(cached, 0), in)
+	usd := float64(in-cached)*rate.Input + float64(cached)*cachedRate + float64(out)*rate.Output // per million tokens
+	return int64(math.Round(usd)), true                                                         // USD/1e6 tokens × tokens = micro-USD
+}
