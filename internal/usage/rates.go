@@ -30,5 +30,5 @@ func (r Rates) Price(provider, model string, in, out, cached int) (microUSD int6
 	}
 	cached = min(max(cached, 0), in)
 	usd := float64(in-cached)*rate.Input + float64(cached)*cachedRate + float64(out)*rate.Output // per million tokens
-	return int64(math.Round(usd)), true                                                         // USD/1e6 tokens × tokens = micro-USD
+	return int64(math.Round(usd)), true                                                          // USD/1e6 tokens × tokens = micro-USD
 }
