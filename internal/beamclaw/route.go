@@ -113,8 +113,9 @@ type Inbound struct {
 	NoApproval bool
 	// Origin names the conversation endpoint the message came from: the
 	// channel and its connection or chat ("ws:<conn>", "tui:<conn>",
-	// "telegram:<chat>"). An approval asked for a run belongs to its
-	// origin: only a decision from the same origin answers it (unless
+	// "telegram:<chat>"; "telegram:<chat>:<member>" in a group chat, whose
+	// approvals are the member's). An approval asked for a run belongs to
+	// its origin: only a decision from the same origin answers it (unless
 	// core.approval_cross_channel lets the same user answer elsewhere).
 	// Empty for routes that can never approve.
 	Origin string

@@ -32,7 +32,7 @@ gateway:
       webhook_url: https://bot.example.com/webhook/telegram
       webhook_secret: {env: TG_SECRET}
       allow_from: ["42"]
-      groups: {enabled: true, allow: ["-100"]}
+      groups: {enabled: true, allow: ["-100"], trigger: mention, members: paired}
       photo: {enabled: true}
       voice: {enabled: true, stt_api_key: {env: STT_KEY}}
     webhook:
@@ -584,7 +584,7 @@ var stringCandidates = []string{
 	"127.0.0.1:18899", "http://127.0.0.1:9/v1", "https://bot.example.com/other", "https://app.example.org",
 	"10.0.0.0/8", "gpt-4o-mini", "other-model", "/tmp", "NOTES.md", "99", "@someone", "-200", "--flag", "github2",
 	"whisper-1", "echo", "changed", "client_credentials", "https://beamclaw.example.org/client.json", "runsc",
-	"Europe/Berlin", "tui", "silent", "1g",
+	"Europe/Berlin", "tui", "silent", "1g", "all", "anyone",
 }
 
 func slicesWithout[T comparable](list []T, s T) []T {

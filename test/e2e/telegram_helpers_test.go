@@ -31,6 +31,9 @@ type tgOptions struct {
 	// only their secret header, never the gateway's bearer token.
 	gatewayToken bool
 	scheduler    bool // scheduler.enabled
+	// groupMembers turns group chats on (every group, trigger mention)
+	// with this groups.members ("" = groups off).
+	groupMembers string
 }
 
 // tgRig is one daemon with the Telegram channel enabled, the fake Bot API
@@ -45,10 +48,12 @@ type tgRig struct {
 	secret string // the webhook secret (webhook mode)
 }
 
-// Telegram users of the tests: in a DM the chat id is the user id.
+// Telegram users of the tests: in a DM the chat id is the user id. tgTeam
+// is a group chat they are both in.
 var (
-	tgAna = faketelegram.User{ID: 4242, Username: "ana_tg", Name: "Ana"}
-	tgBob = faketelegram.User{ID: 5151, Username: "bob_tg", Name: "Bob"}
+	tgAna  = faketelegram.User{ID: 4242, Username: "ana_tg", Name: "Ana"}
+	tgBob  = faketelegram.User{ID: 5151, Username: "bob_tg", Name: "Bob"}
+	tgTeam = int64(-1001234)
 )
 
 // newTGRig makes a home whose config enables the Telegram channel against
@@ -101,6 +106,9 @@ func tgConfig(llmURL, tgURL string, o tgOptions) string {
 	fmt.Fprintf(&b, "      dm_policy: %s\n", policy)
 	if len(o.allowFrom) > 0 {
 		fmt.Fprintf(&b, "      allow_from: [%s]\n", strings.Join(quoteAll(o.allowFrom), ", "))
+	}
+	if o.groupMembers != "" {
+		fmt.Fprintf(&b, "      groups: {enabled: true, trigger: mention, members: %s}\n", o.groupMembers)
 	}
 	b.WriteString("      edit_interval_ms: 50\n")
 	b.WriteString("      photo: {enabled: true, max_size_bytes: 4096}\n")
@@ -180,8 +188,8 @@ func (r *tgRig) waitLLM(what string, cond func([]fakellm.Request) bool) []fakell
 // dump renders every bot message the fake holds, for failure messages.
 func (r *tgRig) dump() string {
 	var b strings.Builder
-	for _, u := range []faketelegram.User{tgAna, tgBob} {
-		for _, m := range r.tg.Messages(u.ID) {
+	for _, chat := range []int64{tgAna.ID, tgBob.ID, tgTeam} {
+		for _, m := range r.tg.Messages(chat) {
 			fmt.Fprintf(&b, "\n  [chat %d #%d edits=%d markup=%t] %q", m.ChatID, m.ID, m.Edits, m.ReplyMarkup != "", m.Text)
 		}
 	}
@@ -273,6 +281,17 @@ func (r *tgRig) calls(method string, chat int64) []faketelegram.Call {
 		}
 	}
 	return out
+}
+
+// prompts counts the messages with buttons the bot sent to chat.
+func (r *tgRig) prompts(chat int64) int {
+	n := 0
+	for _, c := range r.calls("sendMessage", chat) {
+		if c.Params["reply_markup"] != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // postWebhook POSTs body to the daemon's /webhook/telegram with secret

@@ -255,14 +255,8 @@ func TestTelegramApprovalByButton(t *testing.T) {
 		}
 		return n == 2
 	})
-	var prompts int
-	for _, c := range r.calls("sendMessage", ana) {
-		if c.Params["reply_markup"] != "" {
-			prompts++
-		}
-	}
-	if prompts != 1 {
-		t.Errorf("%d approval prompts, want 1 (Always covers the repeat)", prompts)
+	if n := r.prompts(ana); n != 1 {
+		t.Errorf("%d approval prompts, want 1 (Always covers the repeat)", n)
 	}
 }
 

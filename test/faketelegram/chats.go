@@ -55,12 +55,15 @@ func (s *Server) userMessageIDLocked(chatID int64) int {
 	return id
 }
 
-func messageJSON(chatID int64, chatType string, id int, text string, markup string) map[string]any {
+// messageJSON is a bot message as Telegram returns it.
+func messageJSON(chatID int64, id int, text string, markup string) map[string]any {
+	from := Bot.json()
+	from["is_bot"] = true
 	m := map[string]any{
 		"message_id": id,
 		"date":       time.Now().Unix(),
-		"chat":       map[string]any{"id": chatID, "type": chatType},
-		"from":       map[string]any{"id": 123456789, "is_bot": true, "first_name": "beamclaw"},
+		"chat":       map[string]any{"id": chatID, "type": chatType(chatID)},
+		"from":       from,
 		"text":       text,
 	}
 	if markup != "" {

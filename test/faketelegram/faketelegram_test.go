@@ -2,6 +2,7 @@ package faketelegram
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
+	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 )
 
@@ -159,5 +161,53 @@ func TestParseHTML(t *testing.T) {
 	plain, err := ParseHTML(`<a href="https://x">l</a> <pre><code class="language-go">a &lt; b</code></pre> &#39;`)
 	if err != nil || plain != "l a < b '" {
 		t.Errorf("ParseHTML = %q, %v", plain, err)
+	}
+}
+
+// TestGroupUpdates: a group message carries the mention and bot_command
+// entities Telegram adds (UTF-16 offsets), a reply carries the bot message
+// it replies to, and getChatAdministrators lists a group's creator, its
+// administrators and the bot, and refuses a private chat.
+func TestGroupUpdates(t *testing.T) {
+	s := New(t)
+	b := newBot(t, s, s.Token())
+	ana := User{ID: 5, Username: "ana"}
+	_, raw := s.SendText(-100, ana, "🙂 @beamclaw_test_bot /new@beamclaw_test_bot @x")
+	var upd models.Update
+	if err := json.Unmarshal(raw, &upd); err != nil {
+		t.Fatal(err)
+	}
+	m := upd.Message
+	want := []models.MessageEntity{
+		{Type: models.MessageEntityTypeMention, Offset: 3, Length: 18},
+		{Type: models.MessageEntityTypeBotCommand, Offset: 22, Length: 22},
+	}
+	if m.Chat.Type != models.ChatTypeGroup || !cmp.Equal(want, m.Entities) {
+		t.Errorf("chat %q entities %+v, want a group and %+v", m.Chat.Type, m.Entities, want)
+	}
+	sent, err := b.SendMessage(context.Background(), &bot.SendMessageParams{ChatID: -100, Text: "hi all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, raw = s.SendReply(-100, ana, sent.ID, "thanks")
+	if err := json.Unmarshal(raw, &upd); err != nil {
+		t.Fatal(err)
+	}
+	if r := upd.Message.ReplyToMessage; r == nil || r.ID != sent.ID || r.From == nil || r.From.ID != Bot.ID || r.Text != "hi all" {
+		t.Errorf("reply_to_message %+v, want the bot's message %d", r, sent.ID)
+	}
+
+	s.SetAdmins(-100, ana, User{ID: 6, Username: "bo"})
+	admins, err := b.GetChatAdministrators(context.Background(), &bot.GetChatAdministratorsParams{ChatID: -100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(admins) != 3 || admins[0].Owner == nil || admins[0].Owner.User.ID != 5 ||
+		admins[1].Administrator == nil || admins[1].Administrator.User.ID != 6 ||
+		admins[2].Administrator == nil || admins[2].Administrator.User.ID != Bot.ID {
+		t.Errorf("administrators %+v", admins)
+	}
+	if _, err := b.GetChatAdministrators(context.Background(), &bot.GetChatAdministratorsParams{ChatID: 5}); !errors.Is(err, bot.ErrorBadRequest) {
+		t.Errorf("administrators of a private chat: %v, want bad request", err)
 	}
 }

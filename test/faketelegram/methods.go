@@ -31,6 +31,8 @@ func (s *Server) handler(method string) (methodFunc, bool) {
 		"sendChatAction":      s.ok,
 		"answerCallbackQuery": s.ok,
 		"getFile":             s.getFile,
+
+		"getChatAdministrators": s.getChatAdministrators,
 	}
 	h, ok := m[method]
 	return h, ok
@@ -39,8 +41,8 @@ func (s *Server) handler(method string) (methodFunc, bool) {
 func (s *Server) ok(context.Context, map[string]string) (any, *apiError) { return true, nil }
 
 func (s *Server) getMe(context.Context, map[string]string) (any, *apiError) {
-	return map[string]any{"id": 123456789, "is_bot": true, "first_name": "beamclaw",
-		"username": "beamclaw_test_bot", "can_join_groups": true}, nil
+	return map[string]any{"id": Bot.ID, "is_bot": true, "first_name": Bot.Name,
+		"username": Bot.Username, "can_join_groups": true}, nil
 }
 
 func (s *Server) setWebhook(_ context.Context, p map[string]string) (any, *apiError) {
@@ -109,7 +111,7 @@ func (s *Server) sendMessage(_ context.Context, p map[string]string) (any, *apiE
 	c.messages[m.ID] = m
 	c.order = append(c.order, m.ID)
 	s.notifyLocked()
-	return messageJSON(chatID, "private", m.ID, PlainText(m.Text), m.ReplyMarkup), nil
+	return messageJSON(chatID, m.ID, PlainText(m.Text), m.ReplyMarkup), nil
 }
 
 func (s *Server) editMessageText(_ context.Context, p map[string]string) (any, *apiError) {
@@ -131,7 +133,7 @@ func (s *Server) editMessageText(_ context.Context, p map[string]string) (any, *
 	m.Text, m.ParseMode, m.ReplyMarkup = p["text"], p["parse_mode"], p["reply_markup"]
 	m.Edits++
 	s.notifyLocked()
-	return messageJSON(chatID, "private", m.ID, PlainText(m.Text), m.ReplyMarkup), nil
+	return messageJSON(chatID, m.ID, PlainText(m.Text), m.ReplyMarkup), nil
 }
 
 func (s *Server) addFileLocked(dir, ext string, data []byte) string {

@@ -6,11 +6,13 @@
 //
 // It implements getMe, getUpdates (long poll with timeout and offsets),
 // setWebhook, deleteWebhook, getWebhookInfo, sendMessage, editMessageText,
-// sendChatAction, answerCallbackQuery and getFile; it checks parse_mode
-// HTML text the way Telegram does (known tags, balanced, valid entities,
-// at most 4096 characters). A test injects updates (text, photo, voice,
-// callback query), scripts 429 answers with FailNext, and inspects every
-// call with Calls and Wait.
+// sendChatAction, answerCallbackQuery, getFile and getChatAdministrators;
+// it checks parse_mode HTML text the way Telegram does (known tags,
+// balanced, valid entities, at most 4096 characters). A test injects
+// updates (text with the mention and bot_command entities Telegram adds,
+// replies, photo, voice, callback query) in private chats and groups (a
+// negative chat id), sets a group's administrators, scripts 429 answers
+// with FailNext, and inspects every call with Calls and Wait.
 //
 // Only tests and test helpers import this package.
 package faketelegram
@@ -49,7 +51,8 @@ type Server struct {
 	nextUpd   int64
 	confirmed int64 // highest update id a getUpdates offset confirmed
 	chats     map[int64]*chat
-	files     map[string]file // by file_id
+	admins    map[int64][]User // by group chat id (SetAdmins)
+	files     map[string]file  // by file_id
 	failures  map[string][]failure
 	holds     []hold
 	webhook   webhook

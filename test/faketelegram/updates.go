@@ -36,12 +36,21 @@ func (u User) json() map[string]any {
 	return m
 }
 
-// chatJSON is a private chat with u, or a group when chatID differs from u.ID.
+// chatJSON is a private chat with u, or a group when chatID differs from
+// u.ID (a group's id is negative).
 func chatJSON(chatID int64, u User) map[string]any {
 	if chatID == u.ID {
 		return map[string]any{"id": chatID, "type": "private", "first_name": u.json()["first_name"]}
 	}
 	return map[string]any{"id": chatID, "type": "group", "title": "group"}
+}
+
+// setText sets a message's text and the entities Telegram marks in it.
+func setText(m map[string]any, text string) {
+	m["text"] = text
+	if ents := entities(text); len(ents) > 0 {
+		m["entities"] = ents
+	}
 }
 
 // enqueue adds an update built by fill (which gets the update id and sets
@@ -77,7 +86,22 @@ func (s *Server) messageLocked(chatID int64, from User) map[string]any {
 func (s *Server) SendText(chatID int64, from User, text string) (int64, json.RawMessage) {
 	return s.enqueue(func(_ int64, u map[string]any) {
 		m := s.messageLocked(chatID, from)
-		m["text"] = text
+		setText(m, text)
+		u["message"] = m
+	})
+}
+
+// SendReply injects a text message from user in chatID that replies to
+// the bot's message replyTo (as a user does with Telegram's Reply).
+func (s *Server) SendReply(chatID int64, from User, replyTo int, text string) (int64, json.RawMessage) {
+	return s.enqueue(func(_ int64, u map[string]any) {
+		m := s.messageLocked(chatID, from)
+		setText(m, text)
+		orig := ""
+		if c := s.chats[chatID]; c != nil && c.messages[replyTo] != nil {
+			orig = PlainText(c.messages[replyTo].Text)
+		}
+		m["reply_to_message"] = messageJSON(chatID, replyTo, orig, "")
 		u["message"] = m
 	})
 }
@@ -96,6 +120,9 @@ func (s *Server) SendPhoto(chatID int64, from User, caption string, sizes []Phot
 		m["photo"] = ps
 		if caption != "" {
 			m["caption"] = caption
+			if ents := entities(caption); len(ents) > 0 {
+				m["caption_entities"] = ents
+			}
 		}
 		u["message"] = m
 	})
@@ -124,7 +151,7 @@ func (s *Server) PressButton(chatID int64, from User, messageID int, data string
 		if c := s.chats[chatID]; c != nil && c.messages[messageID] != nil {
 			text, markup = PlainText(c.messages[messageID].Text), c.messages[messageID].ReplyMarkup
 		}
-		msg := messageJSON(chatID, "private", messageID, text, markup)
+		msg := messageJSON(chatID, messageID, text, markup)
 		u["callback_query"] = map[string]any{"id": cbID, "from": from.json(),
 			"message": msg, "chat_instance": "ci", "data": data}
 	})

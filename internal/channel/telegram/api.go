@@ -83,6 +83,28 @@ func (a *api) answerCallback(ctx context.Context, id, text string) error {
 	})
 }
 
+// chatAdmins is the user ids of a group's creator and administrators.
+func (a *api) chatAdmins(ctx context.Context, chat int64) ([]int64, error) {
+	var ms []models.ChatMember
+	err := a.retry(ctx, "getChatAdministrators", func(ctx context.Context) (err error) {
+		ms, err = a.b.GetChatAdministrators(ctx, &bot.GetChatAdministratorsParams{ChatID: chat})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, 0, len(ms))
+	for _, m := range ms {
+		switch {
+		case m.Owner != nil && m.Owner.User != nil:
+			ids = append(ids, m.Owner.User.ID)
+		case m.Administrator != nil:
+			ids = append(ids, m.Administrator.User.ID)
+		}
+	}
+	return ids, nil
+}
+
 // download fetches a file by id, refusing files over limit bytes.
 func (a *api) download(ctx context.Context, fileID string, limit int64) ([]byte, error) {
 	var f *models.File

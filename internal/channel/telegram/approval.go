@@ -25,6 +25,8 @@ type prompt struct {
 	msgID  int
 	html   string // the prompt's text, without the decision line
 	done   bool   // a decision (or expiry) was shown
+	member int64  // in a group, the member who alone may answer it (0 in a DM)
+	name   string // that member as the group shows them
 }
 
 // approvals maps approval ids to their prompts and callback keys.
@@ -85,6 +87,23 @@ func (a *approvals) sent(p *prompt, msgID int) {
 	p.msgID = msgID
 }
 
+// waiting reports, for a group chat, whether an undecided prompt waits
+// for member, and else the name of another member one waits for.
+func (a *approvals) waiting(chat, member int64) (mine bool, other string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, p := range a.m {
+		switch {
+		case p.chatID != chat || p.done || p.member == 0:
+		case p.member == member:
+			return true, ""
+		default:
+			other = p.name
+		}
+	}
+	return false, other
+}
+
 // forget drops id (its run ended).
 func (a *approvals) forget(id string) {
 	a.mu.Lock()
@@ -97,7 +116,9 @@ func (a *approvals) forget(id string) {
 	}
 }
 
-func promptHTML(req beamclaw.ApprovalRequest) string {
+// promptHTML is the text of an approval prompt; in a group it names the
+// member who alone may answer it.
+func promptHTML(req beamclaw.ApprovalRequest, cv conv) string {
 	var b strings.Builder
 	b.WriteString("🔐 <b>Approval needed</b>: <code>" + escapeText(req.ToolName) + "</code>")
 	if req.Risk != "" {
@@ -108,6 +129,9 @@ func promptHTML(req beamclaw.ApprovalRequest) string {
 	}
 	if args := strings.TrimSpace(req.Args); args != "" && args != "{}" {
 		b.WriteString("\n<pre>" + escapeText(truncateRunes(args, 600)) + "</pre>")
+	}
+	if cv.member != 0 {
+		b.WriteString("\n👤 For " + escapeText(cv.name) + ": only they can answer.")
 	}
 	return b.String()
 }
@@ -179,24 +203,52 @@ func (c *Channel) onCallback(ctx context.Context, cq *models.CallbackQuery) {
 		_ = c.api.answerCallback(ctx, cq.ID, "")
 		return
 	}
-	if _, v := c.gate.Check(strconv.FormatInt(cq.From.ID, 10), cq.From.Username); v != pairing.Admitted {
-		_ = c.api.answerCallback(ctx, cq.ID, "You are not allowed to answer this.")
+	id, p := c.approvals.lookup(key)
+	user, origin, refusal := c.decider(cq, p)
+	if refusal != "" {
+		_ = c.api.answerCallback(ctx, cq.ID, refusal)
 		return
 	}
-	id, p := c.approvals.lookup(key)
 	if m := cq.Message.Message; m != nil {
 		switch {
 		case p == nil:
 			p = &prompt{chatID: m.Chat.ID, msgID: m.ID, html: escapeText(m.Text)}
+			origin = chatOrigin(p.chatID)
 		case m.Chat.ID == p.chatID:
 			c.approvals.sent(p, m.ID) // the press names the prompt's message
 		}
 	}
-	origin := ""
+	err := c.opts.Sessions.DecideFor(ctx, user, id, origin, d)
+	c.decided(ctx, cq, id, p, d, err)
+}
+
+// decider is whose decision a press is: in a group only the member the
+// prompt names decides, for the group's session; in a DM a user the gate
+// admits, for their own. refusal is the callback answer of any other
+// press, which changes nothing.
+func (c *Channel) decider(cq *models.CallbackQuery, p *prompt) (user, origin, refusal string) {
+	if p != nil && p.member != 0 {
+		if cq.From.ID != p.member {
+			return "", "", "This approval is for " + p.name + "."
+		}
+		return groupUserID(p.chatID), memberOrigin(p.chatID, p.member), ""
+	}
+	if m := cq.Message.Message; p == nil && m != nil && m.Chat.Type != models.ChatTypePrivate {
+		return "", "", "This approval has expired." // a group's prompt nobody knows whose it was any more
+	}
+	uid := strconv.FormatInt(cq.From.ID, 10)
+	if _, v := c.gate.Check(uid, cq.From.Username); v != pairing.Admitted {
+		return "", "", "You are not allowed to answer this."
+	}
 	if p != nil {
 		origin = chatOrigin(p.chatID)
 	}
-	err := c.opts.Sessions.DecideFor(ctx, c.userID(strconv.FormatInt(cq.From.ID, 10)), id, origin, d)
+	return c.userID(uid), origin, ""
+}
+
+// decided answers the press with the decision's outcome and shows it on
+// the prompt.
+func (c *Channel) decided(ctx context.Context, cq *models.CallbackQuery, id string, p *prompt, d beamclaw.Decision, err error) {
 	line, answer := decisionLine(d), decisionLine(d)
 	switch {
 	case beamclaw.KindOf(err) == beamclaw.KindNotFound && err != nil:
@@ -214,6 +266,15 @@ func (c *Channel) onCallback(ctx context.Context, cq *models.CallbackQuery) {
 	} else if q == nil && p != nil {
 		c.showOutcome(ctx, p, line)
 	}
+}
+
+// slashDecision is the decision a "/yes", "/no" or "/always" text names.
+func slashDecision(text string) (beamclaw.Decision, bool) {
+	s := strings.ToLower(strings.TrimSpace(text))
+	if !strings.HasPrefix(s, "/") {
+		return "", false
+	}
+	return beamclaw.ParseDecision(s)
 }
 
 // chatOrigin is the approval origin of a chat (beamclaw.Inbound.Origin):

@@ -32,6 +32,8 @@ type Channel struct {
 
 	approvals approvals
 	questions questions      // tools' questions waiting in a chat (elicit.go)
+	admins    admins         // groups' administrators, for groups.members: admins (group.go)
+	bot       botIdentity    // who the bot is (getMe): how a group addresses it
 	wg        sync.WaitGroup // route workers
 
 	// processed, when set (tests), is called after each update is done.
@@ -89,6 +91,13 @@ func New(opts Options) (*Channel, error) {
 
 func (c *Channel) String() string { return "telegram" }
 
+// botIdentity is the bot's own user, learnt from getMe before any update
+// is processed (by the same goroutine).
+type botIdentity struct {
+	id   int64
+	name string // username, without @
+}
+
 // Serve checks the token with getMe, registers or removes the webhook
 // according to the mode, then receives and processes updates until ctx
 // ends. Updates queued before a crash are processed first.
@@ -123,6 +132,7 @@ func (c *Channel) hello(ctx context.Context) error {
 		}
 		return err
 	}
+	c.bot = botIdentity{id: me.ID, name: me.Username}
 	if c.opts.Mode == ModeWebhook {
 		_, err = c.api.b.SetWebhook(ctx, &bot.SetWebhookParams{URL: c.opts.WebhookURL,
 			SecretToken:    c.opts.WebhookSecret,

@@ -77,7 +77,7 @@ func TestAccessPolicies(t *testing.T) {
 		{"open", func(o *Options) { o.DMPolicy = pairing.PolicyOpen }, alice.ID, alice, true, 0},
 		{"group ignored by default", func(o *Options) { o.DMPolicy = pairing.PolicyOpen }, group, alice, false, 0},
 		{"group allowed", func(o *Options) {
-			o.DMPolicy, o.Groups = pairing.PolicyOpen, Groups{Enabled: true, Allow: []string{"-100200"}}
+			o.DMPolicy, o.Groups = pairing.PolicyOpen, Groups{Enabled: true, Allow: []string{"-100200"}, Trigger: TriggerAll}
 		}, group, alice, true, 0},
 		{"stranger in group gets no code", func(o *Options) {
 			o.Groups = Groups{Enabled: true}

@@ -28,10 +28,14 @@ type Config struct {
 	EditIntervalMs int            `yaml:"edit_interval_ms"`
 }
 
-// GroupsConfig lets the bot answer in listed group chats.
+// GroupsConfig lets the bot answer in listed group chats: each group is a
+// session of its own, answered when addressed (trigger) by whom members
+// allows.
 type GroupsConfig struct {
 	Enabled bool     `yaml:"enabled"`
 	Allow   []string `yaml:"allow"`
+	Trigger string   `yaml:"trigger"`
+	Members string   `yaml:"members"`
 }
 
 // PhotoConfig controls inbound images.
@@ -50,10 +54,13 @@ type VoiceConfig struct {
 	STTModel           string         `yaml:"stt_model"`
 }
 
-// Modes and DMPolicies are the values mode and dm_policy take.
+// Modes, DMPolicies, Triggers and MemberRules are the values mode,
+// dm_policy, groups.trigger and groups.members take.
 var (
-	Modes      = []string{ModeLongPoll, ModeWebhook}
-	DMPolicies = []string{string(pairing.PolicyPairing), string(pairing.PolicyAllowlist), string(pairing.PolicyOpen)}
+	Modes       = []string{ModeLongPoll, ModeWebhook}
+	DMPolicies  = []string{string(pairing.PolicyPairing), string(pairing.PolicyAllowlist), string(pairing.PolicyOpen)}
+	Triggers    = []string{TriggerMention, TriggerAll}
+	MemberRules = []string{MembersAdmins, MembersPaired, MembersAnyone}
 )
 
 // DefaultConfig is the section when the file says nothing: off.
@@ -65,7 +72,7 @@ func DefaultConfig() Config {
 		WebhookSecret: setting.Env("TELEGRAM_WEBHOOK_SECRET"),
 		DMPolicy:      string(pairing.PolicyPairing),
 		AllowFrom:     []string{},
-		Groups:        GroupsConfig{Allow: []string{}},
+		Groups:        GroupsConfig{Allow: []string{}, Trigger: TriggerMention, Members: MembersPaired},
 		Agent:         "default",
 		Photo:         PhotoConfig{Enabled: true, MaxSizeBytes: DefaultMaxPhoto},
 		Voice: VoiceConfig{Enabled: true, MaxDurationSeconds: DefaultMaxVoice,
@@ -79,6 +86,8 @@ func DefaultConfig() Config {
 func (c Config) Validate(p *setting.Problems) {
 	p.Enum("mode", c.Mode, Modes)
 	p.Enum("dm_policy", c.DMPolicy, DMPolicies)
+	p.Enum("groups.trigger", c.Groups.Trigger, Triggers)
+	p.Enum("groups.members", c.Groups.Members, MemberRules)
 	p.HTTPURL("api_url", c.APIURL, true)
 	if !beamclaw.IsName(c.Agent) {
 		p.Add("agent", "%q is not a valid name (1-64 of A-Z a-z 0-9 _ -)", c.Agent)

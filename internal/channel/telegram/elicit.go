@@ -23,6 +23,9 @@ const questionPrefix = "el|"
 type question struct {
 	id      string
 	chatID  int64
+	user    string // the session user it was asked for (Sessions.Answer)
+	member  int64  // in a group, the member who alone may answer it (0 in a DM)
+	name    string // that member as the group shows them
 	msgID   int
 	html    string
 	form    elicit.Form
@@ -62,9 +65,9 @@ func (q *questions) take(chatID int64, id string) *question {
 	return x
 }
 
-// question shows a tool's question in the chat, or its outcome.
-func (c *Channel) question(ctx context.Context, chatID int64, ev beamclaw.RunEvent) {
-	e := *ev.Elicit
+// question shows a tool's question in the run's chat, or its outcome.
+func (c *Channel) question(ctx context.Context, cv conv, ev beamclaw.RunEvent) {
+	chatID, e := cv.chat, *ev.Elicit
 	if ev.Type == beamclaw.EvElicitResult {
 		if x := c.questions.take(chatID, e.ID); x != nil {
 			c.closeQuestion(ctx, x, outcomeLine(ev.Text))
@@ -72,7 +75,7 @@ func (c *Channel) question(ctx context.Context, chatID int64, ev beamclaw.RunEve
 		return
 	}
 	form, _ := elicit.Parse(e.Schema)
-	x := &question{id: e.ID, chatID: chatID, form: form}
+	x := &question{id: e.ID, chatID: chatID, user: cv.user, member: cv.member, name: cv.name, form: form}
 	var b strings.Builder
 	b.WriteString("❓ <b>" + escapeText(e.Source) + " asks</b>: " + escapeText(e.Message))
 	if e.URL != "" {
@@ -87,6 +90,9 @@ func (c *Channel) question(ctx context.Context, chatID int64, ev beamclaw.RunEve
 			b.WriteString("s, one <code>field=value</code> per line")
 		}
 		b.WriteString(", or use the buttons.")
+	}
+	if cv.member != 0 {
+		b.WriteString("\n👤 For " + escapeText(cv.name) + ": only they can answer.")
 	}
 	x.html = b.String()
 	var rows [][]models.InlineKeyboardButton
@@ -134,15 +140,13 @@ func (c *Channel) question(ctx context.Context, chatID int64, ev beamclaw.RunEve
 // onQuestionCallback answers a question's button press.
 func (c *Channel) onQuestionCallback(ctx context.Context, cq *models.CallbackQuery) {
 	parts := strings.SplitN(strings.TrimPrefix(cq.Data, questionPrefix), "|", 2)
-	if _, v := c.gate.Check(strconv.FormatInt(cq.From.ID, 10), cq.From.Username); v != pairing.Admitted || len(parts) != 2 ||
-		cq.Message.Message == nil {
+	if len(parts) != 2 || cq.Message.Message == nil {
 		_ = c.api.answerCallback(ctx, cq.ID, "You are not allowed to answer this.")
 		return
 	}
-	chatID := cq.Message.Message.Chat.ID
-	x := c.questions.get(chatID)
-	if x == nil || x.id != parts[1] {
-		_ = c.api.answerCallback(ctx, cq.ID, "This question has expired.")
+	x := c.questions.get(cq.Message.Message.Chat.ID)
+	if refusal := c.questionRefusal(cq, x, parts[1]); refusal != "" {
+		_ = c.api.answerCallback(ctx, cq.ID, refusal)
 		return
 	}
 	a := beamclaw.ElicitAnswer{Action: map[string]string{"a": beamclaw.ElicitAccept, "d": beamclaw.ElicitDecline,
@@ -165,16 +169,36 @@ func (c *Channel) onQuestionCallback(ctx context.Context, cq *models.CallbackQue
 		_ = c.api.answerCallback(ctx, cq.ID, "")
 		return
 	}
-	c.submitAnswer(ctx, x, strconv.FormatInt(cq.From.ID, 10), a)
+	c.submitAnswer(ctx, x, a)
 	_ = c.api.answerCallback(ctx, cq.ID, outcomeLine(a.Action))
 }
 
+// questionRefusal is the callback answer to a press on question id that
+// may not answer it (x is the chat's waiting question): "" when it may.
+// In a group only the member it names answers; in a DM a user the gate
+// admits.
+func (c *Channel) questionRefusal(cq *models.CallbackQuery, x *question, id string) string {
+	if cq.Message.Message.Chat.Type == models.ChatTypePrivate {
+		if _, v := c.gate.Check(strconv.FormatInt(cq.From.ID, 10), cq.From.Username); v != pairing.Admitted {
+			return "You are not allowed to answer this."
+		}
+	}
+	if x == nil || x.id != id {
+		return "This question has expired."
+	}
+	if x.member != 0 && cq.From.ID != x.member {
+		return "This question is for " + x.name + "."
+	}
+	return ""
+}
+
 // answerText takes a message as the answer to the chat's question, if
-// one waits; it reports whether the message was used.
-func (c *Channel) answerText(ctx context.Context, msg *models.Message) bool {
+// one waits for its sender (in a group, the member it names); it reports
+// whether the message was used.
+func (c *Channel) answerText(ctx context.Context, msg *models.Message, cv conv) bool {
 	x := c.questions.get(msg.Chat.ID)
 	text := strings.TrimSpace(msg.Text)
-	if x == nil || text == "" {
+	if x == nil || text == "" || x.member != cv.member {
 		return false
 	}
 	var a beamclaw.ElicitAnswer
@@ -196,14 +220,14 @@ func (c *Channel) answerText(ctx context.Context, msg *models.Message) bool {
 		}
 		a = beamclaw.ElicitAnswer{Action: beamclaw.ElicitAccept, Content: content}
 	}
-	c.submitAnswer(ctx, x, strconv.FormatInt(msg.From.ID, 10), a)
+	c.submitAnswer(ctx, x, a)
 	return true
 }
 
-// submitAnswer hands the answer to the session layer and closes the
-// question in the chat.
-func (c *Channel) submitAnswer(ctx context.Context, x *question, tgID string, a beamclaw.ElicitAnswer) {
-	err := c.opts.Sessions.Answer(ctx, c.userID(tgID), x.id, a)
+// submitAnswer hands the answer to the session layer (for the session
+// user the question was asked for) and closes the question in the chat.
+func (c *Channel) submitAnswer(ctx context.Context, x *question, a beamclaw.ElicitAnswer) {
+	err := c.opts.Sessions.Answer(ctx, x.user, x.id, a)
 	line := outcomeLine(a.Action)
 	switch {
 	case beamclaw.KindOf(err) == beamclaw.KindNotFound && err != nil:

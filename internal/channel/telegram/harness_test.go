@@ -49,6 +49,7 @@ type fakeSessions struct {
 	mu        sync.Mutex
 	sent      []beamclaw.Inbound
 	decisions []decision
+	deciders  []string // "user origin" of each decision
 	answers   []qAnswer
 	decideErr error
 	resets    []string
@@ -75,10 +76,11 @@ func (f *fakeSessions) Send(_ context.Context, in beamclaw.Inbound) (string, err
 	return "run-1", nil
 }
 
-func (f *fakeSessions) DecideFor(_ context.Context, _, id, _ string, d beamclaw.Decision) error {
+func (f *fakeSessions) DecideFor(_ context.Context, user, id, origin string, d beamclaw.Decision) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.decisions = append(f.decisions, decision{id, d})
+	f.deciders = append(f.deciders, user+" "+origin)
 	close(f.changed)
 	f.changed = make(chan struct{})
 	return f.decideErr
@@ -129,6 +131,18 @@ func (f *fakeSessions) Decisions() []decision {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]decision(nil), f.decisions...)
+}
+
+func (f *fakeSessions) Deciders() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.deciders...)
+}
+
+func (f *fakeSessions) Resets() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.resets...)
 }
 
 func (f *fakeSessions) Sent() []beamclaw.Inbound {

@@ -24,10 +24,13 @@ func (Config) Module() channel.Module {
 // Enabled reports whether the bot runs.
 func (c Config) Enabled() bool { return c.On }
 
-// reply is the private chat of a Telegram user: its id is the user's.
+// reply is the chat of a Telegram session user: a user's private chat
+// (its id is the user's), or a group's own chat.
 func reply(userID string) string {
-	if id, ok := strings.CutPrefix(userID, userPrefix+":"); ok && id != "" {
-		return ChannelName + ":" + id
+	for _, prefix := range []string{userPrefix + ":", groupPrefix + ":"} {
+		if id, ok := strings.CutPrefix(userID, prefix); ok && id != "" {
+			return ChannelName + ":" + id
+		}
 	}
 	return ""
 }

@@ -23,14 +23,14 @@ func TestCheckTarget(t *testing.T) {
 	}
 }
 
-// A job made in a private chat answers in that chat; a user who is not a
-// Telegram user has no Telegram reply.
+// A job made in a private chat answers in that chat, one made in a group
+// in the group; a user who is not a Telegram user has no Telegram reply.
 func TestReply(t *testing.T) {
 	m := DefaultConfig().Module()
 	if m.Name != beamclaw.ChannelTelegram || !m.Delivers || m.Autonomy != beamclaw.Supervised {
 		t.Fatalf("Module = %+v", m)
 	}
-	for user, want := range map[string]string{"tg:42": "telegram:42", "tg:": "", "local:me": "", "webhook:ci:42": ""} {
+	for user, want := range map[string]string{"tg:42": "telegram:42", "tg:": "", "tg-group:-100200": "telegram:-100200", "tg-group:": "", "local:me": "", "webhook:ci:42": ""} {
 		if got := m.Reply(user); got != want {
 			t.Errorf("Reply(%q) = %q, want %q", user, got, want)
 		}

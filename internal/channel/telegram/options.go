@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
@@ -54,11 +56,23 @@ type Transcriber interface {
 	Transcribe(ctx context.Context, audio []byte, filename string) (string, error)
 }
 
-// Groups says in which group chats the bot answers.
+// Groups says in which group chats the bot answers, to which messages and
+// whose.
 type Groups struct {
 	Enabled bool
 	Allow   []string // chat ids; empty with Enabled = every group
+	Trigger string   // mention (default): only messages addressed to the bot; all: every message
+	Members string   // who may trigger it: admins, paired (default: the DM gate's users), anyone
 }
+
+// Values of Groups.Trigger and Groups.Members.
+const (
+	TriggerMention = "mention"
+	TriggerAll     = "all"
+	MembersAdmins  = "admins"
+	MembersPaired  = "paired"
+	MembersAnyone  = "anyone"
+)
 
 // Photo controls inbound images.
 type Photo struct {
@@ -143,6 +157,12 @@ func (o *Options) withDefaults() {
 	if o.Agent == "" {
 		o.Agent = "default"
 	}
+	if o.Groups.Trigger == "" {
+		o.Groups.Trigger = TriggerMention
+	}
+	if o.Groups.Members == "" {
+		o.Groups.Members = MembersPaired
+	}
 	if o.EditInterval <= 0 {
 		o.EditInterval = DefaultEditInterval
 	}
@@ -180,6 +200,12 @@ func (o *Options) validate() error {
 	}
 	if o.DMPolicy == pairing.PolicyPairing && o.Pairing == nil {
 		errs = append(errs, errors.New("dm_policy pairing needs a pairing store"))
+	}
+	if !slices.Contains(Triggers, o.Groups.Trigger) {
+		errs = append(errs, fmt.Errorf("groups.trigger %q: want %s", o.Groups.Trigger, strings.Join(Triggers, " or ")))
+	}
+	if !slices.Contains(MemberRules, o.Groups.Members) {
+		errs = append(errs, fmt.Errorf("groups.members %q: want %s", o.Groups.Members, strings.Join(MemberRules, ", ")))
 	}
 	if u, err := url.Parse(o.APIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		errs = append(errs, fmt.Errorf("api_url %q is not an http(s) URL", o.APIURL))

@@ -15,9 +15,9 @@ const typingEvery = 4 * time.Second
 // happened and wakes the route's worker, which talks to Telegram at its
 // own pace (throttled edits, 429 waits) and never blocks the session.
 type route struct {
-	c      *Channel
-	chatID int64
-	wake   chan struct{}
+	c    *Channel
+	conv conv // the conversation the run answers
+	wake chan struct{}
 
 	mu sync.Mutex
 	st routeState
@@ -36,8 +36,8 @@ var _ beamclaw.Route = (*route)(nil)
 
 // newRoute starts the worker of a run's route; it ends with the run or
 // with ctx (the service's context).
-func (c *Channel) newRoute(ctx context.Context, chatID int64, _ int) *route {
-	r := &route{c: c, chatID: chatID, wake: make(chan struct{}, 1)}
+func (c *Channel) newRoute(ctx context.Context, cv conv) *route {
+	r := &route{c: c, conv: cv, wake: make(chan struct{}, 1)}
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -99,7 +99,7 @@ func (r *route) abort(err error) {
 		r.Deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal})
 		return
 	}
-	r.c.log.Warn("send to session", "chat_id", r.chatID, "err", err)
+	r.c.log.Warn("send to session", "chat_id", r.conv.chat, "err", err)
 	r.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, Text: beamclaw.UserMessage(err)})
 }
 

@@ -73,8 +73,8 @@ func (s *streamer) run(ctx context.Context) {
 }
 
 func (s *streamer) typing(ctx context.Context) {
-	if err := s.c.api.typing(ctx, s.r.chatID); err != nil && ctx.Err() == nil {
-		s.c.log.Debug("typing action", "chat_id", s.r.chatID, "err", err)
+	if err := s.c.api.typing(ctx, s.r.conv.chat); err != nil && ctx.Err() == nil {
+		s.c.log.Debug("typing action", "chat_id", s.r.conv.chat, "err", err)
 	}
 }
 
@@ -122,7 +122,7 @@ func (s *streamer) show(ctx context.Context, text, status string) {
 			continue
 		}
 		if i < len(s.ids) {
-			err := s.c.api.editMessageText(ctx, &bot.EditMessageTextParams{ChatID: s.r.chatID,
+			err := s.c.api.editMessageText(ctx, &bot.EditMessageTextParams{ChatID: s.r.conv.chat,
 				MessageID: s.ids[i], Text: part, ParseMode: models.ParseModeHTML})
 			if err != nil && !notModified(err) {
 				s.logFail(ctx, "edit answer", err)
@@ -130,7 +130,7 @@ func (s *streamer) show(ctx context.Context, text, status string) {
 			}
 			s.sent[i] = part
 		} else {
-			m, err := s.c.api.sendMessage(ctx, &bot.SendMessageParams{ChatID: s.r.chatID,
+			m, err := s.c.api.sendMessage(ctx, &bot.SendMessageParams{ChatID: s.r.conv.chat,
 				Text: part, ParseMode: models.ParseModeHTML})
 			if err != nil {
 				s.logFail(ctx, "send answer", err)
@@ -148,7 +148,7 @@ func notModified(err error) bool {
 
 func (s *streamer) logFail(ctx context.Context, what string, err error) {
 	if ctx.Err() == nil {
-		s.c.log.Warn(what, "chat_id", s.r.chatID, "err", err)
+		s.c.log.Warn(what, "chat_id", s.r.conv.chat, "err", err)
 	}
 }
 
@@ -156,7 +156,7 @@ func (s *streamer) logFail(ctx context.Context, what string, err error) {
 // (a /yes text reply).
 func (s *streamer) control(ctx context.Context, ev beamclaw.RunEvent) {
 	if ev.Elicit != nil {
-		s.c.question(ctx, s.r.chatID, ev)
+		s.c.question(ctx, s.r.conv, ev)
 		return
 	}
 	req := *ev.Approval
@@ -166,10 +166,11 @@ func (s *streamer) control(ctx context.Context, ev beamclaw.RunEvent) {
 		}
 		return
 	}
-	p := &prompt{chatID: s.r.chatID, html: promptHTML(req)}
+	cv := s.r.conv
+	p := &prompt{chatID: cv.chat, html: promptHTML(req, cv), member: cv.member, name: cv.name}
 	key := s.c.approvals.add(req.ID, p)
 	s.prompts = append(s.prompts, req.ID)
-	m, err := s.c.api.sendMessage(ctx, &bot.SendMessageParams{ChatID: s.r.chatID, Text: p.html,
+	m, err := s.c.api.sendMessage(ctx, &bot.SendMessageParams{ChatID: s.r.conv.chat, Text: p.html,
 		ParseMode: models.ParseModeHTML, ReplyMarkup: keyboard(key)})
 	if err != nil {
 		s.logFail(ctx, "send approval prompt", err)
@@ -196,7 +197,7 @@ func (s *streamer) finish(ctx context.Context, st routeState) {
 	if !st.silent {
 		s.show(ctx, st.text, "")
 		if st.failure != "" {
-			s.c.reply(ctx, s.r.chatID, "⚠️ "+escapeText(st.failure))
+			s.c.reply(ctx, s.r.conv.chat, "⚠️ "+escapeText(st.failure))
 		}
 	}
 	for _, id := range s.prompts {

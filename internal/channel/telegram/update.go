@@ -25,27 +25,29 @@ func (c *Channel) process(ctx context.Context, upd *models.Update) {
 	}
 }
 
-// chatAllowed says whether the bot talks in msg's chat at all.
-func (c *Channel) chatAllowed(msg *models.Message) (dm, ok bool) {
-	switch msg.Chat.Type {
-	case models.ChatTypePrivate:
-		return true, true
-	case models.ChatTypeGroup, models.ChatTypeSupergroup:
-		g := c.opts.Groups
-		return false, g.Enabled && (len(g.Allow) == 0 ||
-			slices.Contains(g.Allow, strconv.FormatInt(msg.Chat.ID, 10)))
-	}
-	return false, false
+// groupAllowed says whether the bot talks in the group chat at all.
+func (c *Channel) groupAllowed(chat int64) bool {
+	g := c.opts.Groups
+	return g.Enabled && (len(g.Allow) == 0 || slices.Contains(g.Allow, strconv.FormatInt(chat, 10)))
 }
 
 func (c *Channel) onMessage(ctx context.Context, msg *models.Message) {
 	if msg.From == nil || msg.From.IsBot {
 		return
 	}
-	dm, ok := c.chatAllowed(msg)
-	if !ok {
-		return
+	switch msg.Chat.Type {
+	case models.ChatTypePrivate:
+		c.onDirect(ctx, msg)
+	case models.ChatTypeGroup, models.ChatTypeSupergroup:
+		if c.groupAllowed(msg.Chat.ID) {
+			c.onGroup(ctx, msg)
+		}
 	}
+}
+
+// onDirect handles a private chat: the DM gate (pairing, allowlist), then
+// the user's own session.
+func (c *Channel) onDirect(ctx context.Context, msg *models.Message) {
 	uid := strconv.FormatInt(msg.From.ID, 10)
 	agent, verdict := c.gate.Check(uid, msg.From.Username)
 	switch verdict {
@@ -53,31 +55,36 @@ func (c *Channel) onMessage(ctx context.Context, msg *models.Message) {
 		c.log.Debug("message from a user not allowed", "user_id", uid)
 		return
 	case pairing.NeedsPairing:
-		if dm {
-			c.offerPairing(ctx, msg)
-		}
+		c.offerPairing(ctx, msg)
 		return
 	}
 	if agent == "" {
 		agent = c.opts.Agent
 	}
-	if chosen, ok := c.chosenAgent(uid); ok {
+	cv := conv{chat: msg.Chat.ID, user: c.userID(uid), origin: chatOrigin(msg.Chat.ID), agentKey: uid}
+	c.converse(ctx, msg, cv, agent)
+}
+
+// converse passes a message the bot takes to its session: an answer to
+// a waiting question, a chat command, or a message for the agent.
+func (c *Channel) converse(ctx context.Context, msg *models.Message, cv conv, agent string) {
+	if chosen, ok := c.chosenAgent(cv.agentKey); ok {
 		agent = chosen
 	}
-	if c.answerText(ctx, msg) || c.command(ctx, msg, uid, agent) {
+	if c.answerText(ctx, msg, cv) || c.command(ctx, msg, cv, agent) {
 		return
 	}
 	content, atts, ok := c.content(ctx, msg)
 	if !ok {
 		return
 	}
-	r := c.newRoute(ctx, msg.Chat.ID, msg.ID)
+	r := c.newRoute(ctx, cv)
 	in := beamclaw.Inbound{
 		Channel:     beamclaw.ChannelTelegram,
-		UserID:      c.userID(uid),
+		UserID:      cv.user,
 		AgentID:     agent,
 		MessageID:   fmt.Sprintf("tg:%d:%d", msg.Chat.ID, msg.ID),
-		Origin:      chatOrigin(msg.Chat.ID),
+		Origin:      cv.origin,
 		Content:     content,
 		Attachments: atts,
 		Route:       r,
@@ -85,6 +92,18 @@ func (c *Channel) onMessage(ctx context.Context, msg *models.Message) {
 	if _, err := c.opts.Sessions.Send(ctx, in); err != nil {
 		r.abort(err)
 	}
+}
+
+// conv is the conversation a message belongs to: whose session it goes
+// to, where approvals asked for it are answered from, and in a group the
+// member who spoke.
+type conv struct {
+	chat     int64
+	user     string // the session user: the DM user's own, or the group's
+	origin   string // Inbound.Origin: only a decision from here answers its approvals
+	agentKey string // whose /agent choice applies: the Telegram user id, or the group's key
+	member   int64  // in a group, the member whose message started the run (0 in a DM)
+	name     string // that member as the group shows them (@username or first name)
 }
 
 // userID is the session user: BEAMCLAW_USER when set, else "tg:<id>".
