@@ -122,18 +122,13 @@ func (a *Admin) resolveSession(ctx context.Context, id string) (string, error) {
 var errNoSession = errors.New("no such session")
 
 func withCatalog(paths config.Paths, fn func(*session.Catalog) error) error {
-	db, err := store.Open(paths.DB, store.Options{PIDFile: paths.PIDFile})
-	if err != nil {
-		return err
-	}
-	c, err := session.OpenCatalog(db)
-	if err == nil {
-		err = fn(c)
-	}
-	if cerr := db.Close(); cerr != nil && err == nil {
-		return cerr
-	}
-	return err
+	return withStore(paths, func(db *store.DB) error {
+		c, err := session.OpenCatalog(db)
+		if err != nil {
+			return err
+		}
+		return fn(c)
+	})
 }
 
 func sessionError(err error) error {

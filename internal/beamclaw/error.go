@@ -23,6 +23,7 @@ const (
 	KindTimeout                  // a deadline passed
 	KindTooLarge                 // a body or value over its limit
 	KindStorage                  // the local database cannot be written (disk full, I/O error)
+	KindBudget                   // a usage budget is spent (core.budgets, action block)
 )
 
 var kindNames = [...]string{
@@ -37,6 +38,7 @@ var kindNames = [...]string{
 	KindTimeout:      "timeout",
 	KindTooLarge:     "too_large",
 	KindStorage:      "storage",
+	KindBudget:       "budget_exceeded",
 }
 
 func (k Kind) String() string {

@@ -21,7 +21,8 @@ const (
 	EventCompactionComplete EventName = "compaction_complete"
 	EventMemoryFlush        EventName = "memory_flush"
 	EventLoopState          EventName = "loop_state"
-	EventTurnLimit          EventName = "turn_limit" // a run stopped at core.agentic_loop.max_tool_calls_per_turn or max_tokens_per_turn
+	EventTurnLimit          EventName = "turn_limit"     // a run stopped at core.agentic_loop.max_tool_calls_per_turn or max_tokens_per_turn
+	EventBudgetWarning      EventName = "budget_warning" // a budget of core.budgets passed its warn_percent, or is spent (warn, route_down)
 	EventApprovalRequested  EventName = "approval_requested"
 	EventApprovalResolved   EventName = "approval_resolved"
 	EventElicitRequested    EventName = "elicitation_requested" // a tool asked the user a question

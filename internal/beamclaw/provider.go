@@ -75,3 +75,28 @@ type Provider interface {
 type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
+
+// Spend is a model call about to be made, as the usage budgets see it:
+// whose it is and its estimated tokens (the prompt's, and the answer's
+// cap).
+type Spend struct {
+	Session, User, Agent, Origin string
+	Provider, Model              string
+	In, Out                      int
+}
+
+// Hold is a budget reservation for one model call. Model is the model to
+// call instead when a budget routes down ("" = the one asked for). The
+// caller ends it once: Settle with the call's usage, or Release when the
+// call failed.
+type Hold interface {
+	Model() string
+	Settle(u Usage, provider, model string)
+	Release()
+}
+
+// Budgets reserve a model call's estimated cost against every budget that
+// applies, before the call; an error of KindBudget refuses the call.
+type Budgets interface {
+	Reserve(ctx context.Context, s Spend) (Hold, error)
+}

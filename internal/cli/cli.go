@@ -36,6 +36,7 @@ type Backend interface {
 	A2ABackend
 	SessionsBackend
 	UsersBackend
+	UsageBackend
 	SandboxBackend
 	SchedulerBackend
 }
@@ -104,7 +105,7 @@ func (a *app) newRootCmd() *cobra.Command {
 	root.AddCommand(
 		a.newStartCmd(), a.newStopCmd(), a.newRestartCmd(), a.newStatusCmd(),
 		a.newVersionCmd(), a.newDoctorCmd(), a.newConfigCmd(), a.newTUICmd(), a.newChatCmd(), a.newLogsCmd(),
-		a.newAgentCmd(), a.newSkillsCmd(), a.newMCPCmd(), a.newPairCmd(), a.newDBCmd(), a.newA2ACmd(), a.newSessionsCmd(), a.newUsersCmd(), a.newSandboxCmd(),
+		a.newAgentCmd(), a.newSkillsCmd(), a.newMCPCmd(), a.newPairCmd(), a.newDBCmd(), a.newA2ACmd(), a.newSessionsCmd(), a.newUsersCmd(), a.newUsageCmd(), a.newSandboxCmd(),
 		a.newSchedulerCmd(),
 	)
 	return root

@@ -11,6 +11,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 	"github.com/beamclaw/beamclaw-go/internal/session"
 	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
+	"github.com/beamclaw/beamclaw-go/internal/usage"
 )
 
 // Config is the whole configuration file. Every field is plain data; the zero
@@ -37,7 +38,10 @@ type Core struct {
 	ChannelAutonomy   map[string]string          `yaml:"channel_autonomy"`
 	// Session keys (approvals, lifetimes, sharing, maintenance) are the
 	// session package's section, inlined: core.session_ttl_seconds...
-	Sessions        `yaml:",inline"`
+	Sessions `yaml:",inline"`
+	// Usage keys (the rate sheet) are the usage package's, inlined:
+	// core.costs.rates...
+	Usage           `yaml:",inline"`
 	DefaultAgent    string           `yaml:"default_agent"`
 	ShutdownTimeout Duration         `yaml:"shutdown_timeout"`
 	Agents          map[string]Agent `yaml:"agents"`
@@ -67,3 +71,6 @@ type Skills struct {
 
 // Sessions is the session package's section, inlined in core.
 type Sessions = session.Config
+
+// Usage is the usage ledger's section (core.costs), inlined in core.
+type Usage = usage.Config

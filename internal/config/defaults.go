@@ -14,6 +14,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 	"github.com/beamclaw/beamclaw-go/internal/session"
 	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
+	"github.com/beamclaw/beamclaw-go/internal/usage"
 )
 
 // Default returns the built-in configuration: what runs with no config file.
@@ -57,6 +58,7 @@ func defaultCore() Core {
 			"a2a":      "supervised",
 		},
 		Sessions:        session.DefaultConfig(),
+		Usage:           usage.DefaultConfig(),
 		DefaultAgent:    "default",
 		ShutdownTimeout: Duration{Duration: 10 * time.Second},
 		Agents:          map[string]Agent{},

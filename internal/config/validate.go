@@ -72,6 +72,7 @@ func (c *Config) validateCore(p *problems) {
 		p.Enum(key, k.ChannelAutonomy[ch], AutonomyLevels)
 	}
 	k.Sessions.Validate(p.Under("core"))
+	k.Usage.Validate(p.Under("core"))
 	p.name("core.default_agent", k.DefaultAgent)
 	if k.ShutdownTimeout.Duration <= 0 {
 		p.Add("core.shutdown_timeout", "must be a positive duration")

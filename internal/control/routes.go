@@ -13,6 +13,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/people"
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/store"
+	"github.com/beamclaw/beamclaw-go/internal/usage"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
@@ -32,6 +33,7 @@ type handlers struct {
 	scheduler Scheduler     // nil unless scheduler.enabled
 	memory    Memory        // the agents' memory of each user
 	links     *people.Links // linked accounts
+	ledger    *usage.Ledger // nil: none
 	clock     clock.Clock
 }
 
@@ -59,6 +61,8 @@ type Deps struct {
 	Links  *people.Links
 	// Clock dates exports; defaults to clock.System.
 	Clock clock.Clock
+	// Ledger is the usage ledger (beamclaw usage).
+	Ledger *usage.Ledger
 }
 
 // Routes returns the routes the daemon serves on its control socket for
@@ -74,7 +78,7 @@ func Routes(d Deps) []gateway.Mount {
 	}
 	c := &handlers{sessions: d.Sessions, mcp: d.MCP, tokens: d.Tokens, scrub: d.Scrub, db: d.DB, pairing: pairing.New(d.DB, pairing.Options{}),
 		agentsDir: d.AgentsDir, log: d.Log, sandbox: d.Sandbox, gate: d.SandboxGate, scheduler: d.Scheduler,
-		memory: d.Memory, links: d.Links, clock: clock.Or(d.Clock)}
+		memory: d.Memory, links: d.Links, clock: clock.Or(d.Clock), ledger: d.Ledger}
 	return slices.Concat(c.routes(), c.schedulerRoutes(), c.userRoutes())
 }
 
@@ -92,6 +96,7 @@ func (c *handlers) routes() []gateway.Mount {
 		{Method: http.MethodGet, Pattern: protocol.ControlDBBackup, Handler: http.HandlerFunc(c.dbBackup)},
 		{Method: http.MethodGet, Pattern: protocol.ControlDBCheck, Handler: http.HandlerFunc(c.dbCheck)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSessions, Handler: http.HandlerFunc(c.sessionsList)},
+		{Method: http.MethodGet, Pattern: protocol.ControlUsage, Handler: http.HandlerFunc(c.usageGet)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSession + "/{id}", Handler: http.HandlerFunc(c.sessionShow)},
 		{Method: http.MethodDelete, Pattern: protocol.ControlSession + "/{id}", Handler: http.HandlerFunc(c.sessionDelete)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSandbox, Handler: http.HandlerFunc(c.sandboxStatus)},

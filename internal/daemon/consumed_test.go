@@ -46,6 +46,8 @@ core:
   agentic_loop: {auto_context: true, compaction_provider: openai, compaction_model: gpt-4o-mini}
   skills: {allow_flagged: [github]}
   maintenance: {enabled: true}
+  costs: {rates: {"openai/gpt-4o-mini": {input: 0.15, output: 0.6, cached: 0.075}}}
+  budgets: [{scope: agent, period: day, tokens: 1000, usd: 1.5, action: route_down, route_down_model: gpt-4o-mini, warn_percent: 70}]
 memory:
   embedding: {enabled: true, api_key: {env: EMB_KEY}}
   search: {workspace_files: [MEMORY.md]}
@@ -584,7 +586,7 @@ var stringCandidates = []string{
 	"127.0.0.1:18899", "http://127.0.0.1:9/v1", "https://bot.example.com/other", "https://app.example.org",
 	"10.0.0.0/8", "gpt-4o-mini", "other-model", "/tmp", "NOTES.md", "99", "@someone", "-200", "--flag", "github2",
 	"whisper-1", "echo", "changed", "client_credentials", "https://beamclaw.example.org/client.json", "runsc",
-	"Europe/Berlin", "tui", "silent", "1g", "all", "anyone",
+	"Europe/Berlin", "tui", "silent", "1g", "all", "anyone", "month", "block",
 }
 
 func slicesWithout[T comparable](list []T, s T) []T {

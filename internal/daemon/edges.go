@@ -51,7 +51,7 @@ func (d *daemon) edges(rt *agentRuntime) (routes, socket []gateway.Mount, servic
 	socket = append(socket, local.Routes()...)
 	deps := control.Deps{Sessions: rt.sessions, MCP: rt.mcp, Tokens: rt.tokens,
 		Scrub: rt.scrubber.String, DB: d.db, AgentsDir: d.paths.AgentsDir, Log: d.log,
-		Sandbox: rt.sandbox, SandboxGate: rt.sandboxGate, Memory: rt.agents, Links: rt.links}
+		Sandbox: rt.sandbox, SandboxGate: rt.sandboxGate, Memory: rt.agents, Links: rt.links, Ledger: rt.ledger}
 	if rt.scheduler != nil {
 		deps.Scheduler = rt.scheduler
 	}

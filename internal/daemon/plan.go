@@ -20,6 +20,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 	"github.com/beamclaw/beamclaw-go/internal/session"
 	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
+	"github.com/beamclaw/beamclaw-go/internal/usage"
 )
 
 // plan is everything the daemon derives from the config: each package's
@@ -52,7 +53,11 @@ type plan struct {
 	// (core.agentic_loop.memory_flush).
 	MemoryFlush bool
 	Sessions    session.Options // with Ceilings: core.channel_autonomy
-	Autonomy    autonomies
+	// Rates is the usage ledger's rate sheet (core.costs.rates); Budgets
+	// the limits (core.budgets).
+	Rates    usage.Rates
+	Budgets  []usage.Budget
+	Autonomy autonomies
 
 	Gateway gateway.Options
 	WS      gateway.WSOptions
@@ -158,6 +163,7 @@ func buildPlan(l config.Loaded, getenv func(string) string) (*plan, error) {
 	p.Loop = c.Core.AgenticLoop.Options()
 	p.MemoryFlush = c.Core.AgenticLoop.MemoryFlush
 	p.Sessions = c.Core.Sessions.Options()
+	p.Rates, p.Budgets = c.Core.Usage.Rates(), c.Core.Usage.BudgetList()
 	p.Autonomy = planAutonomy(c)
 	p.Sessions.Ceilings = make(map[beamclaw.Channel]beamclaw.Autonomy, len(c.Core.ChannelAutonomy))
 	for ch, lvl := range c.Core.ChannelAutonomy {

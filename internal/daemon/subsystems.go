@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"github.com/thejerf/suture/v4"
 
@@ -27,6 +28,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/supervise"
 	"github.com/beamclaw/beamclaw-go/internal/tool"
 	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
+	"github.com/beamclaw/beamclaw-go/internal/usage"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
@@ -39,6 +41,7 @@ type agentRuntime struct {
 	tokens   oauth.Store // MCP OAuth logins (sealed in bbolt)
 	sessions *session.Manager
 	links    *people.Links // accounts linked into one person
+	ledger   *usage.Ledger // every model call
 	// sandbox and its gate are nil unless sandbox.enabled.
 	sandbox     *sandbox.Manager
 	sandboxGate *sandbox.Gate
@@ -248,12 +251,28 @@ func (d *daemon) sessions(rt *agentRuntime, provs *providers) (*session.Manager,
 	if p.MemoryFlush {
 		lo.MemoryFlush = rt.agents.Flush
 	}
+	ledger, err := usage.New(d.db, p.Rates, d.metrics)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Budgets) > 0 {
+		if lo.Budgets, err = usage.NewBudgets(ledger, p.Budgets, nil, d.budgetWarning); err != nil {
+			return nil, err
+		}
+	}
 	engine, err := loop.New(lo)
 	if err != nil {
 		return nil, err
 	}
 	so := p.Sessions
 	so.Engine, so.DB, so.Autonomy, so.Emitter, so.Logger = engine, d.db, p.Autonomy.For, d.bus, d.log
-	so.Person = rt.links.Resolve
+	so.Person, so.Ledger, rt.ledger = rt.links.Resolve, ledger, ledger
 	return session.New(so)
+}
+
+// budgetWarning reports a budget past its warn_percent, or spent under
+// action warn (or route_down), as the budget_warning event.
+func (d *daemon) budgetWarning(ctx context.Context, msg string, attrs ...slog.Attr) {
+	d.bus.Emit(ctx, beamclaw.Event{Name: beamclaw.EventBudgetWarning,
+		Attrs: append([]slog.Attr{slog.String("budget", msg)}, attrs...)})
 }

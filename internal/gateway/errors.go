@@ -100,19 +100,23 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // upstream's refusal is not the client's fault).
 func writeRunError(w http.ResponseWriter, ev beamclaw.RunEvent) {
 	status := runStatus(ev)
+	code := ""
 	switch status {
 	case http.StatusTooManyRequests:
 		w.Header().Set("Retry-After", retryAfterSeconds(ev.RetryAfter))
+		if ev.Kind == beamclaw.KindBudget {
+			code = "budget_exceeded"
+		}
 	case http.StatusServiceUnavailable:
 		w.Header().Set("Retry-After", storageRetryAfter)
 	}
-	writeErrorStatus(w, status, ev.Text, "")
+	writeErrorStatus(w, status, ev.Text, code)
 }
 
 // runStatus is the status of a run's error event.
 func runStatus(ev beamclaw.RunEvent) int {
 	switch ev.Kind {
-	case beamclaw.KindRateLimited:
+	case beamclaw.KindRateLimited, beamclaw.KindBudget:
 		return http.StatusTooManyRequests
 	case beamclaw.KindTimeout:
 		return http.StatusGatewayTimeout

@@ -166,11 +166,10 @@ func (rs *runState) flushMemory(ctx context.Context, old []beamclaw.Message) err
 	req := beamclaw.ChatRequest{Model: rs.model, System: flushInstruction, Messages: []beamclaw.Message{
 		{Role: beamclaw.RoleUser, Content: transcript(old)},
 	}}
-	resp, err := rs.provider.Chat(ctx, req, func(string) {})
+	resp, err := rs.callModel(ctx, rs.provider, req, func(string) {}, true)
 	if err != nil {
 		return fmt.Errorf("memory flush turn: %w", err)
 	}
-	rs.spend(req, resp, true)
 	notes := strings.TrimSpace(rs.e.opts.Scrub.String(resp.Message.Content))
 	saved := notes != "" && !strings.EqualFold(notes, flushNothing)
 	if saved {
@@ -206,14 +205,10 @@ func (rs *runState) summarise(ctx context.Context, old []beamclaw.Message) (stri
 	req := beamclaw.ChatRequest{Model: model, System: summaryInstruction, Messages: []beamclaw.Message{
 		{Role: beamclaw.RoleUser, Content: transcript(old)},
 	}}
-	resp, err := p.Chat(ctx, req, func(string) {})
+	resp, err := rs.callModel(ctx, p, req, func(string) {}, true)
 	if err != nil {
 		return "", fmt.Errorf("summarise %d messages: %w", len(old), err)
 	}
-	if resp.Provider == "" {
-		resp.Provider = p.Name()
-	}
-	rs.spend(req, resp, true)
 	s := strings.TrimSpace(rs.e.opts.Scrub.String(resp.Message.Content))
 	if s == "" {
 		return "", fmt.Errorf("summarise %d messages: empty summary", len(old))

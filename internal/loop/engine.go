@@ -71,6 +71,9 @@ type Run struct {
 	// Sampling is the client's controls, sent with every model call of
 	// the run (not with the hidden memory-flush or summary calls).
 	Sampling *beamclaw.Sampling
+	// Origin is the usage ledger's and the budgets' origin of its calls
+	// (usage.Origin*: interactive, heartbeat, job, a2a, maintenance).
+	Origin string
 	// Maintain, when set, makes the run session maintenance instead of a
 	// turn: no model turn, no tools, nothing on the route but the terminal
 	// event (see Maintenance).

@@ -105,6 +105,10 @@ type Options struct {
 	// under memory_scope: agent). Its failure is logged and compaction
 	// goes on.
 	MemoryFlush func(ctx context.Context, agentID, userID, notes string) error
+	// Budgets, when set (core.budgets), reserve every model call's
+	// estimate before it is made and settle it after; a spent budget
+	// refuses the call (the run fails with its KindBudget error).
+	Budgets beamclaw.Budgets
 	// CompactionProvider and CompactionModel summarise old history
 	// (default: the agent's provider and model).
 	CompactionProvider beamclaw.Provider

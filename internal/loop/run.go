@@ -89,7 +89,7 @@ func (rs *runState) chat(ctx context.Context) (beamclaw.ChatResponse, error) {
 		rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvChunk, Text: s})
 	})
 	t0 := rs.e.opts.Clock.Now()
-	resp, err := rs.provider.Chat(ctx, req, st.Write)
+	resp, err := rs.callModel(ctx, rs.provider, req, st.Write, false)
 	d := rs.e.opts.Clock.Now().Sub(t0)
 	if err != nil {
 		rs.emit(ctx, beamclaw.EventLLMResponse, ms(d), slog.Bool("success", false),
@@ -97,11 +97,60 @@ func (rs *runState) chat(ctx context.Context) (beamclaw.ChatResponse, error) {
 		return resp, fmt.Errorf("chat with %s: %w", rs.provider.Name(), err)
 	}
 	st.Flush()
-	rs.spend(req, resp, false)
 	rs.usage = rs.usage.Add(resp.Usage)
 	rs.emit(ctx, beamclaw.EventLLMResponse, ms(d), slog.Bool("success", true), slog.String("model", resp.Model),
 		slog.Int("prompt_tokens", resp.Usage.PromptTokens), slog.Int("completion_tokens", resp.Usage.CompletionTokens))
 	return resp, nil
+}
+
+// callModel makes one model call within the budgets (Options.Budgets): its
+// estimate is reserved first (a spent budget refuses it, or routes it to
+// a cheaper model), then settled with what it used, which the lane
+// records for the usage ledger.
+func (rs *runState) callModel(ctx context.Context, p beamclaw.Provider, req beamclaw.ChatRequest, onText func(string), hidden bool) (beamclaw.ChatResponse, error) {
+	var hold beamclaw.Hold = noHold{}
+	if b := rs.e.opts.Budgets; b != nil {
+		in := promptBytes(req)
+		in = (in+2)/3 + 8*(len(req.Messages)+1) // on the safe side: 3 bytes a token, and each message's framing
+		out := req.MaxTokens
+		if req.Sampling != nil {
+			out = req.Sampling.MaxTokensWithin(out)
+		}
+		h, err := b.Reserve(ctx, beamclaw.Spend{Session: rs.r.SessionID, User: rs.r.UserID, Agent: rs.r.AgentID,
+			Origin: rs.r.Origin, Provider: p.Name(), Model: req.Model, In: in, Out: out})
+		if err != nil {
+			return beamclaw.ChatResponse{}, err
+		}
+		if m := h.Model(); m != "" {
+			req.Model = m
+		}
+		hold = h
+	}
+	resp, err := p.Chat(ctx, req, onText)
+	if err != nil {
+		hold.Release()
+		return resp, err
+	}
+	if resp.Provider == "" {
+		resp.Provider = p.Name()
+	}
+	u := rs.spend(req, resp, hidden)
+	hold.Settle(u, resp.Provider, orModel(resp.Model, req.Model))
+	return resp, nil
+}
+
+// noHold is the reservation of a call no budget applies to.
+type noHold struct{}
+
+func (noHold) Model() string                         { return "" }
+func (noHold) Settle(beamclaw.Usage, string, string) {}
+func (noHold) Release()                              {}
+
+func orModel(model, asked string) string {
+	if model == "" {
+		return asked
+	}
+	return model
 }
 
 // spend records a successful call with the lane (the usage ledger) and
@@ -112,15 +161,7 @@ func (rs *runState) spend(req beamclaw.ChatRequest, resp beamclaw.ChatResponse, 
 	if u.PromptTokens == 0 && u.CompletionTokens == 0 {
 		u, estimated = estimateUsage(req, resp.Message), true
 	}
-	provider := resp.Provider
-	if provider == "" {
-		provider = rs.provider.Name()
-	}
-	model := resp.Model
-	if model == "" {
-		model = req.Model
-	}
-	rs.r.Lane.Spend(beamclaw.LLMCall{At: rs.e.opts.Clock.Now(), Provider: provider, Model: model, Usage: u,
+	rs.r.Lane.Spend(beamclaw.LLMCall{At: rs.e.opts.Clock.Now(), Provider: resp.Provider, Model: orModel(resp.Model, req.Model), Usage: u,
 		Estimated: estimated, Hidden: hidden})
 	rs.tokens += u.PromptTokens + u.CompletionTokens
 	return u
@@ -129,6 +170,19 @@ func (rs *runState) spend(req beamclaw.ChatRequest, resp beamclaw.ChatResponse, 
 // estimateUsage counts tokens as bytes / 4 (rounded up): the request's
 // system prompt, messages and tool definitions, and the answer.
 func estimateUsage(req beamclaw.ChatRequest, answer beamclaw.Message) beamclaw.Usage {
+	in := promptBytes(req)
+	out := len(answer.Content)
+	for _, c := range answer.ToolCalls {
+		out += len(c.Name) + len(c.Args)
+	}
+	u := beamclaw.Usage{PromptTokens: (in + 3) / 4, CompletionTokens: (out + 3) / 4}
+	u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	return u
+}
+
+// promptBytes is the size of what a request sends the model: the system
+// prompt, the messages and their tool calls, the tool definitions.
+func promptBytes(req beamclaw.ChatRequest) int {
 	in := len(req.System)
 	for _, m := range req.Messages {
 		in += len(m.Content) + len(m.Role)
@@ -139,13 +193,7 @@ func estimateUsage(req beamclaw.ChatRequest, answer beamclaw.Message) beamclaw.U
 	for _, d := range req.Tools {
 		in += len(d.Name) + len(d.Description) + len(d.Parameters)
 	}
-	out := len(answer.Content)
-	for _, c := range answer.ToolCalls {
-		out += len(c.Name) + len(c.Args)
-	}
-	u := beamclaw.Usage{PromptTokens: (in + 3) / 4, CompletionTokens: (out + 3) / 4}
-	u.TotalTokens = u.PromptTokens + u.CompletionTokens
-	return u
+	return in
 }
 
 // finish persists the answer and delivers it as the run's final event.

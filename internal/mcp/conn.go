@@ -131,7 +131,10 @@ func (c *conn) explain(ctx context.Context, op string, err error) error {
 		return fmt.Errorf("%s: %w", op, ErrTimeout)
 	}
 	var te *transport.Error
-	if errors.As(err, &te) && ctx.Err() == nil {
+	// A transport error is the connection dying, also when its death
+	// ended the call's context first (bound: c.life) — not the caller's
+	// cancel.
+	if errors.As(err, &te) && (ctx.Err() == nil || c.life.Err() != nil) {
 		return fmt.Errorf("%s: %w: %w", op, ErrDisconnected, c.transportFailed(err))
 	}
 	return fmt.Errorf("%s: %w", op, err)

@@ -39,6 +39,8 @@ type Metrics struct {
 	schedRuns     *prometheus.CounterVec // sched_* run outcomes by outcome and heartbeat
 	schedPaused   *prometheus.CounterVec
 	schedEnded    *prometheus.CounterVec
+	llmTokens     *prometheus.CounterVec // by provider, model and kind (in, out, cached)
+	llmCost       *prometheus.CounterVec // US dollars by provider and model
 }
 
 // NewMetrics builds the registry. dropped reports the bus's dropped-event
@@ -70,6 +72,9 @@ func NewMetrics(dropped func() uint64) *Metrics {
 			"Scheduled runs: fired (started), failed, skipped (recorded, not run), suppressed (a heartbeat answered HEARTBEAT_OK).", "outcome"),
 		schedPaused: f.counterVec("beamclaw_sched_jobs_paused_total", "Jobs paused, by reason (manual or auto after max_errors).", "reason"),
 		schedEnded:  f.counterVec("beamclaw_sched_jobs_ended_total", "Jobs done, by reason (finished or canceled).", "reason"),
+		llmTokens: f.counterVec("beamclaw_llm_tokens_total",
+			"Tokens of model calls in the usage ledger, by provider, model and kind (in, out, cached; cached is part of in).", "provider", "model", "kind"),
+		llmCost: f.counterVec("beamclaw_llm_cost_usd_total", "Cost of model calls in the usage ledger by the rate sheet, US dollars.", "provider", "model"),
 	}
 	if dropped != nil {
 		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
@@ -107,6 +112,18 @@ func (m *Metrics) StoreCommits(n func() uint64) {
 		Name: "beamclaw_store_commits_total",
 		Help: "Database write transactions committed (group commits carry many writers).",
 	}, func() float64 { return float64(n()) }))
+}
+
+// LLMUsage counts one model call of the usage ledger (usage.Counter).
+func (m *Metrics) LLMUsage(provider, model string, in, out, cached int, usd float64) {
+	m.llmTokens.WithLabelValues(provider, model, "in").Add(float64(in))
+	m.llmTokens.WithLabelValues(provider, model, "out").Add(float64(out))
+	if cached > 0 {
+		m.llmTokens.WithLabelValues(provider, model, "cached").Add(float64(cached))
+	}
+	if usd > 0 {
+		m.llmCost.WithLabelValues(provider, model).Add(usd)
+	}
 }
 
 // Registry exposes the registry (tests, extra collectors).

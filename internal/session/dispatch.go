@@ -5,6 +5,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/loop"
+	"github.com/beamclaw/beamclaw-go/internal/usage"
 )
 
 // maxAttempts: a run whose loop crashed is retried once, then failed.
@@ -157,6 +158,7 @@ func (l *lane) promoteHeld(r *run) error {
 func (l *lane) loopRun(r *run) loop.Run {
 	n := len(l.history)
 	return loop.Run{ID: r.id, SessionID: l.id, UserID: l.m.opts.Person(l.rec.UserID), AgentID: l.rec.AgentID,
+		Origin:  usage.OriginOf(r.channel, l.rec.Thread, r.maintain != nil),
 		Channel: r.channel, Trust: r.trust, Autonomy: r.autonomy, History: l.history[:n:n], Route: r.route,
 		Lane: &runLane{l: l, r: r}, NoApproval: r.noAsk, Sampling: r.sampling, Maintain: r.maintain}
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -64,6 +65,7 @@ func (m *Manager) RunDetached(ctx context.Context, d Detached, route beamclaw.Ro
 	lane := &ephemeralLane{}
 	err = m.opts.Engine.Run(ctx, loop.Run{
 		ID: runID, SessionID: sessionID, UserID: d.User, AgentID: agentID, Channel: d.Channel, Trust: d.Trust,
+		Origin:   cmp.Or(d.Origin, usage.OriginOf(d.Channel, "", false)),
 		Autonomy: m.autonomy(beamclaw.Inbound{AgentID: agentID, Channel: d.Channel, Trust: d.Trust, Autonomy: d.Autonomy}), History: slices.Clip(history), Route: or,
 		Lane: lane, NoApproval: true, Sampling: sampling,
 	})

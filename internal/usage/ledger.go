@@ -125,7 +125,11 @@ func (l *Ledger) Scan(since time.Time, fn func(Entry) bool) error {
 			return nil
 		}
 		c := b.Cursor()
-		for k, v := c.Seek(entryKey(since, 0)); k != nil; k, v = c.Next() {
+		k, v := c.First()
+		if since.After(time.Unix(0, 0)) { // keys are nanoseconds since 1970
+			k, v = c.Seek(entryKey(since, 0))
+		}
+		for ; k != nil; k, v = c.Next() {
 			var e Entry
 			if err := json.Unmarshal(v, &e); err != nil {
 				return fmt.Errorf("usage ledger: entry %x: %w", k, err)

@@ -4,11 +4,11 @@ import "math"
 
 // Rate is what a model costs, in US dollars per million tokens.
 type Rate struct {
-	Input  float64 `yaml:"input"`
-	Output float64 `yaml:"output"`
+	Input  float64
+	Output float64
 	// Cached is the price of a prompt token read from the provider's cache
 	// (0: the input price).
-	Cached float64 `yaml:"cached"`
+	Cached float64
 }
 
 // Rates is the rate sheet (core.costs.rates), keyed by "provider/model"

@@ -1,0 +1,192 @@
+package usage
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
+)
+
+// Budget scopes, periods and actions (core.budgets).
+const (
+	ScopeSession    = "session"
+	ScopeUser       = "user"
+	ScopeAgent      = "agent"
+	ScopeGlobal     = "global"
+	ScopeBackground = "background" // heartbeats, jobs and maintenance, together
+
+	PeriodDay   = "day"
+	PeriodMonth = "month"
+	PeriodTotal = "total"
+
+	ActionWarn      = "warn"
+	ActionBlock     = "block"
+	ActionRouteDown = "route_down"
+)
+
+// DefaultOutputCap is the answer's share of a reservation when a call
+// sets no max_tokens.
+const DefaultOutputCap = 4096
+
+// Budget is one limit on tokens and/or money over a period.
+type Budget struct {
+	Scope, Period  string
+	Tokens         int64 // 0: no token limit
+	MicroUSD       int64 // 0: no money limit
+	Action         string
+	RouteDownModel string
+	WarnPercent    int
+}
+
+// Name says a budget for a user: "the daily budget of agent default".
+func (b Budget) name(id string) string {
+	per := map[string]string{PeriodDay: "daily ", PeriodMonth: "monthly ", PeriodTotal: ""}[b.Period]
+	switch b.Scope {
+	case ScopeGlobal:
+		return "the " + per + "global budget"
+	case ScopeBackground:
+		return "the " + per + "budget of background work (heartbeats, jobs, maintenance)"
+	}
+	return "the " + per + "budget of " + b.Scope + " " + id
+}
+
+// amount is what a budget counts.
+type amount struct{ tokens, micro int64 }
+
+func (a amount) add(b amount) amount { return amount{a.tokens + b.tokens, a.micro + b.micro} }
+func (a amount) sub(b amount) amount { return amount{a.tokens - b.tokens, a.micro - b.micro} }
+
+// holdKey is one budget's count for one scope id and period.
+type holdKey struct {
+	budget int
+	id     string
+	period string
+}
+
+// Budgets enforce the configured budgets: a call's estimate is reserved
+// against every budget that applies, under one lock (N concurrent calls
+// can never overspend), and settled with the real usage after the call.
+// What was spent comes from the ledger at start, so budgets survive
+// restarts; periods reset at the UTC day and month.
+type Budgets struct {
+	list  []Budget
+	rates Rates
+	clock clock.Clock
+	warn  func(ctx context.Context, msg string, attrs ...slog.Attr)
+
+	mu       sync.Mutex
+	day      string // the UTC day of the last reservation: past it, old periods go
+	spent    map[holdKey]amount
+	reserved map[holdKey]amount
+	warned   map[holdKey]bool
+}
+
+var _ beamclaw.Budgets = (*Budgets)(nil)
+
+// NewBudgets loads what the ledger holds of each budget's current period.
+// warn reports a budget past its warn_percent or spent under action warn
+// (nil: not reported).
+func NewBudgets(l *Ledger, list []Budget, clk clock.Clock, warn func(ctx context.Context, msg string, attrs ...slog.Attr)) (*Budgets, error) {
+	b := &Budgets{list: list, rates: l.rates, clock: clock.Or(clk), warn: warn,
+		spent: map[holdKey]amount{}, reserved: map[holdKey]amount{}, warned: map[holdKey]bool{}}
+	if len(list) == 0 {
+		return b, nil
+	}
+	now := b.clock.Now().UTC()
+	since := now
+	for _, bg := range list {
+		if s := periodStart(bg.Period, now); s.Before(since) {
+			since = s
+		}
+	}
+	err := l.Scan(since, func(e Entry) bool {
+		s := Spend{Session: e.Session, User: e.User, Agent: e.Agent, Origin: e.Origin}
+		for _, k := range b.keys(s, e.At) {
+			if k.period == periodOf(b.list[k.budget].Period, now) {
+				b.spent[k] = b.spent[k].add(amount{int64(e.In + e.Out), e.MicroUSD})
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("usage budgets: %w", err)
+	}
+	return b, nil
+}
+
+// Spend is beamclaw.Spend (the budgets' view of a call).
+type Spend = beamclaw.Spend
+
+func periodStart(period string, now time.Time) time.Time {
+	switch period {
+	case PeriodDay:
+		return time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	case PeriodMonth:
+		return time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+	}
+	return time.Time{}
+}
+
+func periodOf(period string, t time.Time) string {
+	switch period {
+	case PeriodDay:
+		return t.UTC().Format(time.DateOnly)
+	case PeriodMonth:
+		return t.UTC().Format("2006-01")
+	}
+	return ""
+}
+
+// resetAt is when a period that holds now ends (zero for total).
+func resetAt(period string, now time.Time) time.Time {
+	switch period {
+	case PeriodDay:
+		return periodStart(period, now).AddDate(0, 0, 1)
+	case PeriodMonth:
+		return periodStart(period, now).AddDate(0, 1, 0)
+	}
+	return time.Time{}
+}
+
+// keys are the budget counts a call of s at t falls under.
+func (b *Budgets) keys(s Spend, t time.Time) []holdKey {
+	var out []holdKey
+	for i, bg := range b.list {
+		var id string
+		switch bg.Scope {
+		case ScopeSession:
+			id = s.Session
+		case ScopeUser:
+			id = s.User
+		case ScopeAgent:
+			id = s.Agent
+		case ScopeBackground:
+			if s.Origin != OriginHeartbeat && s.Origin != OriginJob && s.Origin != OriginMaintenance {
+				continue
+			}
+		}
+		if id == "" && bg.Scope != ScopeGlobal && bg.Scope != ScopeBackground {
+			continue
+		}
+		out = append(out, holdKey{budget: i, id: id, period: periodOf(bg.Period, t)})
+	}
+	return out
+}
+
+// pruneLocked forgets the counts of periods that are over. The caller
+// holds b.mu.
+func (b *Budgets) pruneLocked(now time.Time) {
+	if d := periodOf(PeriodDay, now); d != b.day {
+		b.day = d
+		for k := range b.spent {
+			if k.period != periodOf(b.list[k.budget].Period, now) {
+				delete(b.spent, k)
+				delete(b.warned, k)
+			}
+		}
+	}
+}

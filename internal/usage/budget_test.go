@@ -1,0 +1,143 @@
+package usage
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
+	"github.com/beamclaw/beamclaw-go/internal/store"
+)
+
+func openLedger(t *testing.T, rates Rates) (*Ledger, *store.DB) {
+	t.Helper()
+	db, err := store.Open(filepath.Join(t.TempDir(), "beamclaw.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	l, err := New(db, rates, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, db
+}
+
+// 64 concurrent calls against a global budget of ~10 calls: what they
+// use never passes the budget, and the refused ones are KindBudget naming
+// the budget and its reset.
+func TestBudgetsConcurrencyCannotOverspend(t *testing.T) {
+	l, _ := openLedger(t, nil)
+	clk := clock.NewFake(time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC))
+	b, err := NewBudgets(l, []Budget{{Scope: ScopeGlobal, Period: PeriodDay, Tokens: 10_000, Action: ActionBlock}}, clk, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var used, refused atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 64 {
+		wg.Go(func() {
+			h, err := b.Reserve(context.Background(), Spend{Session: "s", Agent: "a", Provider: "p", Model: "m", In: 500, Out: 500})
+			if err != nil {
+				var be *BudgetError
+				if beamclaw.KindOf(err) != beamclaw.KindBudget || !errors.As(err, &be) || be.RetryIn() != 14*time.Hour {
+					t.Errorf("call %d refused with %v", i, err)
+				}
+				refused.Add(1)
+				return
+			}
+			used.Add(1000)
+			h.Settle(beamclaw.Usage{PromptTokens: 500, CompletionTokens: 500}, "p", "m")
+		})
+	}
+	wg.Wait()
+	if used.Load() > 10_000 || used.Load() < 9_000 || refused.Load() != 64-used.Load()/1000 {
+		t.Errorf("used %d tokens of 10,000 with %d refused", used.Load(), refused.Load())
+	}
+	clk.Advance(14 * time.Hour) // the next UTC day
+	if _, err := b.Reserve(context.Background(), Spend{Agent: "a", Provider: "p", Model: "m", In: 500, Out: 500}); err != nil {
+		t.Errorf("the budget did not reset at midnight UTC: %v", err)
+	}
+}
+
+// What was spent survives a restart (it is read from the ledger); a money
+// budget refuses a model it cannot price; route_down names the cheaper
+// model; background budgets count heartbeats, jobs and maintenance only;
+// a released reservation frees its estimate.
+func TestBudgetsActionsAndRestart(t *testing.T) {
+	l, _ := openLedger(t, Rates{"big": {Input: 10, Output: 10}, "small": {Input: 1, Output: 1}})
+	now := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	clk := clock.NewFake(now)
+	ana := Attribution{Session: "s1", User: "tg:1", Agent: "default", Channel: beamclaw.ChannelTelegram, Origin: OriginInteractive}
+	if err := l.Record(context.Background(), l.Entries(ana, []beamclaw.LLMCall{{At: now, Provider: "p", Model: "big",
+		Usage: beamclaw.Usage{PromptTokens: 90_000, CompletionTokens: 10_000}}})); err != nil {
+		t.Fatal(err)
+	}
+	list := []Budget{
+		{Scope: ScopeUser, Period: PeriodMonth, MicroUSD: 1_500_000, Action: ActionRouteDown, RouteDownModel: "small"},
+		{Scope: ScopeBackground, Period: PeriodDay, Tokens: 1_000, Action: ActionBlock},
+	}
+	var warned []string
+	b, err := NewBudgets(l, list, clk, func(_ context.Context, msg string, _ ...slog.Attr) { warned = append(warned, msg) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	// tg:1 spent $1.00 of $1.50; a call estimated at $0.51 goes to "small".
+	h, err := b.Reserve(ctx, Spend{User: "tg:1", Agent: "default", Origin: OriginInteractive, Provider: "p", Model: "big", In: 46_904, Out: 4096})
+	if err != nil || h.Model() != "small" {
+		t.Fatalf("route_down: %v %v", h, err)
+	}
+	h.Release()
+	if len(warned) == 0 {
+		t.Error("no warning when a route_down budget is spent")
+	}
+	if _, err := b.Reserve(ctx, Spend{User: "tg:1", Agent: "default", Origin: OriginInteractive, Provider: "p", Model: "unpriced", In: 1, Out: 1}); beamclaw.KindOf(err) != beamclaw.KindBudget {
+		t.Errorf("a model without a rate under a money budget: %v", err)
+	}
+	if _, err := b.Reserve(ctx, Spend{User: "tg:2", Agent: "default", Origin: OriginInteractive, Provider: "p", Model: "small", In: 5000, Out: 100}); err != nil {
+		t.Errorf("an interactive call counted against the background budget: %v", err)
+	}
+	if _, err := b.Reserve(ctx, Spend{User: "tg:2", Agent: "default", Origin: OriginHeartbeat, Provider: "p", Model: "small", In: 5000, Out: 100}); beamclaw.KindOf(err) != beamclaw.KindBudget {
+		t.Errorf("a heartbeat past the background budget: %v", err)
+	}
+}
+
+// BenchmarkReserveSettle is what budgets add to a model call: one
+// reservation against three budgets and its settlement (the ledger entry
+// rides on the turn's own commit). go test -run '^$' -bench ReserveSettle -benchmem ./internal/usage/
+func BenchmarkReserveSettle(b *testing.B) {
+	db, err := store.Open(filepath.Join(b.TempDir(), "beamclaw.db"), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	l, err := New(db, Rates{"m": {Input: 1, Output: 2}}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bs, err := NewBudgets(l, []Budget{
+		{Scope: ScopeGlobal, Period: PeriodDay, Tokens: 1 << 62, Action: ActionBlock},
+		{Scope: ScopeUser, Period: PeriodMonth, MicroUSD: 1 << 62, Action: ActionWarn},
+		{Scope: ScopeSession, Period: PeriodTotal, Tokens: 1 << 62, Action: ActionBlock},
+	}, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	s := Spend{Session: "s1", User: "tg:1", Agent: "default", Origin: OriginInteractive, Provider: "p", Model: "m", In: 3000, Out: 4096}
+	b.ReportAllocs()
+	for b.Loop() {
+		h, err := bs.Reserve(ctx, s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		h.Settle(beamclaw.Usage{PromptTokens: 3000, CompletionTokens: 40}, "p", "m")
+	}
+}
