@@ -15,6 +15,7 @@ const (
 	EventAgentStart         EventName = "agent_start"
 	EventLLMRequest         EventName = "llm_request"
 	EventLLMResponse        EventName = "llm_response"
+	EventLLMAttempt         EventName = "llm_attempt" // a provider of a chain failed; the next may be tried
 	EventToolCallStart      EventName = "tool_call_start"
 	EventToolCallResult     EventName = "tool_call_result"
 	EventTurnComplete       EventName = "turn_complete"

@@ -16,13 +16,14 @@ type providers struct {
 	clients map[string]beamclaw.Provider
 	chains  map[string]beamclaw.Provider // by first provider name
 	log     *slog.Logger
+	emit    provider.Emitter // the chains' llm_attempt events
 }
 
 // newProviders builds the clients, each by the adapter of its kind, and
 // every chain an agent can name, before any run starts (forAgent then
 // only reads maps).
-func newProviders(pp providerPlan, adapters []provider.Adapter, log *slog.Logger) (*providers, error) {
-	p := &providers{plan: pp, clients: map[string]beamclaw.Provider{}, chains: map[string]beamclaw.Provider{}, log: log}
+func newProviders(pp providerPlan, adapters []provider.Adapter, log *slog.Logger, emit provider.Emitter) (*providers, error) {
+	p := &providers{plan: pp, clients: map[string]beamclaw.Provider{}, chains: map[string]beamclaw.Provider{}, log: log, emit: emit}
 	for name, s := range pp.Clients {
 		a, ok := provider.Find(adapters, s.Kind)
 		if !ok {
@@ -67,7 +68,7 @@ func (p *providers) chain(first string) (beamclaw.Provider, error) {
 		p.chains[first] = list[0]
 		return list[0], nil
 	}
-	chain, err := provider.NewChain(p.log, list...)
+	chain, err := provider.NewChain(provider.ChainOptions{Logger: p.log, Emitter: p.emit}, list...)
 	if err != nil {
 		return nil, err
 	}

@@ -34,10 +34,10 @@ func TestProviderKindPicksTheAdapter(t *testing.T) {
 		}}
 	}
 	pp := providerPlan{Default: "a", Clients: map[string]provider.Settings{"a": {Name: "a", Kind: "native"}}}
-	if _, err := newProviders(pp, []provider.Adapter{adapter("openai"), adapter("native")}, nil); !errors.Is(err, errBuilt) || built["a"] != "native" {
+	if _, err := newProviders(pp, []provider.Adapter{adapter("openai"), adapter("native")}, nil, nil); !errors.Is(err, errBuilt) || built["a"] != "native" {
 		t.Fatalf("newProviders = %v; built %v; want provider a built by the native adapter", err, built)
 	}
-	_, err = newProviders(pp, []provider.Adapter{adapter("openai")}, nil)
+	_, err = newProviders(pp, []provider.Adapter{adapter("openai")}, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), `"native"`) || !strings.Contains(err.Error(), "openai") {
 		t.Fatalf("a kind with no adapter: %v", err)
 	}

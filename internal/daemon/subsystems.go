@@ -58,7 +58,7 @@ func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options)
 	for _, v := range p.Secrets {
 		rt.scrubber.Add(v)
 	}
-	provs, err := newProviders(p.Providers, config.ProviderAdapters(), d.log)
+	provs, err := newProviders(p.Providers, config.ProviderAdapters(), d.log, d.bus)
 	if err != nil {
 		return nil, nil, nil, err
 	}

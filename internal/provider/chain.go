@@ -5,31 +5,71 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
 )
 
+// Cool-downs of a provider after a failure, before a paid call goes to it
+// again.
+const (
+	DefaultRateLimitCooldown = 20 * time.Second // a 429 without Retry-After
+	MaxRateLimitCooldown     = 10 * time.Minute // a longer Retry-After is capped
+	UnavailableCooldown      = 10 * time.Second // 5xx, a dropped connection, no answer in time
+	AuthCooldown             = 10 * time.Minute // refused credentials or billing (401, 402, 403)
+	// maxSticky bounds the conversations a chain remembers the provider of.
+	maxSticky = 10_000
+)
+
+// Emitter takes a chain's events (the daemon's bus).
+type Emitter interface {
+	Emit(ctx context.Context, ev beamclaw.Event)
+}
+
+// ChainOptions configure a Chain; every field is optional.
+type ChainOptions struct {
+	Logger  *slog.Logger
+	Emitter Emitter // an llm_attempt event per failed attempt
+	Clock   clock.Clock
+}
+
 // Chain is a Provider over an ordered list of providers (the default one,
-// then core.fallback_providers): when one fails with a rate limit,
-// unavailability or a timeout before any text reached the caller, the
-// next one is asked. ChatResponse.Provider names the one that answered.
+// then core.fallback_providers) that knows why a call failed. Before any
+// text reached the caller it moves on to the next provider when one
+// rate limits (that provider then cools down for its Retry-After),
+// refuses the credentials or the bill (it cools down for AuthCooldown), or
+// is unavailable or slow (UnavailableCooldown); it does not retry an
+// invalid request, an overflowing context or a content-policy refusal. A
+// provider cooling down gets no paid call. A conversation stays with the
+// provider that last answered it (its prompt cache stays warm). The
+// final error names every attempt. ChatResponse.Provider names the
+// provider that answered.
 type Chain struct {
 	providers []beamclaw.Provider
 	log       *slog.Logger
+	emit      Emitter
+	clock     clock.Clock
+
+	mu     sync.Mutex
+	cooled map[string]time.Time // provider -> until
+	sticky map[string]int       // conversation -> index of the provider that answered it last
 }
 
 var _ beamclaw.Provider = (*Chain)(nil)
 
-// NewChain returns a Chain; logger may be nil. It needs at least one
-// provider.
-func NewChain(logger *slog.Logger, providers ...beamclaw.Provider) (*Chain, error) {
+// NewChain returns a Chain; it needs at least one provider.
+func NewChain(o ChainOptions, providers ...beamclaw.Provider) (*Chain, error) {
 	if len(providers) == 0 {
 		return nil, beamclaw.E("provider.NewChain", beamclaw.KindInvalid, "no providers configured", nil)
 	}
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Chain{providers: providers, log: logger}, nil
+	return &Chain{providers: providers, log: o.Logger, emit: o.Emitter, clock: clock.Or(o.Clock),
+		cooled: map[string]time.Time{}, sticky: map[string]int{}}, nil
 }
 
 // Name is the first provider's name.
@@ -40,9 +80,27 @@ func (c *Chain) Providers() []beamclaw.Provider {
 	return append([]beamclaw.Provider(nil), c.providers...)
 }
 
-// Chat asks each provider in turn. req.Model goes only to the first
-// provider; fallbacks use their own configured model, since model names
-// differ between providers.
+// order is the providers to ask for conv, by index: the one that answered
+// it last first, then the others in their order.
+func (c *Chain) order(conv string) []int {
+	first := 0
+	if conv != "" {
+		c.mu.Lock()
+		first = c.sticky[conv]
+		c.mu.Unlock()
+	}
+	out := []int{first}
+	for i := range c.providers {
+		if i != first {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Chat asks the providers in turn, as the Chain's doc says. req.Model
+// goes only to the first provider; the others use their own configured
+// model, since model names differ between providers.
 func (c *Chain) Chat(ctx context.Context, req beamclaw.ChatRequest, onText func(string)) (beamclaw.ChatResponse, error) {
 	emitted := false
 	tracked := func(s string) {
@@ -51,34 +109,124 @@ func (c *Chain) Chat(ctx context.Context, req beamclaw.ChatRequest, onText func(
 			onText(s)
 		}
 	}
-	var resp beamclaw.ChatResponse
-	var err error
-	for i, p := range c.providers {
+	var (
+		resp     beamclaw.ChatResponse
+		err      error
+		attempts []string
+		soonest  time.Duration // the shortest wait of a provider cooling down
+	)
+	for _, i := range c.order(req.Conversation) {
+		p := c.providers[i]
+		if wait := c.coolingFor(p.Name()); wait > 0 {
+			attempts = append(attempts, fmt.Sprintf("%s: cooling down for %s", p.Name(), wait.Round(time.Second)))
+			if soonest == 0 || wait < soonest {
+				soonest = wait
+			}
+			continue
+		}
 		r := req
 		if i > 0 {
 			r.Model = ""
 		}
-		resp, err = p.Chat(ctx, r, tracked)
-		if err == nil {
+		if resp, err = p.Chat(ctx, r, tracked); err == nil {
+			c.answered(req.Conversation, i)
 			return resp, nil
 		}
-		if emitted || ctx.Err() != nil || !fallsOver(err) || i == len(c.providers)-1 {
+		attempts = append(attempts, p.Name()+": "+beamclaw.UserMessage(err))
+		c.failed(ctx, p.Name(), err)
+		if emitted || ctx.Err() != nil || !c.cool(p.Name(), err) {
 			break
 		}
-		c.log.LogAttrs(ctx, slog.LevelWarn, "provider fallback",
-			slog.String("from", p.Name()), slog.String("to", c.providers[i+1].Name()),
-			slog.String("kind", beamclaw.KindOf(err).String()))
 	}
-	return resp, fmt.Errorf("provider chain: %w", err)
+	if err == nil { // every provider was cooling down: no call was made
+		return resp, beamclaw.E("provider.Chain", beamclaw.KindRateLimited,
+			"every model provider is cooling down after failures ("+strings.Join(attempts, "; ")+")", retryIn(soonest))
+	}
+	return resp, beamclaw.E("provider.Chain", beamclaw.KindOf(err), chainMessage(err, attempts), err)
 }
 
-// fallsOver reports whether an error lets the next provider try.
-func fallsOver(err error) bool {
-	switch beamclaw.KindOf(err) {
-	case beamclaw.KindRateLimited, beamclaw.KindUnavailable, beamclaw.KindTimeout:
-		return true
+// chainMessage says what failed: the last error's words, with every
+// attempt when there was more than one.
+func chainMessage(err error, attempts []string) string {
+	if len(attempts) <= 1 {
+		return beamclaw.UserMessage(err)
 	}
-	return false
+	return beamclaw.UserMessage(err) + " (tried " + strings.Join(attempts, "; ") + ")"
+}
+
+// retryIn is an error whose RetryIn is d (beamclaw.RetryAfterOf).
+type retryIn time.Duration
+
+func (r retryIn) Error() string          { return "retry in " + time.Duration(r).String() }
+func (r retryIn) RetryIn() time.Duration { return time.Duration(r) }
+
+// cool puts a provider that failed with err out of use for a while, and
+// reports whether the next provider may be tried.
+func (c *Chain) cool(name string, err error) bool {
+	var d time.Duration
+	switch beamclaw.KindOf(err) {
+	case beamclaw.KindRateLimited:
+		d = beamclaw.RetryAfterOf(err)
+		if d <= 0 {
+			d = DefaultRateLimitCooldown
+		}
+		d = min(d, MaxRateLimitCooldown)
+	case beamclaw.KindUnauthorized:
+		d = AuthCooldown
+	case beamclaw.KindUnavailable, beamclaw.KindTimeout:
+		d = UnavailableCooldown
+	default:
+		return false // invalid, too large for the context, refused by policy: no retry helps
+	}
+	if len(c.providers) == 1 {
+		return false // nothing else to try; a lone provider is never cooled out of use
+	}
+	c.mu.Lock()
+	c.cooled[name] = c.clock.Now().Add(d)
+	c.mu.Unlock()
+	return true
+}
+
+// coolingFor is how long the provider still cools down (0: usable).
+func (c *Chain) coolingFor(name string) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	until, ok := c.cooled[name]
+	if !ok {
+		return 0
+	}
+	if left := until.Sub(c.clock.Now()); left > 0 {
+		return left
+	}
+	delete(c.cooled, name)
+	return 0
+}
+
+// answered remembers which provider answered the conversation.
+func (c *Chain) answered(conv string, i int) {
+	if conv == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.sticky[conv]; !ok && len(c.sticky) >= maxSticky {
+		clear(c.sticky)
+	}
+	if i == 0 {
+		delete(c.sticky, conv)
+		return
+	}
+	c.sticky[conv] = i
+}
+
+// failed logs and emits one failed attempt.
+func (c *Chain) failed(ctx context.Context, name string, err error) {
+	kind := beamclaw.KindOf(err).String()
+	c.log.LogAttrs(ctx, slog.LevelWarn, "provider attempt failed", slog.String("provider", name), slog.String("kind", kind))
+	if c.emit != nil {
+		c.emit.Emit(ctx, beamclaw.Event{Name: beamclaw.EventLLMAttempt,
+			Attrs: []slog.Attr{slog.String("provider", name), slog.String("kind", kind)}})
+	}
 }
 
 // ChainOf is the names of the providers a chain asks, in order: first,

@@ -36,7 +36,7 @@ func TestChainFallsOver(t *testing.T) {
 			p1.Script(tt.primary)
 			c1 := client(t, p1, openai.Options{Name: "primary", MaxRetries: -1, Model: "model-a"})
 			c2 := client(t, p2, openai.Options{Name: "fallback", Model: "model-b"})
-			chain, err := provider.NewChain(nil, c1, c2)
+			chain, err := provider.NewChain(provider.ChainOptions{}, c1, c2)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,7 +68,7 @@ func TestChainFallsOver(t *testing.T) {
 }
 
 func TestNewChainNeedsProviders(t *testing.T) {
-	if _, err := provider.NewChain(nil); beamclaw.KindOf(err) != beamclaw.KindInvalid {
+	if _, err := provider.NewChain(provider.ChainOptions{}); beamclaw.KindOf(err) != beamclaw.KindInvalid {
 		t.Fatalf("err = %v", err)
 	}
 }

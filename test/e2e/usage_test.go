@@ -216,3 +216,50 @@ func TestHeartbeatWithinTheBackgroundBudget(t *testing.T) {
 		t.Errorf("an interactive turn made %d model calls, want 1", n)
 	}
 }
+
+// TestRoutingKnowsWhy (issue 25, item 3): through the daemon, a primary
+// provider answering 429 with Retry-After, 401 or 402 hands the turn to
+// the backup, an llm_attempt event says so, and the primary gets no paid
+// call while it cools down; an overflowing context and a content-policy
+// refusal are not sent to the backup, and the user is told why.
+func TestRoutingKnowsWhy(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		reply    fakellm.Reply
+		fallback bool
+		says     string // in the error the user gets, when there is no fallback
+	}{
+		{"429", fakellm.Reply{Status: 429, RetryAfter: time.Minute, Error: "slow down"}, true, ""},
+		{"401", fakellm.Reply{Status: 401, Error: "invalid api key"}, true, ""},
+		{"402", fakellm.Reply{Status: 402, Error: "insufficient credits"}, true, ""},
+		{"context overflow", fakellm.Reply{Status: 400, Error: "This model's maximum context length is 8192 tokens"}, false, "context window"},
+		{"content policy", fakellm.Reply{Status: 400, Error: "filtered by our content management policy"}, false, "content policy"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			backup := fakellm.New(t)
+			r := newChatRig(t, rigOptions{fakeName: "primary", providers: map[string]string{"backup": backup.URL()},
+				fallback: []string{"backup"}})
+			r.llm.SetDefault(func(fakellm.Request) fakellm.Reply { return tc.reply })
+			backup.SetDefault(fakellm.Rules)
+			r.start()
+			code, body := r.post("ana", "hello")
+			if !tc.fallback {
+				if code == http.StatusOK || !strings.Contains(body, tc.says) || len(backup.Requests()) != 0 {
+					t.Errorf("%d %s; the backup was asked %d times (want 0)", code, body, len(backup.Requests()))
+				}
+				return
+			}
+			if code != http.StatusOK || len(backup.Requests()) != 1 {
+				t.Fatalf("%d %s; the backup was asked %d times", code, body, len(backup.Requests()))
+			}
+			pollUntil(t, 10*time.Second, "an llm_attempt event", func() bool { return strings.Contains(r.h.logs(), "llm_attempt") })
+			r.chat("bo", "hello again")
+			if n := len(r.llm.Requests()); n != 1 {
+				t.Errorf("the cooling primary got %d paid calls, want 1 (the first)", n)
+			}
+			if n := len(backup.Requests()); n != 2 {
+				t.Errorf("the backup served %d calls, want 2", n)
+			}
+		})
+	}
+}

@@ -211,7 +211,7 @@ func (c *Client) streamError(raw json.RawMessage) error {
 	se := &StatusError{Provider: c.t.name, Message: c.t.redact(truncate(e.Message, 300))}
 	kind := beamclaw.KindUnavailable
 	if code, err := strconv.Atoi(string(bytes.Trim(e.Code, `"`))); err == nil && code >= 400 {
-		se.Status, kind = code, kindForStatus(code)
+		se.Status, kind = code, kindForStatus(code, "", e.Message)
 	}
 	return beamclaw.E("openai.Chat", kind, userMessage(kind), se)
 }

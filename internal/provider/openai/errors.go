@@ -42,13 +42,22 @@ var errBrokenStream = errors.New("stream ended before the answer finished")
 
 const maxErrorBody = 64 << 10
 
-// kindForStatus maps an HTTP status to an error Kind.
-func kindForStatus(status int) beamclaw.Kind {
+// kindForStatus maps an HTTP status and the error body's code and
+// message to an error Kind: the reason a chain decides on (a rate limit
+// cools the provider down, refused credentials or billing move to the
+// next, an overflowing context or a content policy are not retried).
+func kindForStatus(status int, code, msg string) beamclaw.Kind {
+	lower := strings.ToLower(code + " " + msg)
 	switch {
 	case status == http.StatusTooManyRequests:
 		return beamclaw.KindRateLimited
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+	case status == http.StatusUnauthorized || status == http.StatusForbidden || status == http.StatusPaymentRequired:
 		return beamclaw.KindUnauthorized
+	case status == http.StatusBadRequest && (strings.Contains(lower, "context_length_exceeded") || strings.Contains(lower, "context length")):
+		return beamclaw.KindTooLarge
+	case status == http.StatusBadRequest && (strings.Contains(lower, "content_filter") || strings.Contains(lower, "content_policy") ||
+		strings.Contains(lower, "content policy") || strings.Contains(lower, "content management policy")):
+		return beamclaw.KindForbidden
 	case status == http.StatusRequestTimeout || status == http.StatusGatewayTimeout:
 		return beamclaw.KindTimeout
 	case status == http.StatusRequestEntityTooLarge:
@@ -69,7 +78,9 @@ func userMessage(k beamclaw.Kind) string {
 	case beamclaw.KindTimeout:
 		return "the model provider did not answer in time"
 	case beamclaw.KindTooLarge:
-		return "the request is too large for the model provider"
+		return "the request is too large for the model provider (its context window is full)"
+	case beamclaw.KindForbidden:
+		return "the model provider refused the request under its content policy"
 	case beamclaw.KindInvalid:
 		return "the model provider rejected the request"
 	}
@@ -79,35 +90,40 @@ func userMessage(k beamclaw.Kind) string {
 // statusError reads an error response and returns it with its Kind.
 func (t *transport) statusError(op string, res *http.Response) error {
 	body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
+	msg, code := errorMessage(body)
 	se := &StatusError{
 		Provider:   t.name,
 		Status:     res.StatusCode,
-		Message:    t.redact(errorMessage(body)),
+		Message:    t.redact(msg),
 		RetryAfter: retryAfter(res.Header, t.clock.Now()),
 	}
-	k := kindForStatus(res.StatusCode)
+	k := kindForStatus(res.StatusCode, code, msg)
 	return beamclaw.E(op, k, userMessage(k), se)
 }
 
-// errorMessage extracts error.message from an OpenAI-style error body (or
-// the "error" string some servers send), else the start of the body.
-func errorMessage(body []byte) string {
+// errorMessage extracts error.message and error.code from an
+// OpenAI-style error body (or the "error" string some servers send),
+// else the start of the body.
+func errorMessage(body []byte) (msg, code string) {
 	var e struct {
 		Error json.RawMessage `json:"error"`
 	}
 	if json.Unmarshal(body, &e) == nil && len(e.Error) > 0 {
 		var obj struct {
-			Message string `json:"message"`
+			Message string          `json:"message"`
+			Code    json.RawMessage `json:"code"`
 		}
 		if json.Unmarshal(e.Error, &obj) == nil && obj.Message != "" {
-			return truncate(obj.Message, 300)
+			var c string
+			_ = json.Unmarshal(obj.Code, &c)
+			return truncate(obj.Message, 300), c
 		}
 		var s string
 		if json.Unmarshal(e.Error, &s) == nil {
-			return truncate(s, 300)
+			return truncate(s, 300), ""
 		}
 	}
-	return truncate(strings.TrimSpace(string(body)), 200)
+	return truncate(strings.TrimSpace(string(body)), 200), ""
 }
 
 func truncate(s string, n int) string {

@@ -1,0 +1,124 @@
+package provider_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
+	"github.com/beamclaw/beamclaw-go/internal/provider"
+	"github.com/beamclaw/beamclaw-go/internal/provider/openai"
+	"github.com/beamclaw/beamclaw-go/test/fakellm"
+)
+
+// recorder records the chain's events.
+type recorder struct{ evs []beamclaw.Event }
+
+func (r *recorder) Emit(_ context.Context, ev beamclaw.Event) { r.evs = append(r.evs, ev) }
+
+// Each failure takes its path: a rate limit, refused credentials and a
+// refused bill move to the fallback and cool the primary down (no paid
+// call reaches it until the cool-down ends); an overflowing context and a
+// content-policy refusal are not retried anywhere.
+func TestChainKnowsWhyACallFailed(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		reply    fakellm.Reply
+		cooldown time.Duration // 0: no fallback, no cool-down
+		kind     beamclaw.Kind
+	}{
+		{"429 with Retry-After", fakellm.Reply{Status: 429, RetryAfter: 30 * time.Second}, 30 * time.Second, 0},
+		{"401", fakellm.Reply{Status: 401, Error: "invalid api key"}, provider.AuthCooldown, 0},
+		{"402", fakellm.Reply{Status: 402, Error: "insufficient credits"}, provider.AuthCooldown, 0},
+		{"context overflow", fakellm.Reply{Status: 400, Error: "This model's maximum context length is 8192 tokens, your messages resulted in 9001 tokens"}, 0, beamclaw.KindTooLarge},
+		{"content policy", fakellm.Reply{Status: 400, Error: "The response was filtered due to the prompt triggering our content management policy"}, 0, beamclaw.KindForbidden},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p1, p2 := fakellm.New(t), fakellm.New(t)
+			p1.Script(tc.reply)
+			clk := clock.NewFake(time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC))
+			rec := &recorder{}
+			chain, err := provider.NewChain(provider.ChainOptions{Emitter: rec, Clock: clk},
+				client(t, p1, openai.Options{Name: "primary", MaxRetries: -1, Model: "a", RetryAfterCap: time.Millisecond}),
+				client(t, p2, openai.Options{Name: "fallback", MaxRetries: -1, Model: "b"}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := beamclaw.ChatRequest{Messages: []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "hello"}}}
+			resp, err := chain.Chat(context.Background(), req, nil)
+			if tc.cooldown == 0 {
+				if beamclaw.KindOf(err) != tc.kind || len(p2.Requests()) != 0 {
+					t.Fatalf("err %v (want kind %v), fallback asked %d times (want 0)", err, tc.kind, len(p2.Requests()))
+				}
+				return
+			}
+			if err != nil || resp.Provider != "fallback" {
+				t.Fatalf("Chat = %+v, %v; want the fallback's answer", resp, err)
+			}
+			if len(rec.evs) != 1 || rec.evs[0].Name != beamclaw.EventLLMAttempt {
+				t.Errorf("events %+v, want one llm_attempt", rec.evs)
+			}
+			clk.Advance(tc.cooldown - time.Second)
+			if _, err := chain.Chat(context.Background(), req, nil); err != nil || len(p1.Requests()) != 1 {
+				t.Errorf("while cooling down the primary was asked %d times (want 1): %v", len(p1.Requests()), err)
+			}
+			clk.Advance(2 * time.Second)
+			if resp, _ := chain.Chat(context.Background(), req, nil); resp.Provider != "primary" || len(p1.Requests()) != 2 {
+				t.Errorf("after the cool-down %q answered; the primary was asked %d times", resp.Provider, len(p1.Requests()))
+			}
+		})
+	}
+}
+
+// With every provider cooling down no call is made: a rate-limit error
+// with the shortest wait; an error after several attempts names each.
+func TestChainAllCooledAndAttemptsNamed(t *testing.T) {
+	p1, p2 := fakellm.New(t), fakellm.New(t)
+	p1.Script(fakellm.Reply{Status: 503})
+	p2.Script(fakellm.Reply{Status: 429, RetryAfter: 5 * time.Second})
+	clk := clock.NewFake(time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC))
+	chain, err := provider.NewChain(provider.ChainOptions{Clock: clk},
+		client(t, p1, openai.Options{Name: "primary", MaxRetries: -1, Model: "a"}),
+		client(t, p2, openai.Options{Name: "fallback", MaxRetries: -1, Model: "b", RetryAfterCap: time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := beamclaw.ChatRequest{Messages: []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "hello"}}}
+	_, err = chain.Chat(context.Background(), req, nil)
+	if msg := beamclaw.UserMessage(err); beamclaw.KindOf(err) != beamclaw.KindRateLimited || !strings.Contains(msg, "primary: ") || !strings.Contains(msg, "fallback: ") {
+		t.Fatalf("err %v: want a rate limit naming both attempts", msg)
+	}
+	_, err = chain.Chat(context.Background(), req, nil)
+	if beamclaw.KindOf(err) != beamclaw.KindRateLimited || beamclaw.RetryAfterOf(err) != 5*time.Second || len(p1.Requests())+len(p2.Requests()) != 2 {
+		t.Errorf("all cooling down: %v (retry in %s); %d calls, want 2", err, beamclaw.RetryAfterOf(err), len(p1.Requests())+len(p2.Requests()))
+	}
+}
+
+// A conversation stays with the provider that last answered it, even
+// once the one before it is usable again.
+func TestChainIsStickyPerConversation(t *testing.T) {
+	p1, p2 := fakellm.New(t), fakellm.New(t)
+	p1.Script(fakellm.Reply{Status: 500})
+	clk := clock.NewFake(time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC))
+	chain, err := provider.NewChain(provider.ChainOptions{Clock: clk},
+		client(t, p1, openai.Options{Name: "primary", MaxRetries: -1, Model: "a"}),
+		client(t, p2, openai.Options{Name: "fallback", MaxRetries: -1, Model: "b"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := beamclaw.ChatRequest{Conversation: "session-1", Messages: []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "hello"}}}
+	if resp, err := chain.Chat(context.Background(), req, nil); err != nil || resp.Provider != "fallback" {
+		t.Fatalf("first: %+v %v", resp, err)
+	}
+	clk.Advance(time.Hour)
+	if resp, _ := chain.Chat(context.Background(), req, nil); resp.Provider != "fallback" || len(p1.Requests()) != 1 {
+		t.Errorf("the conversation moved back to %q", resp.Provider)
+	}
+	other := req
+	other.Conversation = "session-2"
+	if resp, _ := chain.Chat(context.Background(), other, nil); resp.Provider != "primary" {
+		t.Errorf("another conversation went to %q, want the primary", resp.Provider)
+	}
+}
