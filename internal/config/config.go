@@ -57,6 +57,9 @@ type Agent struct {
 	// USER.md writes, notes and flushes are: each user's own ("user", the
 	// default) or the agent's, shared by all its users ("agent").
 	MemoryScope string `yaml:"memory_scope"`
+	// FallbackProviders is the agent's own fallback chain after its
+	// provider (empty: core.fallback_providers).
+	FallbackProviders []string `yaml:"fallback_providers"`
 }
 
 // MemoryScopes are the values of core.agents.<name>.memory_scope.

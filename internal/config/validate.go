@@ -87,6 +87,9 @@ func (c *Config) validateCore(p *problems) {
 		if a.MemoryScope != "" {
 			p.Enum(key+".memory_scope", a.MemoryScope, MemoryScopes)
 		}
+		for i, f := range a.FallbackProviders {
+			p.provider(fmt.Sprintf("%s.fallback_providers[%d]", key, i), f, k.Providers, false)
+		}
 	}
 }
 

@@ -39,10 +39,10 @@ gateway:
       - {name: ci, secret: {env: CI_SECRET}, agent: default, deliver_url: "https://ci.example.com/answer"}
 core:
   providers:
-    local: {base_url: "http://127.0.0.1:9/v1", model: local-model}
+    local: {base_url: "http://127.0.0.1:9/v1", model: local-model, api_keys: [{env: LOCAL_KEY_2}]}
   fallback_providers: [openai]
   agents:
-    coder: {provider: openai, model: gpt-4o-mini, autonomy_level: full, memory_scope: user}
+    coder: {provider: openai, model: gpt-4o-mini, autonomy_level: full, memory_scope: user, fallback_providers: [local]}
   agentic_loop: {auto_context: true, compaction_provider: openai, compaction_model: gpt-4o-mini}
   skills: {allow_flagged: [github]}
   maintenance: {enabled: true}

@@ -115,7 +115,12 @@ type providerPlan struct {
 	Windows map[string]int
 }
 
-type agentChoice struct{ Provider, Model string }
+// agentChoice is an agent's provider, model and fallback providers
+// (core.agents.<name>.provider, model, fallback_providers).
+type agentChoice struct {
+	Provider, Model string
+	Fallbacks       []string
+}
 
 // embeddingPlan is the /embeddings client and its cache.
 type embeddingPlan struct {
@@ -217,7 +222,7 @@ func planProviders(c *config.Config, getenv func(string) string) providerPlan {
 		}
 	}
 	for name, a := range c.Core.Agents {
-		pp.Agents[name] = agentChoice{Provider: a.Provider, Model: a.Model}
+		pp.Agents[name] = agentChoice{Provider: a.Provider, Model: a.Model, Fallbacks: a.FallbackProviders}
 	}
 	return pp
 }

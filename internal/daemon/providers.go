@@ -1,8 +1,10 @@
 package daemon
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/provider"
@@ -13,8 +15,8 @@ import (
 // then core.fallback_providers) and the model to ask for.
 type providers struct {
 	plan    providerPlan
-	clients map[string]beamclaw.Provider
-	chains  map[string]beamclaw.Provider // by first provider name
+	clients map[string][]beamclaw.Provider // a client per key, by provider name
+	chains  map[string]beamclaw.Provider   // by first provider name
 	log     *slog.Logger
 	emit    provider.Emitter // the chains' llm_attempt events
 }
@@ -23,69 +25,91 @@ type providers struct {
 // every chain an agent can name, before any run starts (forAgent then
 // only reads maps).
 func newProviders(pp providerPlan, adapters []provider.Adapter, log *slog.Logger, emit provider.Emitter) (*providers, error) {
-	p := &providers{plan: pp, clients: map[string]beamclaw.Provider{}, chains: map[string]beamclaw.Provider{}, log: log, emit: emit}
+	p := &providers{plan: pp, clients: map[string][]beamclaw.Provider{}, chains: map[string]beamclaw.Provider{}, log: log, emit: emit}
 	for name, s := range pp.Clients {
 		a, ok := provider.Find(adapters, s.Kind)
 		if !ok {
 			return nil, fmt.Errorf("provider %s: no adapter of kind %q (have %v)", name, s.Kind, provider.Kinds(adapters))
 		}
-		c, err := a.New(s, log)
-		if err != nil {
-			return nil, fmt.Errorf("provider %s: %w", name, err)
+		for _, key := range append([]string{s.APIKey}, s.SpareKeys...) {
+			ks := s
+			ks.APIKey, ks.SpareKeys = key, nil
+			c, err := a.New(ks, log)
+			if err != nil {
+				return nil, fmt.Errorf("provider %s: %w", name, err)
+			}
+			p.clients[name] = append(p.clients[name], c)
 		}
-		p.clients[name] = c
 	}
-	names := []string{pp.Default}
+	if _, err := p.chainOf(pp.Default, pp.Fallbacks); err != nil {
+		return nil, err
+	}
 	for _, a := range pp.Agents {
-		if a.Provider != "" {
-			names = append(names, a.Provider)
-		}
-	}
-	for _, n := range names {
-		if _, err := p.chain(n); err != nil {
+		if _, err := p.chainOf(cmp.Or(a.Provider, pp.Default), p.fallbacksOf(a)); err != nil {
 			return nil, err
 		}
 	}
 	return p, nil
 }
 
-// chain returns first followed by the fallbacks (without repeating it).
+// fallbacksOf is an agent's fallback providers: its own
+// (core.agents.<name>.fallback_providers), else core.fallback_providers.
+func (p *providers) fallbacksOf(a agentChoice) []string {
+	if len(a.Fallbacks) > 0 {
+		return a.Fallbacks
+	}
+	return p.plan.Fallbacks
+}
+
+// chain returns first followed by core.fallback_providers.
 func (p *providers) chain(first string) (beamclaw.Provider, error) {
-	if c, ok := p.chains[first]; ok {
+	return p.chainOf(first, p.plan.Fallbacks)
+}
+
+// chainKey names a chain in the cache.
+func chainKey(first string, fallbacks []string) string {
+	return first + "\x00" + strings.Join(fallbacks, "\x00")
+}
+
+// chainOf returns first followed by fallbacks (without repeating it),
+// each provider with every key it has, in order.
+func (p *providers) chainOf(first string, fallbacks []string) (beamclaw.Provider, error) {
+	key := chainKey(first, fallbacks)
+	if c, ok := p.chains[key]; ok {
 		return c, nil
 	}
 	var list []beamclaw.Provider
-	for _, name := range provider.ChainOf(first, p.plan.Fallbacks) {
-		c, ok := p.clients[name]
+	for _, name := range provider.ChainOf(first, fallbacks) {
+		cs, ok := p.clients[name]
 		switch {
 		case ok:
-			list = append(list, c)
+			list = append(list, cs...)
 		case name == first:
 			return nil, fmt.Errorf("no provider %q configured", first)
 		}
 	}
 	if len(list) == 1 {
-		p.chains[first] = list[0]
+		p.chains[key] = list[0]
 		return list[0], nil
 	}
 	chain, err := provider.NewChain(provider.ChainOptions{Logger: p.log, Emitter: p.emit}, list...)
 	if err != nil {
 		return nil, err
 	}
-	p.chains[first] = chain
+	p.chains[key] = chain
 	return chain, nil
 }
 
 // forAgent is the loop's ProviderFunc.
 func (p *providers) forAgent(agentID string) (beamclaw.Provider, string, error) {
-	name, model := p.plan.Default, ""
+	name, model, fallbacks := p.plan.Default, "", p.plan.Fallbacks
 	if a, ok := p.plan.Agents[agentID]; ok {
 		if a.Provider != "" {
 			name = a.Provider
 		}
-		model = a.Model
+		model, fallbacks = a.Model, p.fallbacksOf(a)
 	}
-	c, ok := p.chains[name]
+	c, ok := p.chains[chainKey(name, fallbacks)]
 	if !ok {
 		return nil, "", beamclaw.E("providers", beamclaw.KindUnavailable, "no provider configured for this agent",
 			fmt.Errorf("provider %q", name))

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"strings"
@@ -40,5 +41,51 @@ func TestProviderKindPicksTheAdapter(t *testing.T) {
 	_, err = newProviders(pp, []provider.Adapter{adapter("openai")}, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), `"native"`) || !strings.Contains(err.Error(), "openai") {
 		t.Fatalf("a kind with no adapter: %v", err)
+	}
+}
+
+// named is a provider that is only its name and key.
+type named struct{ name, key string }
+
+func (n named) Name() string { return n.name }
+func (n named) Chat(context.Context, beamclaw.ChatRequest, func(string)) (beamclaw.ChatResponse, error) {
+	return beamclaw.ChatResponse{}, nil
+}
+
+// An agent's own fallback_providers make its chain; a provider's
+// api_keys are more entries of it, each a client with its own key.
+func TestAgentChainsAndSpareKeys(t *testing.T) {
+	var keys []string
+	adapter := provider.Adapter{Kind: "openai", New: func(s provider.Settings, _ *slog.Logger) (beamclaw.Provider, error) {
+		keys = append(keys, s.Name+"="+s.APIKey)
+		return named{s.Name, s.APIKey}, nil
+	}}
+	pp := providerPlan{Default: "a", Fallbacks: []string{"b"},
+		Clients: map[string]provider.Settings{
+			"a": {Name: "a", Kind: "openai", APIKey: "ka1", SpareKeys: []string{"ka2"}},
+			"b": {Name: "b", Kind: "openai", APIKey: "kb"},
+			"c": {Name: "c", Kind: "openai", APIKey: "kc"},
+		},
+		Agents: map[string]agentChoice{"coder": {Fallbacks: []string{"c"}}}}
+	p, err := newProviders(pp, []provider.Adapter{adapter}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := func(agent string) []string {
+		c, _, err := p.forAgent(agent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range c.(*provider.Chain).Providers() {
+			out = append(out, e.Name()+"="+e.(named).key)
+		}
+		return out
+	}
+	if got := strings.Join(order("default"), ","); got != "a=ka1,a=ka2,b=kb" {
+		t.Errorf("the default chain: %s", got)
+	}
+	if got := strings.Join(order("coder"), ","); got != "a=ka1,a=ka2,c=kc" {
+		t.Errorf("coder's own chain: %s", got)
 	}
 }

@@ -54,7 +54,7 @@ type Chain struct {
 	clock     clock.Clock
 
 	mu     sync.Mutex
-	cooled map[string]time.Time // provider -> until
+	cooled map[int]time.Time // provider (index: a provider with several keys is several entries) -> until
 	sticky map[string]int       // conversation -> index of the provider that answered it last
 }
 
@@ -69,7 +69,7 @@ func NewChain(o ChainOptions, providers ...beamclaw.Provider) (*Chain, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Chain{providers: providers, log: o.Logger, emit: o.Emitter, clock: clock.Or(o.Clock),
-		cooled: map[string]time.Time{}, sticky: map[string]int{}}, nil
+		cooled: map[int]time.Time{}, sticky: map[string]int{}}, nil
 }
 
 // Name is the first provider's name.
@@ -116,25 +116,25 @@ func (c *Chain) Chat(ctx context.Context, req beamclaw.ChatRequest, onText func(
 		soonest  time.Duration // the shortest wait of a provider cooling down
 	)
 	for _, i := range c.order(req.Conversation) {
-		p := c.providers[i]
-		if wait := c.coolingFor(p.Name()); wait > 0 {
-			attempts = append(attempts, fmt.Sprintf("%s: cooling down for %s", p.Name(), wait.Round(time.Second)))
+		p, label := c.providers[i], c.label(i)
+		if wait := c.coolingFor(i); wait > 0 {
+			attempts = append(attempts, fmt.Sprintf("%s: cooling down for %s", label, wait.Round(time.Second)))
 			if soonest == 0 || wait < soonest {
 				soonest = wait
 			}
 			continue
 		}
 		r := req
-		if i > 0 {
-			r.Model = ""
+		if p.Name() != c.providers[0].Name() {
+			r.Model = "" // another provider: its own model
 		}
 		if resp, err = p.Chat(ctx, r, tracked); err == nil {
 			c.answered(req.Conversation, i)
 			return resp, nil
 		}
-		attempts = append(attempts, p.Name()+": "+beamclaw.UserMessage(err))
-		c.failed(ctx, p.Name(), err)
-		if emitted || ctx.Err() != nil || !c.cool(p.Name(), err) {
+		attempts = append(attempts, label+": "+beamclaw.UserMessage(err))
+		c.failed(ctx, label, err)
+		if emitted || ctx.Err() != nil || !c.cool(i, err) {
 			break
 		}
 	}
@@ -162,7 +162,7 @@ func (r retryIn) RetryIn() time.Duration { return time.Duration(r) }
 
 // cool puts a provider that failed with err out of use for a while, and
 // reports whether the next provider may be tried.
-func (c *Chain) cool(name string, err error) bool {
+func (c *Chain) cool(i int, err error) bool {
 	var d time.Duration
 	switch beamclaw.KindOf(err) {
 	case beamclaw.KindRateLimited:
@@ -182,23 +182,41 @@ func (c *Chain) cool(name string, err error) bool {
 		return false // nothing else to try; a lone provider is never cooled out of use
 	}
 	c.mu.Lock()
-	c.cooled[name] = c.clock.Now().Add(d)
+	c.cooled[i] = c.clock.Now().Add(d)
 	c.mu.Unlock()
 	return true
 }
 
-// coolingFor is how long the provider still cools down (0: usable).
-func (c *Chain) coolingFor(name string) time.Duration {
+// label names entry i in attempts and events: the provider, and which of
+// its keys when it has several ("openai (key 2)").
+func (c *Chain) label(i int) string {
+	name, n, k := c.providers[i].Name(), 0, 0
+	for j, p := range c.providers {
+		if p.Name() == name {
+			n++
+			if j <= i {
+				k++
+			}
+		}
+	}
+	if n == 1 {
+		return name
+	}
+	return fmt.Sprintf("%s (key %d)", name, k)
+}
+
+// coolingFor is how long entry i still cools down (0: usable).
+func (c *Chain) coolingFor(i int) time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	until, ok := c.cooled[name]
+	until, ok := c.cooled[i]
 	if !ok {
 		return 0
 	}
 	if left := until.Sub(c.clock.Now()); left > 0 {
 		return left
 	}
-	delete(c.cooled, name)
+	delete(c.cooled, i)
 	return 0
 }
 

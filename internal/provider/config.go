@@ -16,13 +16,16 @@ type Config struct {
 	// Kind names the adapter (the registered Adapters' Kind); default
 	// "openai", any OpenAI-compatible chat completions endpoint
 	// (OpenRouter, OpenAI, Ollama, vLLM...).
-	Kind                     string         `yaml:"kind"`
-	APIKey                   setting.Secret `yaml:"api_key"`
-	BaseURL                  string         `yaml:"base_url"`
-	Model                    string         `yaml:"model"`
-	TimeoutSeconds           int            `yaml:"timeout_seconds"`
-	FirstTokenTimeoutSeconds int            `yaml:"first_token_timeout_seconds"`
-	MaxRetries               int            `yaml:"max_retries"`
+	Kind   string         `yaml:"kind"`
+	APIKey setting.Secret `yaml:"api_key"`
+	// APIKeys are more keys of the same account or others, tried in turn
+	// after api_key when one is refused (401, 402, 403).
+	APIKeys                  []setting.Secret `yaml:"api_keys"`
+	BaseURL                  string           `yaml:"base_url"`
+	Model                    string           `yaml:"model"`
+	TimeoutSeconds           int              `yaml:"timeout_seconds"`
+	FirstTokenTimeoutSeconds int              `yaml:"first_token_timeout_seconds"`
+	MaxRetries               int              `yaml:"max_retries"`
 	// ContextWindow in tokens; 0 looks the size up by model name.
 	ContextWindow int `yaml:"context_window"`
 }
@@ -38,6 +41,7 @@ const (
 // SetDefaults fills a provider entry that appears only in the file.
 func (c *Config) SetDefaults() {
 	c.Kind = DefaultKind
+	c.APIKeys = []setting.Secret{}
 	c.TimeoutSeconds = int(DefaultTimeout / time.Second)
 	c.FirstTokenTimeoutSeconds = int(DefaultFirstTokenTimeout / time.Second)
 	c.MaxRetries = DefaultMaxRetries
@@ -60,7 +64,13 @@ func (c Config) Validate(p *setting.Problems, kinds []string) {
 // resolved through getenv.
 func (c Config) Settings(name string, getenv func(string) string) Settings {
 	key, _ := c.APIKey.Resolve(getenv)
-	return Settings{Name: name, Kind: c.Kind, BaseURL: c.BaseURL, APIKey: key, Model: c.Model,
+	var spare []string
+	for _, s := range c.APIKeys {
+		if k, _ := s.Resolve(getenv); k != "" {
+			spare = append(spare, k)
+		}
+	}
+	return Settings{Name: name, Kind: c.Kind, BaseURL: c.BaseURL, APIKey: key, SpareKeys: spare, Model: c.Model,
 		Timeout:           time.Duration(c.TimeoutSeconds) * time.Second,
 		FirstTokenTimeout: time.Duration(c.FirstTokenTimeoutSeconds) * time.Second,
 		MaxRetries:        c.MaxRetries}
@@ -73,7 +83,10 @@ type Settings struct {
 	Kind    string // the adapter
 	BaseURL string
 	APIKey  string // resolved; "" sends none
-	Model   string // used when a request names none
+	// SpareKeys are the api_keys after APIKey: the daemon builds a client
+	// per key, and the chain turns to the next key when one is refused.
+	SpareKeys []string
+	Model     string // used when a request names none
 
 	Timeout           time.Duration // whole call including retries
 	FirstTokenTimeout time.Duration // per attempt, until the first streamed token

@@ -3,6 +3,7 @@ package provider_test
 import (
 	"errors"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +43,7 @@ func TestConfigSettings(t *testing.T) {
 	s := c.Settings("x", func(k string) string { return map[string]string{"K": "sk-1"}[k] })
 	want := provider.Settings{Name: "x", Kind: "openai", BaseURL: "https://x/v1", APIKey: "sk-1", Model: "m",
 		Timeout: 30 * time.Second, FirstTokenTimeout: 5 * time.Second}
-	if s != want {
+	if !reflect.DeepEqual(s, want) {
 		t.Fatalf("Settings = %+v, want %+v", s, want)
 	}
 }

@@ -122,3 +122,33 @@ func TestChainIsStickyPerConversation(t *testing.T) {
 		t.Errorf("another conversation went to %q, want the primary", resp.Provider)
 	}
 }
+
+// A provider with several keys is several entries of the chain: a key the
+// provider refuses cools down alone and the next key of the same provider
+// answers, with the same model.
+func TestChainTurnsToTheNextKey(t *testing.T) {
+	srv := fakellm.New(t)
+	srv.Script(fakellm.Reply{Status: 401, Error: "invalid api key"})
+	clk := clock.NewFake(time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC))
+	rec := &recorder{}
+	chain, err := provider.NewChain(provider.ChainOptions{Clock: clk, Emitter: rec},
+		client(t, srv, openai.Options{Name: "primary", MaxRetries: -1, Model: "a"}),
+		client(t, srv, openai.Options{Name: "primary", MaxRetries: -1, Model: "a"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := beamclaw.ChatRequest{Model: "asked", Messages: []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "hello"}}}
+	if resp, err := chain.Chat(context.Background(), req, nil); err != nil || resp.Provider != "primary" {
+		t.Fatalf("Chat = %+v, %v", resp, err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || reqs[1].Model != "asked" {
+		t.Errorf("requests %d, the second key's model %q (want the one asked for)", len(reqs), reqs[len(reqs)-1].Model)
+	}
+	if len(rec.evs) != 1 || rec.evs[0].Attrs[0].Value.String() != "primary (key 1)" {
+		t.Errorf("events %+v, want the first key's attempt", rec.evs)
+	}
+	if _, err := chain.Chat(context.Background(), req, nil); err != nil || len(srv.Requests()) != 3 {
+		t.Errorf("the refused key was tried again while cooling down: %d requests, %v", len(srv.Requests()), err)
+	}
+}
