@@ -55,7 +55,7 @@ type Chain struct {
 
 	mu     sync.Mutex
 	cooled map[int]time.Time // provider (index: a provider with several keys is several entries) -> until
-	sticky map[string]int       // conversation -> index of the provider that answered it last
+	sticky map[string]int    // conversation -> index of the provider that answered it last
 }
 
 var _ beamclaw.Provider = (*Chain)(nil)
