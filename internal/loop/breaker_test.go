@@ -92,3 +92,47 @@ func TestLoopBreakerStopsTheRun(t *testing.T) {
 		})
 	}
 }
+
+// overflowing answers "context length exceeded" until the history is
+// compacted (its request carries a summary), then answers.
+type overflowing struct{ calls atomic.Int32 }
+
+func (o *overflowing) Name() string { return "overflowing" }
+func (o *overflowing) Chat(_ context.Context, req beamclaw.ChatRequest, _ func(string)) (beamclaw.ChatResponse, error) {
+	o.calls.Add(1)
+	if req.System == summaryInstruction {
+		return beamclaw.ChatResponse{Message: beamclaw.Message{Role: beamclaw.RoleAssistant, Content: "the summary"}}, nil
+	}
+	for _, m := range req.Messages {
+		if strings.HasPrefix(m.Content, SummaryPrefix) {
+			return beamclaw.ChatResponse{Message: beamclaw.Message{Role: beamclaw.RoleAssistant, Content: "answered after compaction"}}, nil
+		}
+	}
+	return beamclaw.ChatResponse{}, beamclaw.E("fake", beamclaw.KindTooLarge, "the context window is full", nil)
+}
+
+// A provider whose context window is full gets the history compacted and
+// the call once more, not a failed turn.
+func TestOverflowCompactsAndRetries(t *testing.T) {
+	p := &overflowing{}
+	eng, err := New(Options{Providers: func(string) (beamclaw.Provider, string, error) { return p, "m", nil },
+		Tools: tool.New(tool.Options{}), Window: func(string) int { return 1000 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hist []beamclaw.Message
+	for i := range 40 {
+		hist = append(hist, beamclaw.Message{Role: beamclaw.RoleUser, Content: strings.Repeat(fmt.Sprint(i), 40)},
+			beamclaw.Message{Role: beamclaw.RoleAssistant, Content: "ok"})
+	}
+	hist = append(hist, beamclaw.Message{Role: beamclaw.RoleUser, Content: "and now?"})
+	lane, route := &fakeLane{}, &routeLog{}
+	if err := eng.Run(context.Background(), Run{ID: "r1", SessionID: "s1", Channel: "tui", Autonomy: beamclaw.Full,
+		History: hist, Route: route, Lane: lane}); err != nil {
+		t.Fatal(err)
+	}
+	last := route.evs[len(route.evs)-1]
+	if last.Type != beamclaw.EvFinal || last.Text != "answered after compaction" || len(lane.replaced) != 1 {
+		t.Errorf("the run ended with %+v after %d compactions", last, len(lane.replaced))
+	}
+}

@@ -47,6 +47,7 @@ type fakeLane struct {
 	mu       sync.Mutex
 	commits  [][]beamclaw.Message
 	spent    []beamclaw.LLMCall
+	replaced [][]beamclaw.Message
 	decision beamclaw.Decision
 	answer   beamclaw.ElicitAnswer
 	asked    []beamclaw.Elicitation
@@ -58,7 +59,12 @@ func (l *fakeLane) Commit(_ context.Context, msgs []beamclaw.Message) error {
 	l.commits = append(l.commits, msgs)
 	return nil
 }
-func (l *fakeLane) Replace(context.Context, []beamclaw.Message) error { return nil }
+func (l *fakeLane) Replace(_ context.Context, h []beamclaw.Message) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.replaced = append(l.replaced, h)
+	return nil
+}
 func (l *fakeLane) Spend(c beamclaw.LLMCall) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

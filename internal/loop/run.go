@@ -32,9 +32,19 @@ type runState struct {
 // iterate streams, executes tools and loops until an answer or a limit.
 func (rs *runState) iterate(ctx context.Context) error {
 	opts := rs.e.opts
+	overflowed := false
 	for iter := 0; ; iter++ {
 		rs.setState(ctx, StateStreaming)
 		resp, err := rs.chat(ctx)
+		if beamclaw.KindOf(err) == beamclaw.KindTooLarge && !overflowed && ctx.Err() == nil {
+			// The provider's context window is full: compact the history
+			// down to the target and ask once more.
+			overflowed = true
+			if done, cerr := rs.compactAbove(ctx, 0, opts.CompactionTargetPct); cerr == nil && done {
+				rs.setState(ctx, StateStreaming)
+				resp, err = rs.chat(ctx)
+			}
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
