@@ -29,6 +29,12 @@ type Emitter interface {
 	Emit(ctx context.Context, ev beamclaw.Event)
 }
 
+// Prober is a provider that can tell, without a paid call, whether it
+// answers again (openai.Client: GET /models).
+type Prober interface {
+	Probe(ctx context.Context) error
+}
+
 // ChainOptions configure a Chain; every field is optional.
 type ChainOptions struct {
 	Logger  *slog.Logger
@@ -55,6 +61,7 @@ type Chain struct {
 
 	mu     sync.Mutex
 	cooled map[int]time.Time // provider (index: a provider with several keys is several entries) -> until
+	probe  map[int]bool      // cooled once: probed before its next paid call
 	sticky map[string]int    // conversation -> index of the provider that answered it last
 }
 
@@ -69,7 +76,7 @@ func NewChain(o ChainOptions, providers ...beamclaw.Provider) (*Chain, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Chain{providers: providers, log: o.Logger, emit: o.Emitter, clock: clock.Or(o.Clock),
-		cooled: map[int]time.Time{}, sticky: map[string]int{}}, nil
+		cooled: map[int]time.Time{}, probe: map[int]bool{}, sticky: map[string]int{}}, nil
 }
 
 // Name is the first provider's name.
@@ -122,6 +129,10 @@ func (c *Chain) Chat(ctx context.Context, req beamclaw.ChatRequest, onText func(
 			if soonest == 0 || wait < soonest {
 				soonest = wait
 			}
+			continue
+		}
+		if perr := c.probed(ctx, i); perr != nil {
+			attempts = append(attempts, label+": its health probe failed: "+beamclaw.UserMessage(perr))
 			continue
 		}
 		r := req
@@ -183,8 +194,41 @@ func (c *Chain) cool(i int, err error) bool {
 	}
 	c.mu.Lock()
 	c.cooled[i] = c.clock.Now().Add(d)
+	c.probe[i] = true
 	c.mu.Unlock()
 	return true
+}
+
+// probed checks entry i with a health probe when it cooled down before
+// (Prober; no paid call goes to it to find out): an error cools it down
+// again. Entries never cooled, and providers that cannot be probed, pass.
+func (c *Chain) probed(ctx context.Context, i int) error {
+	c.mu.Lock()
+	need := c.probe[i]
+	c.mu.Unlock()
+	p, ok := c.providers[i].(Prober)
+	if !need || !ok {
+		return nil
+	}
+	if err := p.Probe(ctx); err != nil {
+		c.failed(ctx, c.label(i)+" (probe)", err)
+		if !c.cool(i, err) {
+			c.coolFor(i, UnavailableCooldown)
+		}
+		return err
+	}
+	c.mu.Lock()
+	delete(c.probe, i)
+	c.mu.Unlock()
+	return nil
+}
+
+// coolFor cools entry i down for d.
+func (c *Chain) coolFor(i int, d time.Duration) {
+	c.mu.Lock()
+	c.cooled[i] = c.clock.Now().Add(d)
+	c.probe[i] = true
+	c.mu.Unlock()
 }
 
 // label names entry i in attempts and events: the provider, and which of

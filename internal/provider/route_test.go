@@ -152,3 +152,46 @@ func TestChainTurnsToTheNextKey(t *testing.T) {
 		t.Errorf("the refused key was tried again while cooling down: %d requests, %v", len(srv.Requests()), err)
 	}
 }
+
+// A provider whose cool-down ended is asked with a health probe (GET
+// /models, which costs nothing) before any paid call: a failed probe
+// cools it down again and the call goes on down the chain.
+func TestChainProbesACooledProvider(t *testing.T) {
+	p1, p2 := fakellm.New(t), fakellm.New(t)
+	p1.Script(fakellm.Reply{Status: 503})
+	p1.ScriptFor(fakellm.PathModels, fakellm.Reply{Status: 503})
+	clk := clock.NewFake(time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC))
+	chain, err := provider.NewChain(provider.ChainOptions{Clock: clk},
+		client(t, p1, openai.Options{Name: "primary", MaxRetries: -1, Model: "a"}),
+		client(t, p2, openai.Options{Name: "fallback", MaxRetries: -1, Model: "b"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := beamclaw.ChatRequest{Messages: []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "hello"}}}
+	paths := func() []string {
+		var out []string
+		for _, r := range p1.AllRequests() {
+			out = append(out, r.Path)
+		}
+		return out
+	}
+	ask := func() string {
+		t.Helper()
+		resp, err := chain.Chat(context.Background(), req, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Provider
+	}
+	if got := ask(); got != "fallback" {
+		t.Fatalf("first call answered by %s", got)
+	}
+	clk.Advance(provider.UnavailableCooldown)
+	if got := ask(); got != "fallback" || strings.Join(paths(), ",") != fakellm.PathChat+","+fakellm.PathModels {
+		t.Errorf("after the cool-down: %s answered; the primary saw %v (want one paid call, then a probe only)", got, paths())
+	}
+	clk.Advance(provider.UnavailableCooldown)
+	if got := ask(); got != "primary" || strings.Join(paths(), ",") != fakellm.PathChat+","+fakellm.PathModels+","+fakellm.PathModels+","+fakellm.PathChat {
+		t.Errorf("after a good probe: %s answered; the primary saw %v", got, paths())
+	}
+}

@@ -118,7 +118,14 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	return body, true
 }
 
-func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {
+// handleModels answers GET /v1/models (a health probe costs nothing):
+// recorded in AllRequests, and a reply scripted for PathModels applies
+// its Status, Drop and Hold.
+func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
+	reply, _ := s.next(Request{Path: PathModels, Header: r.Header.Clone()})
+	if !s.preamble(w, r, reply, true) {
+		return
+	}
 	type model struct {
 		ID      string `json:"id"`
 		Object  string `json:"object"`

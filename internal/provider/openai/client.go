@@ -229,3 +229,29 @@ func (c *Client) logCall(ctx context.Context, model string, status int, d time.D
 	}
 	c.t.log.LogAttrs(ctx, slog.LevelDebug, "provider call", attrs...) // the turn's own line is the access line
 }
+
+// probeTimeout bounds a health probe.
+const probeTimeout = 10 * time.Second
+
+// Probe asks the provider for its model list (GET /models), a call that
+// costs nothing, to learn whether it answers again and takes the key
+// (provider.Prober): the chain probes a provider whose cool-down ended
+// before it sends it a paid call.
+func (c *Client) Probe(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	hreq, err := c.t.requestWith(ctx, http.MethodGet, "/models", "", nil)
+	if err != nil {
+		return err
+	}
+	res, err := c.t.hc.Do(hreq)
+	if err != nil {
+		return c.t.transportError("openai.Probe", ctx, err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode >= 300 {
+		return c.t.statusError("openai.Probe", res)
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, maxErrorBody))
+	return nil
+}

@@ -150,16 +150,24 @@ func (t *transport) wait(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// request builds a request to base URL + path with auth and headers.
+// request builds a POST to base URL + path with auth and headers.
 func (t *transport) request(ctx context.Context, path, contentType string, body io.Reader) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.baseURL+path, body)
+	return t.requestWith(ctx, http.MethodPost, path, contentType, body)
+}
+
+// requestWith builds a request to base URL + path with auth and headers
+// (contentType "" sets none).
+func (t *transport) requestWith(ctx context.Context, method, path, contentType string, body io.Reader) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, t.baseURL+path, body)
 	if err != nil {
 		return nil, fmt.Errorf("build request: %w", err)
 	}
 	for k, v := range t.headers {
 		req.Header[k] = v
 	}
-	req.Header.Set("Content-Type", contentType)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
 	if t.apiKey != "" {
 		req.Header.Set("Authorization", "Bearer "+t.apiKey)
 	}
