@@ -91,6 +91,10 @@ type Spend struct {
 // call failed.
 type Hold interface {
 	Model() string
+	// Warnings are what the user should hear of the budgets this call
+	// fell under (one passed its warn_percent, one is spent and routes
+	// down or only warns); each is said once a period.
+	Warnings() []string
 	Settle(u Usage, provider, model string)
 	Release()
 }

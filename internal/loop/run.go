@@ -22,11 +22,12 @@ type runState struct {
 	state    string
 	usage    beamclaw.Usage
 	start    time.Time
-	calls    int    // tool calls issued, for generated call ids
-	ran      int    // tool calls of the turn so far (the loop breaker)
-	tokens   int    // prompt + completion tokens of the turn's calls, estimated where not reported (the loop breaker)
-	lastCall string // identity of the previous call, for the repeat guard
-	repeats  int    // how many times in a row lastCall was issued
+	calls    int      // tool calls issued, for generated call ids
+	ran      int      // tool calls of the turn so far (the loop breaker)
+	tokens   int      // prompt + completion tokens of the turn's calls, estimated where not reported (the loop breaker)
+	notes    []string // budget warnings for the user, said after the answer
+	lastCall string   // identity of the previous call, for the repeat guard
+	repeats  int      // how many times in a row lastCall was issued
 }
 
 // iterate streams, executes tools and loops until an answer or a limit.
@@ -134,6 +135,7 @@ func (rs *runState) callModel(ctx context.Context, p beamclaw.Provider, req beam
 		if m := h.Model(); m != "" {
 			req.Model = m
 		}
+		rs.notes = append(rs.notes, h.Warnings()...)
 		hold = h
 	}
 	resp, err := p.Chat(ctx, req, onText)
@@ -153,6 +155,7 @@ func (rs *runState) callModel(ctx context.Context, p beamclaw.Provider, req beam
 type noHold struct{}
 
 func (noHold) Model() string                         { return "" }
+func (noHold) Warnings() []string                    { return nil }
 func (noHold) Settle(beamclaw.Usage, string, string) {}
 func (noHold) Release()                              {}
 
@@ -209,6 +212,9 @@ func promptBytes(req beamclaw.ChatRequest) int {
 // finish persists the answer and delivers it as the run's final event.
 func (rs *runState) finish(ctx context.Context, text string) error {
 	rs.setState(ctx, StateFinalizing)
+	for _, n := range rs.notes {
+		text = joinText(text, "(Budget: "+n+".)")
+	}
 	msg := beamclaw.Message{Role: beamclaw.RoleAssistant, Content: text, Time: rs.e.opts.Clock.Now()}
 	if err := rs.r.Lane.Commit(ctx, []beamclaw.Message{msg}); err != nil {
 		return rs.commitFailed(ctx, fmt.Errorf("commit answer of run %s: %w", rs.r.ID, err))

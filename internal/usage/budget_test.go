@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -139,5 +140,26 @@ func BenchmarkReserveSettle(b *testing.B) {
 			b.Fatal(err)
 		}
 		h.Settle(beamclaw.Usage{PromptTokens: 3000, CompletionTokens: 40}, "p", "m")
+	}
+}
+
+// A budget past its warn_percent says so once a period, to the run (its
+// user) and to the warning callback.
+func TestBudgetWarnsOnce(t *testing.T) {
+	l, _ := openLedger(t, nil)
+	var events []string
+	b, err := NewBudgets(l, []Budget{{Scope: ScopeAgent, Period: PeriodDay, Tokens: 10_000, Action: ActionBlock, WarnPercent: 50}},
+		clock.NewFake(time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)), func(_ context.Context, msg string, _ ...slog.Attr) { events = append(events, msg) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Spend{Agent: "default", Provider: "p", Model: "m", In: 3000, Out: 1000}
+	first, _ := b.Reserve(context.Background(), s)
+	first.Settle(beamclaw.Usage{PromptTokens: 3000, CompletionTokens: 1000}, "p", "m")
+	second, _ := b.Reserve(context.Background(), s)
+	third, _ := b.Reserve(context.Background(), Spend{Agent: "default", Provider: "p", Model: "m", In: 10, Out: 10})
+	if len(first.Warnings()) != 0 || len(second.Warnings()) != 1 || !strings.Contains(second.Warnings()[0], "daily budget of agent default is 80% used") ||
+		len(third.Warnings()) != 0 || len(events) != 1 {
+		t.Errorf("warnings %v %v %v, events %v", first.Warnings(), second.Warnings(), third.Warnings(), events)
 	}
 }

@@ -11,11 +11,12 @@ import (
 
 // hold is one call's reservation.
 type hold struct {
-	b     *Budgets
-	keys  []holdKey
-	est   amount
-	model string
-	done  bool
+	b        *Budgets
+	keys     []holdKey
+	est      amount
+	model    string
+	warnings []string
+	done     bool
 }
 
 // BudgetError refuses a call: a budget with action block is spent (or a
@@ -76,6 +77,7 @@ func (b *Budgets) Reserve(ctx context.Context, s Spend) (beamclaw.Hold, error) {
 	for _, k := range h.keys {
 		b.reserved[k] = b.reserved[k].add(h.est)
 	}
+	h.warnings = warnings
 	if b.warn != nil {
 		for _, w := range warnings {
 			b.warn(ctx, w, slog.String("session_id", s.Session), slog.String("agent", s.Agent))
@@ -124,6 +126,9 @@ func budgetErr(msg string, bg Budget, now time.Time) error {
 
 // Model implements beamclaw.Hold.
 func (h *hold) Model() string { return h.model }
+
+// Warnings implements beamclaw.Hold.
+func (h *hold) Warnings() []string { return h.warnings }
 
 // Settle implements beamclaw.Hold: the reservation becomes what the call
 // really used.
