@@ -122,7 +122,8 @@ func (c *Chain) Chat(ctx context.Context, req beamclaw.ChatRequest, onText func(
 		attempts []string
 		soonest  time.Duration // the shortest wait of a provider cooling down
 	)
-	for _, i := range c.order(req.Conversation) {
+	order := c.order(req.Conversation)
+	for n, i := range order {
 		p, label := c.providers[i], c.label(i)
 		if wait := c.coolingFor(i); wait > 0 {
 			attempts = append(attempts, fmt.Sprintf("%s: cooling down for %s", label, wait.Round(time.Second)))
@@ -139,7 +140,11 @@ func (c *Chain) Chat(ctx context.Context, req beamclaw.ChatRequest, onText func(
 		if p.Name() != c.providers[0].Name() {
 			r.Model = "" // another provider: its own model
 		}
-		if resp, err = p.Chat(ctx, r, tracked); err == nil {
+		cctx := ctx
+		if c.usableAfter(order[n+1:]) {
+			cctx = WithoutRetries(ctx) // the chain goes on: no retry in place
+		}
+		if resp, err = p.Chat(cctx, r, tracked); err == nil {
 			c.answered(req.Conversation, i)
 			return resp, nil
 		}
@@ -249,6 +254,17 @@ func (c *Chain) label(i int) string {
 	return fmt.Sprintf("%s (key %d)", name, k)
 }
 
+// usableAfter reports whether any entry of rest is not cooling down: the
+// chain has somewhere to go after the one it asks now.
+func (c *Chain) usableAfter(rest []int) bool {
+	for _, j := range rest {
+		if c.coolingFor(j) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // coolingFor is how long entry i still cools down (0: usable).
 func (c *Chain) coolingFor(i int) time.Duration {
 	c.mu.Lock()
@@ -289,6 +305,24 @@ func (c *Chain) failed(ctx context.Context, name string, err error) {
 		c.emit.Emit(ctx, beamclaw.Event{Name: beamclaw.EventLLMAttempt,
 			Attrs: []slog.Attr{slog.String("provider", name), slog.String("kind", kind)}})
 	}
+}
+
+// noRetriesKey marks a call's context: the provider must not retry in
+// place (NoRetries).
+type noRetriesKey struct{}
+
+// WithoutRetries is ctx for a call whose provider has somewhere to fall
+// over to: its adapter makes one attempt, and the chain's loop is the one
+// retry loop (each attempt an event).
+func WithoutRetries(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noRetriesKey{}, true)
+}
+
+// NoRetries reports whether an adapter must make a single attempt
+// (WithoutRetries); its max_retries apply otherwise.
+func NoRetries(ctx context.Context) bool {
+	v, _ := ctx.Value(noRetriesKey{}).(bool)
+	return v
 }
 
 // ChainOf is the names of the providers a chain asks, in order: first,

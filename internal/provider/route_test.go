@@ -195,3 +195,27 @@ func TestChainProbesACooledProvider(t *testing.T) {
 		t.Errorf("after a good probe: %s answered; the primary saw %v", got, paths())
 	}
 }
+
+// One retry loop: a provider with somewhere to fall over to makes one
+// attempt (its max_retries do not multiply the chain's attempts); the
+// last one the chain can ask retries as its max_retries say.
+func TestChainIsTheOneRetryLoop(t *testing.T) {
+	p1, p2 := fakellm.New(t), fakellm.New(t)
+	p1.Script(fakellm.Reply{Status: 500})
+	p2.Script(fakellm.Reply{Status: 500})
+	clk := clock.NewFake(time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC))
+	chain, err := provider.NewChain(provider.ChainOptions{Clock: clk},
+		client(t, p1, openai.Options{Name: "primary", MaxRetries: 2, Model: "a"}),
+		client(t, p2, openai.Options{Name: "fallback", MaxRetries: 2, Model: "b"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := beamclaw.ChatRequest{Messages: []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "hello"}}}
+	resp, err := chain.Chat(context.Background(), req, nil)
+	if err != nil || resp.Provider != "fallback" {
+		t.Fatalf("Chat = %+v, %v", resp, err)
+	}
+	if n1, n2 := len(p1.Requests()), len(p2.Requests()); n1 != 1 || n2 != 2 {
+		t.Errorf("the primary got %d attempts (want 1: the chain goes on), the last provider %d (want 2: it retried)", n1, n2)
+	}
+}

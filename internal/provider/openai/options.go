@@ -185,9 +185,13 @@ func (t *transport) withTimeout(ctx context.Context) (context.Context, context.C
 // retry runs attempt until it succeeds, fails for good, or retries run
 // out. canRetry adds the caller's own condition (no text emitted yet).
 func (t *transport) retry(ctx context.Context, op string, canRetry func(error) bool, attempt func(n int) error) error {
+	maxRetries := t.maxRetries
+	if provider.NoRetries(ctx) {
+		maxRetries = 0 // a chain has somewhere else to go: its loop is the retry
+	}
 	for n := 0; ; n++ {
 		err := attempt(n)
-		if err == nil || n >= t.maxRetries || ctx.Err() != nil || !retryable(err) || !canRetry(err) {
+		if err == nil || n >= maxRetries || ctx.Err() != nil || !retryable(err) || !canRetry(err) {
 			return err
 		}
 		wait, ok := t.backoff(n, err)
