@@ -92,7 +92,7 @@ func (p *providers) chainOf(first string, fallbacks []string) (beamclaw.Provider
 		p.chains[key] = list[0]
 		return list[0], nil
 	}
-	chain, err := provider.NewChain(provider.ChainOptions{Logger: p.log, Emitter: p.emit}, list...)
+	chain, err := provider.NewChain(provider.ChainOptions{Logger: p.log, Emitter: p.emit, Window: p.window}, list...)
 	if err != nil {
 		return nil, err
 	}

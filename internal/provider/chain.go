@@ -40,6 +40,10 @@ type ChainOptions struct {
 	Logger  *slog.Logger
 	Emitter Emitter // an llm_attempt event per failed attempt
 	Clock   clock.Clock
+	// Window is a model's context window in tokens: a call whose context
+	// overflows goes to the next provider whose model's window is larger
+	// (nil: an overflow is not retried).
+	Window func(model string) int
 }
 
 // Chain is a Provider over an ordered list of providers (the default one,
@@ -58,6 +62,7 @@ type Chain struct {
 	log       *slog.Logger
 	emit      Emitter
 	clock     clock.Clock
+	window    func(model string) int
 
 	mu     sync.Mutex
 	cooled map[int]time.Time // provider (index: a provider with several keys is several entries) -> until
@@ -75,7 +80,7 @@ func NewChain(o ChainOptions, providers ...beamclaw.Provider) (*Chain, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Chain{providers: providers, log: o.Logger, emit: o.Emitter, clock: clock.Or(o.Clock),
+	return &Chain{providers: providers, log: o.Logger, emit: o.Emitter, clock: clock.Or(o.Clock), window: o.Window,
 		cooled: map[int]time.Time{}, probe: map[int]bool{}, sticky: map[string]int{}}, nil
 }
 
@@ -121,6 +126,7 @@ func (c *Chain) Chat(ctx context.Context, req beamclaw.ChatRequest, onText func(
 		err      error
 		attempts []string
 		soonest  time.Duration // the shortest wait of a provider cooling down
+		overflow int           // the window a call overflowed: only a larger one may take it
 	)
 	order := c.order(req.Conversation)
 	for n, i := range order {
@@ -140,6 +146,9 @@ func (c *Chain) Chat(ctx context.Context, req beamclaw.ChatRequest, onText func(
 		if p.Name() != c.providers[0].Name() {
 			r.Model = "" // another provider: its own model
 		}
+		if overflow > 0 && c.windowOf(i, r.Model) <= overflow {
+			continue // no larger window than the one that overflowed
+		}
 		cctx := ctx
 		if c.usableAfter(order[n+1:]) {
 			cctx = WithoutRetries(ctx) // the chain goes on: no retry in place
@@ -150,6 +159,10 @@ func (c *Chain) Chat(ctx context.Context, req beamclaw.ChatRequest, onText func(
 		}
 		attempts = append(attempts, label+": "+beamclaw.UserMessage(err))
 		c.failed(ctx, label, err)
+		if beamclaw.KindOf(err) == beamclaw.KindTooLarge && !emitted && c.window != nil {
+			overflow = max(overflow, c.windowOf(i, r.Model)) // a model with a larger window may take it
+			continue
+		}
 		if emitted || ctx.Err() != nil || !c.cool(i, err) {
 			break
 		}
@@ -252,6 +265,17 @@ func (c *Chain) label(i int) string {
 		return name
 	}
 	return fmt.Sprintf("%s (key %d)", name, k)
+}
+
+// windowOf is the context window of entry i for a call asking model ("":
+// the provider's own model).
+func (c *Chain) windowOf(i int, model string) int {
+	if model == "" {
+		if m, ok := c.providers[i].(interface{ Model() string }); ok {
+			model = m.Model()
+		}
+	}
+	return c.window(model)
 }
 
 // usableAfter reports whether any entry of rest is not cooling down: the

@@ -219,3 +219,23 @@ func TestChainIsTheOneRetryLoop(t *testing.T) {
 		t.Errorf("the primary got %d attempts (want 1: the chain goes on), the last provider %d (want 2: it retried)", n1, n2)
 	}
 }
+
+// A context that overflows one model goes to the next provider whose
+// model has a larger window, skipping those whose window is no larger.
+func TestChainTakesOverflowToALargerWindow(t *testing.T) {
+	overflow := fakellm.Reply{Status: 400, Error: "This model's maximum context length is 8192 tokens"}
+	small, same, big := fakellm.New(t), fakellm.New(t), fakellm.New(t)
+	small.Script(overflow)
+	windows := map[string]int{"small-model": 8192, "same-model": 8192, "big-model": 200_000}
+	chain, err := provider.NewChain(provider.ChainOptions{Window: func(m string) int { return windows[m] }},
+		client(t, small, openai.Options{Name: "small", MaxRetries: -1, Model: "small-model"}),
+		client(t, same, openai.Options{Name: "same", MaxRetries: -1, Model: "same-model"}),
+		client(t, big, openai.Options{Name: "big", MaxRetries: -1, Model: "big-model"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := chain.Chat(context.Background(), beamclaw.ChatRequest{Messages: []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "hello"}}}, nil)
+	if err != nil || resp.Provider != "big" || len(same.Requests()) != 0 {
+		t.Errorf("Chat = %q, %v; the same-window provider was asked %d times", resp.Provider, err, len(same.Requests()))
+	}
+}
