@@ -19,13 +19,15 @@ type providers struct {
 	chains  map[string]beamclaw.Provider   // by first provider name
 	log     *slog.Logger
 	emit    provider.Emitter // the chains' llm_attempt events
+	health  *provider.Health // every chain's: a provider cools down in all of them
 }
 
 // newProviders builds the clients, each by the adapter of its kind, and
 // every chain an agent can name, before any run starts (forAgent then
 // only reads maps).
 func newProviders(pp providerPlan, adapters []provider.Adapter, log *slog.Logger, emit provider.Emitter) (*providers, error) {
-	p := &providers{plan: pp, clients: map[string][]beamclaw.Provider{}, chains: map[string]beamclaw.Provider{}, log: log, emit: emit}
+	p := &providers{plan: pp, clients: map[string][]beamclaw.Provider{}, chains: map[string]beamclaw.Provider{}, log: log, emit: emit,
+		health: provider.NewHealth()}
 	for name, s := range pp.Clients {
 		a, ok := provider.Find(adapters, s.Kind)
 		if !ok {
@@ -92,7 +94,7 @@ func (p *providers) chainOf(first string, fallbacks []string) (beamclaw.Provider
 		p.chains[key] = list[0]
 		return list[0], nil
 	}
-	chain, err := provider.NewChain(provider.ChainOptions{Logger: p.log, Emitter: p.emit, Window: p.window}, list...)
+	chain, err := provider.NewChain(provider.ChainOptions{Logger: p.log, Emitter: p.emit, Window: p.window, Health: p.health}, list...)
 	if err != nil {
 		return nil, err
 	}

@@ -121,8 +121,8 @@ func TestOverflowCompactsAndRetries(t *testing.T) {
 		t.Fatal(err)
 	}
 	var hist []beamclaw.Message
-	for i := range 40 {
-		hist = append(hist, beamclaw.Message{Role: beamclaw.RoleUser, Content: strings.Repeat(fmt.Sprint(i), 40)},
+	for i := range 60 {
+		hist = append(hist, beamclaw.Message{Role: beamclaw.RoleUser, Content: strings.Repeat(fmt.Sprint(i), 30)},
 			beamclaw.Message{Role: beamclaw.RoleAssistant, Content: "ok"})
 	}
 	hist = append(hist, beamclaw.Message{Role: beamclaw.RoleUser, Content: "and now?"})

@@ -38,10 +38,11 @@ func (rs *runState) iterate(ctx context.Context) error {
 		rs.setState(ctx, StateStreaming)
 		resp, err := rs.chat(ctx)
 		if beamclaw.KindOf(err) == beamclaw.KindTooLarge && !overflowed && ctx.Err() == nil {
-			// The provider's context window is full: compact the history
-			// down to the target and ask once more.
+			// The provider's context window is full: compact a history
+			// above the target down to it and ask once more (a short
+			// history is not what overflowed: nothing to compact).
 			overflowed = true
-			if done, cerr := rs.compactAbove(ctx, 0, opts.CompactionTargetPct); cerr == nil && done {
+			if done, cerr := rs.compactAbove(ctx, opts.CompactionTargetPct, opts.CompactionTargetPct); cerr == nil && done {
 				rs.setState(ctx, StateStreaming)
 				resp, err = rs.chat(ctx)
 			}
@@ -114,10 +115,15 @@ func (rs *runState) chat(ctx context.Context) (beamclaw.ChatResponse, error) {
 	return resp, nil
 }
 
+// budgetOutputCap is the answer's cap of a call under budgets that sets
+// none: reserved, and sent as max_tokens so the answer cannot exceed it.
+const budgetOutputCap = 4096
+
 // callModel makes one model call within the budgets (Options.Budgets): its
 // estimate is reserved first (a spent budget refuses it, or routes it to
 // a cheaper model), then settled with what it used, which the lane
-// records for the usage ledger.
+// records for the usage ledger. A call that fails after text reached the
+// user was paid for: it is settled and recorded as estimated.
 func (rs *runState) callModel(ctx context.Context, p beamclaw.Provider, req beamclaw.ChatRequest, onText func(string), hidden bool) (beamclaw.ChatResponse, error) {
 	var hold beamclaw.Hold = noHold{}
 	if b := rs.e.opts.Budgets; b != nil {
@@ -126,6 +132,9 @@ func (rs *runState) callModel(ctx context.Context, p beamclaw.Provider, req beam
 		out := req.MaxTokens
 		if req.Sampling != nil {
 			out = req.Sampling.MaxTokensWithin(out)
+		}
+		if out <= 0 {
+			out, req.MaxTokens = budgetOutputCap, budgetOutputCap
 		}
 		h, err := b.Reserve(ctx, beamclaw.Spend{Session: rs.r.SessionID, User: rs.r.UserID, Agent: rs.r.AgentID,
 			Origin: rs.r.Origin, Provider: p.Name(), Model: req.Model, In: in, Out: out})
@@ -138,13 +147,24 @@ func (rs *runState) callModel(ctx context.Context, p beamclaw.Provider, req beam
 		rs.notes = append(rs.notes, h.Warnings()...)
 		hold = h
 	}
-	resp, err := p.Chat(ctx, req, onText)
-	if err != nil {
-		hold.Release()
-		return resp, err
-	}
+	defer hold.Release() // a panic too: after Settle it does nothing
+	var shown strings.Builder
+	resp, err := p.Chat(ctx, req, func(s string) {
+		shown.WriteString(s)
+		if onText != nil {
+			onText(s)
+		}
+	})
 	if resp.Provider == "" {
 		resp.Provider = p.Name()
+	}
+	if err != nil {
+		if shown.Len() > 0 { // cut off after it answered: billed all the same
+			resp.Message = beamclaw.Message{Role: beamclaw.RoleAssistant, Content: shown.String()}
+			resp.Usage = beamclaw.Usage{}
+			hold.Settle(rs.spend(req, resp, hidden), resp.Provider, orModel(resp.Model, req.Model))
+		}
+		return resp, err
 	}
 	u := rs.spend(req, resp, hidden)
 	hold.Settle(u, resp.Provider, orModel(resp.Model, req.Model))
@@ -201,6 +221,9 @@ func promptBytes(req beamclaw.ChatRequest) int {
 		in += len(m.Content) + len(m.Role)
 		for _, c := range m.ToolCalls {
 			in += len(c.Name) + len(c.Args)
+		}
+		for _, a := range m.Attachments {
+			in += len(a.Data)
 		}
 	}
 	for _, d := range req.Tools {

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -40,6 +41,9 @@ type ChainOptions struct {
 	Logger  *slog.Logger
 	Emitter Emitter // an llm_attempt event per failed attempt
 	Clock   clock.Clock
+	// Health is shared by the chains over the same clients (nil: the
+	// chain's own).
+	Health *Health
 	// Window is a model's context window in tokens: a call whose context
 	// overflows goes to the next provider whose model's window is larger
 	// (nil: an overflow is not retried).
@@ -64,10 +68,26 @@ type Chain struct {
 	clock     clock.Clock
 	window    func(model string) int
 
+	health *Health
+
 	mu     sync.Mutex
-	cooled map[int]time.Time // provider (index: a provider with several keys is several entries) -> until
-	probe  map[int]bool      // cooled once: probed before its next paid call
-	sticky map[string]int    // conversation -> index of the provider that answered it last
+	sticky map[string]int // conversation -> index of the provider that answered it last
+}
+
+// Health is what chains know of their entries' failures (an entry is a
+// provider client, one per key): which cools down until when, and which
+// must pass a probe before its next paid call. Chains over the same
+// clients share it, so a 429 seen through one chain spares the provider
+// in every other.
+type Health struct {
+	mu     sync.Mutex
+	cooled map[beamclaw.Provider]time.Time
+	probe  map[beamclaw.Provider]bool
+}
+
+// NewHealth returns an empty Health.
+func NewHealth() *Health {
+	return &Health{cooled: map[beamclaw.Provider]time.Time{}, probe: map[beamclaw.Provider]bool{}}
 }
 
 var _ beamclaw.Provider = (*Chain)(nil)
@@ -81,7 +101,7 @@ func NewChain(o ChainOptions, providers ...beamclaw.Provider) (*Chain, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Chain{providers: providers, log: o.Logger, emit: o.Emitter, clock: clock.Or(o.Clock), window: o.Window,
-		cooled: map[int]time.Time{}, probe: map[int]bool{}, sticky: map[string]int{}}, nil
+		health: cmp.Or(o.Health, NewHealth()), sticky: map[string]int{}}, nil
 }
 
 // Name is the first provider's name.
@@ -210,10 +230,7 @@ func (c *Chain) cool(i int, err error) bool {
 	if len(c.providers) == 1 {
 		return false // nothing else to try; a lone provider is never cooled out of use
 	}
-	c.mu.Lock()
-	c.cooled[i] = c.clock.Now().Add(d)
-	c.probe[i] = true
-	c.mu.Unlock()
+	c.coolFor(i, d)
 	return true
 }
 
@@ -221,32 +238,38 @@ func (c *Chain) cool(i int, err error) bool {
 // (Prober; no paid call goes to it to find out): an error cools it down
 // again. Entries never cooled, and providers that cannot be probed, pass.
 func (c *Chain) probed(ctx context.Context, i int) error {
-	c.mu.Lock()
-	need := c.probe[i]
-	c.mu.Unlock()
+	h, e := c.health, c.providers[i]
+	h.mu.Lock()
+	need := h.probe[e]
+	h.mu.Unlock()
 	p, ok := c.providers[i].(Prober)
 	if !need || !ok {
 		return nil
 	}
-	if err := p.Probe(ctx); err != nil {
+	if err := p.Probe(ctx); err != nil && ctx.Err() == nil { // the caller's cancel says nothing of the provider
 		c.failed(ctx, c.label(i)+" (probe)", err)
 		if !c.cool(i, err) {
 			c.coolFor(i, UnavailableCooldown)
 		}
 		return err
+	} else if err != nil {
+		return err
 	}
-	c.mu.Lock()
-	delete(c.probe, i)
-	c.mu.Unlock()
+	h.mu.Lock()
+	if _, cooling := h.cooled[e]; !cooling { // not cooled again meanwhile by another call
+		delete(h.probe, e)
+	}
+	h.mu.Unlock()
 	return nil
 }
 
 // coolFor cools entry i down for d.
 func (c *Chain) coolFor(i int, d time.Duration) {
-	c.mu.Lock()
-	c.cooled[i] = c.clock.Now().Add(d)
-	c.probe[i] = true
-	c.mu.Unlock()
+	h, e := c.health, c.providers[i]
+	h.mu.Lock()
+	h.cooled[e] = c.clock.Now().Add(d)
+	h.probe[e] = true
+	h.mu.Unlock()
 }
 
 // label names entry i in attempts and events: the provider, and which of
@@ -291,16 +314,17 @@ func (c *Chain) usableAfter(rest []int) bool {
 
 // coolingFor is how long entry i still cools down (0: usable).
 func (c *Chain) coolingFor(i int) time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	until, ok := c.cooled[i]
+	h, e := c.health, c.providers[i]
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	until, ok := h.cooled[e]
 	if !ok {
 		return 0
 	}
 	if left := until.Sub(c.clock.Now()); left > 0 {
 		return left
 	}
-	delete(c.cooled, i)
+	delete(h.cooled, e)
 	return 0
 }
 

@@ -3,6 +3,7 @@ package session
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -63,17 +64,20 @@ func (m *Manager) RunDetached(ctx context.Context, d Detached, route beamclaw.Ro
 		}
 	}()
 	lane := &ephemeralLane{}
+	d.User = m.opts.Person(d.User)
+	defer func() { // a panicking run's calls were paid for too
+		if es := m.detachedUsage(d, sessionID, lane.spent); len(es) > 0 {
+			if rerr := m.opts.Ledger.Record(context.WithoutCancel(ctx), es); rerr != nil && !errors.Is(rerr, usage.ErrNotWritable) {
+				m.log.Warn("usage ledger", "run_id", runID, "err", rerr)
+			}
+		}
+	}()
 	err = m.opts.Engine.Run(ctx, loop.Run{
 		ID: runID, SessionID: sessionID, UserID: d.User, AgentID: agentID, Channel: d.Channel, Trust: d.Trust,
 		Origin:   cmp.Or(d.Origin, usage.OriginOf(d.Channel, "", false)),
 		Autonomy: m.autonomy(beamclaw.Inbound{AgentID: agentID, Channel: d.Channel, Trust: d.Trust, Autonomy: d.Autonomy}), History: slices.Clip(history), Route: or,
 		Lane: lane, NoApproval: true, Sampling: sampling,
 	})
-	if es := m.detachedUsage(d, sessionID, lane.spent); len(es) > 0 {
-		if rerr := m.opts.Ledger.Record(context.WithoutCancel(ctx), es); rerr != nil {
-			m.log.Warn("usage ledger", "run_id", runID, "err", rerr)
-		}
-	}
 	return runID, err
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/supervise"
+	"github.com/beamclaw/beamclaw-go/internal/usage"
 )
 
 // Manager is the session registry: it finds or revives sessions, owns the
@@ -320,7 +321,7 @@ func (m *Manager) apply(id string, c change) error {
 	if len(c.usage) > 0 && m.opts.Ledger != nil {
 		if m.opts.Persist {
 			m.opts.Ledger.Committed(c.usage)
-		} else if err := m.opts.Ledger.Record(context.Background(), c.usage); err != nil {
+		} else if err := m.opts.Ledger.Record(context.Background(), c.usage); err != nil && !errors.Is(err, usage.ErrNotWritable) {
 			m.log.Warn("usage ledger", "session_id", id, "err", err)
 		}
 	}

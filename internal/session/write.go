@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
@@ -95,7 +96,7 @@ func (l *lane) spendLeft(ctx context.Context, r *run) {
 	rec := l.rec
 	l.mu.Unlock()
 	if es := l.usageOf(r, rec, calls); len(es) > 0 {
-		if err := l.m.opts.Ledger.Record(context.WithoutCancel(ctx), es); err != nil {
+		if err := l.m.opts.Ledger.Record(context.WithoutCancel(ctx), es); err != nil && !errors.Is(err, usage.ErrNotWritable) {
 			l.m.log.Warn("usage ledger", "session_id", l.id, "err", err)
 		}
 	}
@@ -113,12 +114,12 @@ func (rl *runLane) Replace(_ context.Context, history []beamclaw.Message) error 
 			rec.Updated = l.m.clock.Now()
 		}
 		c := change{reset: true, from: rec.NextSeq, msgs: history, usage: l.usageOf(rl.r, *rec, rl.r.spent)}
-		rl.r.spent = nil
 		rec.NextSeq += uint64(len(history))
 		rec.Messages = len(history)
 		rec.Marks = nil // a thread's marks point into the history that is gone
 		return c, true
 	}, func() {
+		rl.r.spent = nil // written with the history
 		tail := len(l.history) - rl.r.start
 		l.history = slices.Clip(history)
 		rl.r.start = max(0, len(history)-tail)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -82,7 +83,7 @@ type Budgets struct {
 	day      string // the UTC day of the last reservation: past it, old periods go
 	spent    map[holdKey]amount
 	reserved map[holdKey]amount
-	warned   map[holdKey]bool
+	warned   map[holdKey]uint8 // warnedPercent, warnedSpent
 }
 
 var _ beamclaw.Budgets = (*Budgets)(nil)
@@ -92,7 +93,7 @@ var _ beamclaw.Budgets = (*Budgets)(nil)
 // (nil: not reported).
 func NewBudgets(l *Ledger, list []Budget, clk clock.Clock, warn func(ctx context.Context, msg string, attrs ...slog.Attr)) (*Budgets, error) {
 	b := &Budgets{list: list, rates: l.rates, clock: clock.Or(clk), warn: warn,
-		spent: map[holdKey]amount{}, reserved: map[holdKey]amount{}, warned: map[holdKey]bool{}}
+		spent: map[holdKey]amount{}, reserved: map[holdKey]amount{}, warned: map[holdKey]uint8{}}
 	if len(list) == 0 {
 		return b, nil
 	}
@@ -159,6 +160,9 @@ func (b *Budgets) keys(s Spend, t time.Time) []holdKey {
 		var id string
 		switch bg.Scope {
 		case ScopeSession:
+			if strings.HasPrefix(s.Session, "ephemeral-") {
+				continue // a stateless request is a session of one call: session budgets do not apply
+			}
 			id = s.Session
 		case ScopeUser:
 			id = s.User
@@ -185,6 +189,10 @@ func (b *Budgets) pruneLocked(now time.Time) {
 		for k := range b.spent {
 			if k.period != periodOf(b.list[k.budget].Period, now) {
 				delete(b.spent, k)
+			}
+		}
+		for k := range b.warned {
+			if k.period != periodOf(b.list[k.budget].Period, now) {
 				delete(b.warned, k)
 			}
 		}

@@ -31,6 +31,12 @@ func (e *BudgetError) Error() string { return e.Msg }
 // RetryIn is when the budget resets (beamclaw.RetryAfterOf).
 func (e *BudgetError) RetryIn() time.Duration { return e.Reset }
 
+// Warning flags of a budget count, each said once a period.
+const (
+	warnedPercent = 1 << iota // passed warn_percent
+	warnedSpent               // spent (warn, route_down)
+)
+
 // Reserve implements beamclaw.Budgets.
 func (b *Budgets) Reserve(ctx context.Context, s Spend) (beamclaw.Hold, error) {
 	now := b.clock.Now().UTC()
@@ -44,10 +50,32 @@ func (b *Budgets) Reserve(ctx context.Context, s Spend) (beamclaw.Hold, error) {
 	}
 	micro, priced := b.rates.Price(s.Provider, s.Model, s.In, out, 0)
 	h.est = amount{int64(s.In + out), micro}
+	warnings, err := b.reserveLocked(h, s, priced, now)
+	if err != nil {
+		return nil, err
+	}
+	h.warnings = warnings
+	if b.warn != nil { // after the lock: a slow listener stalls no reservation
+		for _, w := range warnings {
+			b.warn(ctx, w, slog.String("session_id", s.Session), slog.String("agent", s.Agent))
+		}
+	}
+	return h, nil
+}
+
+// reserveLocked checks every budget of h and reserves its estimate
+// against all of them, or none; it returns what the user should hear.
+func (b *Budgets) reserveLocked(h *hold, s Spend, priced bool, now time.Time) ([]string, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.pruneLocked(now)
 	var warnings []string
+	say := func(k holdKey, flag uint8, msg string) {
+		if b.warned[k]&flag == 0 {
+			b.warned[k] |= flag
+			warnings = append(warnings, msg)
+		}
+	}
 	for _, k := range h.keys {
 		bg := b.list[k.budget]
 		if bg.MicroUSD > 0 && !priced {
@@ -62,28 +90,20 @@ func (b *Budgets) Reserve(ctx context.Context, s Spend) (beamclaw.Hold, error) {
 				if bg.RouteDownModel != "" && s.Model != bg.RouteDownModel {
 					h.model = bg.RouteDownModel
 				}
+				say(k, warnedSpent, spentMsg(bg, k.id, now)+"; calls go to "+bg.RouteDownModel)
+			default:
+				say(k, warnedSpent, spentMsg(bg, k.id, now))
 			}
-			if !b.warned[k] || bg.Action == ActionWarn {
-				warnings = append(warnings, spentMsg(bg, k.id, now))
-			}
-			b.warned[k] = true
 			continue
 		}
-		if pct := percent(bg, after); bg.WarnPercent > 0 && pct >= bg.WarnPercent && !b.warned[k] {
-			b.warned[k] = true
-			warnings = append(warnings, fmt.Sprintf("%s is %d%% used", bg.name(k.id), pct))
+		if pct := percent(bg, after); bg.WarnPercent > 0 && pct >= bg.WarnPercent {
+			say(k, warnedPercent, fmt.Sprintf("%s is %d%% used", bg.name(k.id), pct))
 		}
 	}
 	for _, k := range h.keys {
 		b.reserved[k] = b.reserved[k].add(h.est)
 	}
-	h.warnings = warnings
-	if b.warn != nil {
-		for _, w := range warnings {
-			b.warn(ctx, w, slog.String("session_id", s.Session), slog.String("agent", s.Agent))
-		}
-	}
-	return h, nil
+	return warnings, nil
 }
 
 func over(bg Budget, a amount) bool {
@@ -137,12 +157,15 @@ func (h *hold) Settle(u beamclaw.Usage, provider, model string) {
 		return
 	}
 	h.done = true
-	micro, _ := h.b.rates.Price(provider, model, u.PromptTokens, u.CompletionTokens, u.CachedTokens)
+	micro, priced := h.b.rates.Price(provider, model, u.PromptTokens, u.CompletionTokens, u.CachedTokens)
+	if !priced {
+		micro = h.est.micro // a model without a rate (a fallback's): charged as estimated
+	}
 	used := amount{int64(u.PromptTokens + u.CompletionTokens), micro}
 	h.b.mu.Lock()
 	defer h.b.mu.Unlock()
 	for _, k := range h.keys {
-		h.b.reserved[k] = h.b.reserved[k].sub(h.est)
+		h.b.unreserveLocked(k, h.est)
 		h.b.spent[k] = h.b.spent[k].add(used)
 	}
 }
@@ -156,6 +179,16 @@ func (h *hold) Release() {
 	h.b.mu.Lock()
 	defer h.b.mu.Unlock()
 	for _, k := range h.keys {
-		h.b.reserved[k] = h.b.reserved[k].sub(h.est)
+		h.b.unreserveLocked(k, h.est)
+	}
+}
+
+// unreserveLocked takes est off k's reservations, forgetting a count that
+// is back to nothing. The caller holds b.mu.
+func (b *Budgets) unreserveLocked(k holdKey, est amount) {
+	if r := b.reserved[k].sub(est); r == (amount{}) {
+		delete(b.reserved, k)
+	} else {
+		b.reserved[k] = r
 	}
 }

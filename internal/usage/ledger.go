@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -17,6 +18,10 @@ import (
 // Unix nanoseconds) and a sequence number, so that a scan from a time on
 // reads only the entries since.
 var bucketLedger = []byte("usage_ledger")
+
+// ErrNotWritable: Record wrote nothing because the store refuses writes
+// right now (the store has said why, once).
+var ErrNotWritable = errors.New("usage ledger: the store refuses writes; calls not recorded")
 
 // Counter is where committed calls are counted
 // (obs.Metrics: beamclaw_llm_tokens_total, beamclaw_llm_cost_usd_total).
@@ -73,10 +78,10 @@ func (l *Ledger) Put(tx *bolt.Tx, entries []Entry) error {
 		}
 		seq, err := b.NextSequence()
 		if err != nil {
-			return err
+			return fmt.Errorf("usage ledger: sequence: %w", err)
 		}
 		if err := b.Put(entryKey(entries[i].At, seq), v); err != nil {
-			return err
+			return fmt.Errorf("usage ledger: put: %w", err)
 		}
 	}
 	return nil
@@ -107,7 +112,13 @@ func (l *Ledger) Record(ctx context.Context, entries []Entry) error {
 		return nil
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return fmt.Errorf("usage ledger: %w", err)
+	}
+	if ok, _ := l.db.Writable(); !ok {
+		// The store refuses writes (disk full, said once by the store): a
+		// write of the ledger's own must not be the one that finds out
+		// whether it is back.
+		return ErrNotWritable
 	}
 	if err := l.db.Update(func(tx *bolt.Tx) error { return l.Put(tx, entries) }); err != nil {
 		return fmt.Errorf("usage ledger: %w", err)

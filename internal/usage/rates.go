@@ -1,6 +1,9 @@
 package usage
 
-import "math"
+import (
+	"math"
+	"strings"
+)
 
 // Rate is what a model costs, in US dollars per million tokens.
 type Rate struct {
@@ -18,11 +21,9 @@ type Rates map[string]Rate
 // Price is the cost of a call in millionths of a dollar; ok is false when
 // the sheet has no rate for the model.
 func (r Rates) Price(provider, model string, in, out, cached int) (microUSD int64, ok bool) {
-	rate, ok := r[provider+"/"+model]
+	rate, ok := r.rate(provider, model)
 	if !ok {
-		if rate, ok = r[model]; !ok {
-			return 0, false
-		}
+		return 0, false
 	}
 	cachedRate := rate.Cached
 	if cachedRate == 0 {
@@ -31,4 +32,23 @@ func (r Rates) Price(provider, model string, in, out, cached int) (microUSD int6
 	cached = min(max(cached, 0), in)
 	usd := float64(in-cached)*rate.Input + float64(cached)*cachedRate + float64(out)*rate.Output // per million tokens
 	return int64(math.Round(usd)), true                                                          // USD/1e6 tokens × tokens = micro-USD
+}
+
+// rate finds a model's rate: by provider/model, by model, else by the
+// longest key the model's name starts with followed by '-' (providers
+// answer with dated names: gpt-4o-mini-2024-07-18 for gpt-4o-mini).
+func (r Rates) rate(provider, model string) (Rate, bool) {
+	if rate, ok := r[provider+"/"+model]; ok {
+		return rate, true
+	}
+	if rate, ok := r[model]; ok {
+		return rate, true
+	}
+	best, found := "", false
+	for k := range r {
+		if len(k) > len(best) && (strings.HasPrefix(model, k+"-") || strings.HasPrefix(provider+"/"+model, k+"-")) {
+			best, found = k, true
+		}
+	}
+	return r[best], found
 }

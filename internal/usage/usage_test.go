@@ -27,6 +27,8 @@ func TestPrice(t *testing.T) {
 		{"groq", "llama", 10, 5, 0, 15, true},                                             // by model alone
 		{"openai", "gpt-5", 10, 5, 0, 0, false},                                           // no rate
 		{"groq", "llama", 10, 0, 99, 10, true},                                            // cached beyond the prompt is the prompt; no cached price = input
+		{"openai", "gpt-4o-mini-2024-07-18", 1_000_000, 0, 0, 150_000, true},              // a dated name the provider answers with
+		{"openai", "gpt-4o-minister", 10, 0, 0, 0, false},                                 // not a dated name of it
 	} {
 		got, ok := r.Price(tc.provider, tc.model, tc.in, tc.out, tc.cached)
 		if got != tc.want || ok != tc.ok {

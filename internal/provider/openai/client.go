@@ -242,13 +242,16 @@ func (c *Client) Probe(ctx context.Context) error {
 	defer cancel()
 	hreq, err := c.t.requestWith(ctx, http.MethodGet, "/models", "", nil)
 	if err != nil {
-		return err
+		return fmt.Errorf("probe %s: %w", c.t.name, err)
 	}
 	res, err := c.t.hc.Do(hreq)
 	if err != nil {
 		return c.t.transportError("openai.Probe", ctx, err)
 	}
 	defer res.Body.Close()
+	if res.StatusCode == http.StatusNotFound || res.StatusCode == http.StatusMethodNotAllowed {
+		return nil // a server without a model list (a deployment URL, a proxy) answered: it is up
+	}
 	if res.StatusCode >= 300 {
 		return c.t.statusError("openai.Probe", res)
 	}

@@ -53,7 +53,7 @@ func kindForStatus(status int, code, msg string) beamclaw.Kind {
 		return beamclaw.KindRateLimited
 	case status == http.StatusUnauthorized || status == http.StatusForbidden || status == http.StatusPaymentRequired:
 		return beamclaw.KindUnauthorized
-	case status == http.StatusBadRequest && (strings.Contains(lower, "context_length_exceeded") || strings.Contains(lower, "context length")):
+	case status == http.StatusBadRequest && (code == "context_length_exceeded" || strings.Contains(lower, "maximum context length")):
 		return beamclaw.KindTooLarge
 	case status == http.StatusBadRequest && (strings.Contains(lower, "content_filter") || strings.Contains(lower, "content_policy") ||
 		strings.Contains(lower, "content policy") || strings.Contains(lower, "content management policy")):
