@@ -49,13 +49,8 @@ func (d *daemon) edges(rt *agentRuntime) (routes, socket []gateway.Mount, servic
 	localOpts.Missed = d.missed(rt, scheduler.DeliverTUI)
 	local := gateway.NewWS(localOpts)
 	socket = append(socket, local.Routes()...)
-	deps := control.Deps{Sessions: rt.sessions, MCP: rt.mcp, Tokens: rt.tokens,
-		Scrub: rt.scrubber.String, DB: d.db, AgentsDir: d.paths.AgentsDir, Log: d.log,
-		Sandbox: rt.sandbox, SandboxGate: rt.sandboxGate, Memory: rt.agents, Links: rt.links, Ledger: rt.ledger}
-	if rt.scheduler != nil {
-		deps.Scheduler = rt.scheduler
-	}
-	socket = append(socket, control.Routes(deps)...)
+	ctlSocket, ctlPublic := d.controlRoutes(rt)
+	socket, routes = append(socket, ctlSocket...), append(routes, ctlPublic...)
 	services = []suture.Service{public, local}
 	a2aSvc, a2aRoutes, err := d.a2aEdge(rt)
 	if err != nil {
@@ -136,4 +131,20 @@ func (d *daemon) missed(rt *agentRuntime, kind scheduler.DeliveryKind) func(user
 		}
 		return out
 	}
+}
+
+// controlRoutes are the control API's routes: on the control socket, and
+// as the admin API's public door (/api/v1) only behind a gateway token
+// (it is the operator's view of every user).
+func (d *daemon) controlRoutes(rt *agentRuntime) (socket, public []gateway.Mount) {
+	deps := control.Deps{Sessions: rt.sessions, MCP: rt.mcp, Tokens: rt.tokens,
+		Scrub: rt.scrubber.String, DB: d.db, AgentsDir: d.paths.AgentsDir, Log: d.log,
+		Sandbox: rt.sandbox, SandboxGate: rt.sandboxGate, Memory: rt.agents, Links: rt.links, Ledger: rt.ledger}
+	if rt.scheduler != nil {
+		deps.Scheduler = rt.scheduler
+	}
+	if d.plan.Gateway.Token != "" {
+		public = control.APIRoutes(deps)
+	}
+	return control.Routes(deps), public
 }

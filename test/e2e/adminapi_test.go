@@ -1,0 +1,104 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
+	"github.com/beamclaw/beamclaw-go/test/fakellm"
+)
+
+// TestAdminAPI (issue 26, item 1): the control API's routes on the TCP
+// gateway under /api/v1, behind the gateway's bearer token: refused
+// without it, the same answers as the control socket with it, errors in
+// one JSON shape, an OpenAPI 3.1 document of them; no database backup;
+// and no /api/v1 at all when no token is configured.
+func TestAdminAPI(t *testing.T) {
+	token := strings.Repeat("adm1n", 8)
+	r := newChatRig(t, rigOptions{gateway: "  auth: {token: {env: E2E_GATEWAY_TOKEN}}\n"})
+	r.h.env = append(r.h.env, "E2E_GATEWAY_TOKEN="+token)
+	r.llm.SetDefault(fakellm.Rules)
+	r.start()
+	call := func(method, path, tok string, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, "http://"+r.addr+path, bytes.NewReader([]byte(body)))
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := r.hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := call(http.MethodGet, "/api/v1/sessions", "", ""); code != http.StatusUnauthorized {
+		t.Errorf("without the token: %d %s", code, body)
+	}
+	if code, body := r.postWith(token, "ana", "hello admin"); code != http.StatusOK {
+		t.Fatalf("chat: %d %s", code, body)
+	}
+	code, body := call(http.MethodGet, "/api/v1/sessions", token, "")
+	var list protocol.SessionList
+	if code != http.StatusOK || json.Unmarshal([]byte(body), &list) != nil || len(list.Sessions) != 1 || list.Sessions[0].User != "api:ana" {
+		t.Fatalf("sessions: %d %s", code, body)
+	}
+	id := list.Sessions[0].ID
+	if code, body := call(http.MethodGet, "/api/v1/sessions/"+id, token, ""); code != http.StatusOK || !strings.Contains(body, "hello admin") {
+		t.Errorf("one session: %d %s", code, body)
+	}
+	var e protocol.Error
+	if code, body := call(http.MethodPost, "/api/v1/users/link", token, "{not json"); code != http.StatusBadRequest ||
+		json.Unmarshal([]byte(body), &e) != nil || e.Error.Message == "" {
+		t.Errorf("bad input: %d %s, want 400 in the error shape", code, body)
+	}
+	if code, _ := call(http.MethodGet, "/api/v1/db/backup", token, ""); code != http.StatusNotFound {
+		t.Errorf("the database backup on the public door: %d", code)
+	}
+	code, body = call(http.MethodGet, "/api/v1/openapi.json", token, "")
+	var doc struct {
+		OpenAPI string                    `json:"openapi"`
+		Paths   map[string]map[string]any `json:"paths"`
+	}
+	if code != http.StatusOK || json.Unmarshal([]byte(body), &doc) != nil || doc.OpenAPI != "3.1.0" ||
+		doc.Paths["/api/v1/sessions/{id}"]["delete"] == nil {
+		t.Errorf("openapi.json: %d %.300s", code, body)
+	}
+	if code, body := call(http.MethodDelete, "/api/v1/sessions/"+id, token, ""); code != http.StatusNoContent {
+		t.Errorf("delete: %d %s", code, body)
+	}
+	if len(r.h.sessions("--archived")) != 0 {
+		t.Error("the session outlived its DELETE")
+	}
+
+	plain := newChatRig(t, rigOptions{})
+	plain.start()
+	if code, _ := get(t, "http://"+plain.addr+"/api/v1/sessions"); code != http.StatusNotFound {
+		t.Errorf("without a configured token /api/v1 answered %d, want 404 (not mounted)", code)
+	}
+}
+
+// postWith is post with the gateway's bearer token.
+func (r *chatRig) postWith(token, user, content string) (int, string) {
+	r.t.Helper()
+	body, _ := json.Marshal(map[string]any{"model": "default", "user": user,
+		"messages": []map[string]string{{"role": "user", "content": content}}})
+	req, _ := http.NewRequest(http.MethodPost, "http://"+r.addr+"/v1/chat/completions", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := r.hc.Do(req)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
