@@ -2,7 +2,6 @@ package admin
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/config"
@@ -48,7 +47,7 @@ func (a *Admin) AgentList() ([]protocol.Agent, error) {
 	}
 	out := make([]protocol.Agent, 0, len(list))
 	for _, ag := range list {
-		out = append(out, agentWire(ag))
+		out = append(out, control.AgentWire(ag))
 	}
 	return out, nil
 }
@@ -67,7 +66,7 @@ func agentShow(ws *workspace.Store, name string) (protocol.Agent, error) {
 	if err != nil {
 		return protocol.Agent{}, control.Plain(err)
 	}
-	return agentWire(a), nil
+	return control.AgentWire(a), nil
 }
 
 // AgentPrompt assembles the agent's system prompt as the loop would
@@ -111,17 +110,4 @@ func (a *Admin) AgentRehatch(name string, all bool) (protocol.Agent, error) {
 		return protocol.Agent{}, control.Plain(err)
 	}
 	return agentShow(ws, name)
-}
-
-func agentWire(a workspace.Agent) protocol.Agent {
-	out := protocol.Agent{Name: a.Name, Dir: a.Dir, BootstrapPending: a.BootstrapPending,
-		Files: make([]protocol.AgentFile, 0, len(a.Files)), DailyLogs: a.DailyLogs}
-	if out.DailyLogs == nil {
-		out.DailyLogs = []string{}
-	}
-	for _, f := range a.Files {
-		out.Files = append(out.Files, protocol.AgentFile{Name: f.Name, Size: f.Size,
-			ModTime: f.ModTime.UTC().Format(time.RFC3339)})
-	}
-	return out
 }

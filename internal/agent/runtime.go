@@ -102,6 +102,10 @@ func New(opts Options) *Runtime {
 		skills: skill.NewCache(), catalogs: map[string]catalogAt{}, allowFlagged: opts.AllowFlagged}
 }
 
+// Workspaces is the agents' workspace store (the admin API's agent
+// routes write through it, as the tools do).
+func (a *Runtime) Workspaces() *workspace.Store { return a.ws }
+
 // WorkspaceWatcher is the service that lets the prompts of unchanged
 // workspaces skip their file checks (workspace.Watcher).
 func (a *Runtime) WorkspaceWatcher() *workspace.Watcher { return a.ws.Watcher() }

@@ -41,6 +41,10 @@ var apiSummaries = map[string]string{
 	"POST /api/v1/scheduler/jobs/{id}/pause":  "Pause a job",
 	"POST /api/v1/scheduler/jobs/{id}/resume": "Resume a job",
 	"GET /api/v1/scheduler/jobs/{id}/runs":    "A job's runs",
+	"GET /api/v1/agents":                      "The agents and their workspaces",
+	"GET /api/v1/agents/{name}":               "One agent's workspace",
+	"GET /api/v1/agents/{name}/files/{file}":  "Read a workspace file (IDENTITY.md, SOUL.md, USER.md, TOOLS.md, AGENTS.md, BOOTSTRAP.md, MEMORY.md)",
+	"PUT /api/v1/agents/{name}/files/{file}":  "Replace a workspace file",
 	"GET /api/v1/openapi.json":                "This document",
 }
 

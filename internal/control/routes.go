@@ -14,27 +14,29 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/sandbox"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/internal/usage"
+	"github.com/beamclaw/beamclaw-go/internal/workspace"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
 // handlers serve the CLI's routes on the control socket: MCP state and
 // pairing, which need the running daemon's memory or its database.
 type handlers struct {
-	sessions  Sessions
-	mcp       *mcp.Manager // nil without MCP
-	db        *store.DB
-	tokens    oauth.Store // MCP OAuth logins; nil without MCP
-	scrub     func(string) string
-	pairing   *pairing.Store
-	agentsDir string
-	log       *slog.Logger
-	sandbox   *sandbox.Manager // nil unless sandbox.enabled
-	gate      *sandbox.Gate
-	scheduler Scheduler     // nil unless scheduler.enabled
-	memory    Memory        // the agents' memory of each user
-	links     *people.Links // linked accounts
-	ledger    *usage.Ledger // nil: none
-	clock     clock.Clock
+	sessions   Sessions
+	mcp        *mcp.Manager // nil without MCP
+	db         *store.DB
+	tokens     oauth.Store // MCP OAuth logins; nil without MCP
+	scrub      func(string) string
+	pairing    *pairing.Store
+	agentsDir  string
+	log        *slog.Logger
+	sandbox    *sandbox.Manager // nil unless sandbox.enabled
+	gate       *sandbox.Gate
+	scheduler  Scheduler        // nil unless scheduler.enabled
+	memory     Memory           // the agents' memory of each user
+	links      *people.Links    // linked accounts
+	ledger     *usage.Ledger    // nil: none
+	workspaces *workspace.Store // the agents' workspaces (nil: none)
+	clock      clock.Clock
 }
 
 // Deps is what the control routes work on: the daemon's live MCP
@@ -63,6 +65,8 @@ type Deps struct {
 	Clock clock.Clock
 	// Ledger is the usage ledger (beamclaw usage).
 	Ledger *usage.Ledger
+	// Workspaces are the agents' workspaces (the agent runtime's store).
+	Workspaces *workspace.Store
 }
 
 // Routes returns the routes the daemon serves on its control socket for
@@ -78,8 +82,8 @@ func Routes(d Deps) []gateway.Mount {
 	}
 	c := &handlers{sessions: d.Sessions, mcp: d.MCP, tokens: d.Tokens, scrub: d.Scrub, db: d.DB, pairing: pairing.New(d.DB, pairing.Options{}),
 		agentsDir: d.AgentsDir, log: d.Log, sandbox: d.Sandbox, gate: d.SandboxGate, scheduler: d.Scheduler,
-		memory: d.Memory, links: d.Links, clock: clock.Or(d.Clock), ledger: d.Ledger}
-	return slices.Concat(c.routes(), c.schedulerRoutes(), c.userRoutes())
+		memory: d.Memory, links: d.Links, clock: clock.Or(d.Clock), ledger: d.Ledger, workspaces: d.Workspaces}
+	return slices.Concat(c.routes(), c.schedulerRoutes(), c.userRoutes(), c.agentRoutes())
 }
 
 func (c *handlers) routes() []gateway.Mount {

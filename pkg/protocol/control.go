@@ -242,3 +242,24 @@ type DBCheck struct {
 	OK      bool   `json:"ok"`
 	Problem string `json:"problem,omitempty"`
 }
+
+// Control paths of the agents (the admin API's /api/v1/agents...).
+const (
+	// ControlAgents answers GET with AgentList.
+	ControlAgents = "/control/agents"
+	// ControlAgent + "/{name}" answers GET with an Agent; + "/{name}/files/{file}"
+	// answers GET with an AgentFileContent and PUT (an AgentFileContent's
+	// content) by writing the workspace file (the seven of the prompt).
+	ControlAgent = "/control/agents"
+)
+
+// AgentList is the answer of GET /control/agents.
+type AgentList struct {
+	Agents []Agent `json:"agents"`
+}
+
+// AgentFileContent is one workspace file of an agent.
+type AgentFileContent struct {
+	Name    string `json:"name"`
+	Content string `json:"content"`
+}

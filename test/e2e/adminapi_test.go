@@ -72,11 +72,36 @@ func TestAdminAPI(t *testing.T) {
 		doc.Paths["/api/v1/sessions/{id}"]["delete"] == nil {
 		t.Errorf("openapi.json: %d %.300s", code, body)
 	}
+	// Agents and their workspace files: a SOUL.md written here is the
+	// next turn's prompt; nothing but the seven files can be named.
+	if code, body := call(http.MethodGet, "/api/v1/agents", token, ""); code != http.StatusOK || !strings.Contains(body, `"name":"default"`) {
+		t.Errorf("agents: %d %.200s", code, body)
+	}
+	soul := `{"content":"You answer like a lighthouse keeper."}`
+	if code, body := call(http.MethodPut, "/api/v1/agents/default/files/SOUL.md", token, soul); code != http.StatusOK {
+		t.Errorf("write SOUL.md: %d %s", code, body)
+	}
+	if code, body := call(http.MethodGet, "/api/v1/agents/default/files/SOUL.md", token, ""); code != http.StatusOK || !strings.Contains(body, "lighthouse keeper") {
+		t.Errorf("read SOUL.md: %d %s", code, body)
+	}
+	if code, body := r.postWith(token, "bo", "who are you?"); code != http.StatusOK {
+		t.Fatalf("chat: %d %s", code, body)
+	}
+	if sys := llmLast(t, r.llm).Messages[0].Content; !strings.Contains(sys, "lighthouse keeper") {
+		t.Error("the written SOUL.md is not in the next prompt")
+	}
+	for _, bad := range []string{"/api/v1/agents/default/files/secrets.txt", "/api/v1/agents/default/files/..%2F..%2Fconfig.yaml"} {
+		if code, body := call(http.MethodPut, bad, token, soul); code < 400 || code >= 500 {
+			t.Errorf("PUT %s: %d %s, want a 4xx", bad, code, body)
+		}
+	}
 	if code, body := call(http.MethodDelete, "/api/v1/sessions/"+id, token, ""); code != http.StatusNoContent {
 		t.Errorf("delete: %d %s", code, body)
 	}
-	if len(r.h.sessions("--archived")) != 0 {
-		t.Error("the session outlived its DELETE")
+	for _, s := range r.h.sessions("--archived") {
+		if s.ID == id {
+			t.Error("the session outlived its DELETE")
+		}
 	}
 
 	plain := newChatRig(t, rigOptions{})
