@@ -22,7 +22,7 @@ var apiSummaries = map[string]string{
 	"POST /api/v1/pairing/approve":            "Approve a pairing code",
 	"POST /api/v1/pairing/revoke":             "Revoke a peer or a request",
 	"GET /api/v1/db/check":                    "Check every page of the database",
-	"GET /api/v1/sessions":                    "Stored sessions (?agent, user, archived=1, q)",
+	"GET /api/v1/sessions":                    "Stored sessions, newest first (?agent, user, channel, state=active|live|archived, archived=1, q, limit, cursor)",
 	"GET /api/v1/sessions/{id}":               "A session and its history",
 	"DELETE /api/v1/sessions/{id}":            "Delete a session",
 	"GET /api/v1/usage":                       "The usage ledger by agent, user, day, session, origin, model or provider",

@@ -1,11 +1,16 @@
 package control
 
 import (
+	"cmp"
 	"context"
+	"encoding/base64"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
@@ -41,13 +46,41 @@ func (c *handlers) sessionsList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
+	page, err := pageOf(q)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	sums, err := c.sessions.List(session.Filter{AgentID: q.Get("agent"), UserID: q.Get("user"),
-		Archived: q.Get("archived") == "1", Text: q.Get("q")})
+		Archived: q.Get("archived") == "1" || q.Get("state") == "archived", Text: q.Get("q")})
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, beamclaw.UserMessage(err))
 		return
 	}
-	writeJSON(w, http.StatusOK, protocol.SessionList{Sessions: SessionsWire(sums)})
+	sums = slices.DeleteFunc(sums, func(s session.Summary) bool {
+		return (q.Get("channel") != "" && string(s.Channel) != q.Get("channel")) || !inState(s, q.Get("state"))
+	})
+	slices.SortStableFunc(sums, func(a, b session.Summary) int { // the cursor's order: newest first, then by id
+		return cmp.Or(b.Updated.Compare(a.Updated), strings.Compare(a.ID, b.ID))
+	})
+	list := protocol.SessionList{}
+	sums, list.NextCursor = page.of(sums)
+	list.Sessions = SessionsWire(sums)
+	writeJSON(w, http.StatusOK, list)
+}
+
+// inState reports whether s is in state: "" any, active, live (in
+// memory now), archived.
+func inState(s session.Summary, state string) bool {
+	switch state {
+	case "active":
+		return s.Archived.IsZero()
+	case "live":
+		return s.Live
+	case "archived":
+		return !s.Archived.IsZero()
+	}
+	return true
 }
 
 func (c *handlers) sessionShow(w http.ResponseWriter, r *http.Request) {
@@ -107,4 +140,57 @@ func sessionIDOf(r *http.Request) string {
 		return u
 	}
 	return id
+}
+
+// sessionPage is a page of a session list: at most limit (0: all) after
+// the cursor (the last session of the page before, most recently active
+// first).
+type sessionPage struct {
+	limit   int
+	after   time.Time
+	afterID string
+}
+
+// pageOf reads limit and cursor; states other than the known are refused.
+func pageOf(q url.Values) (sessionPage, error) {
+	var p sessionPage
+	if st := q.Get("state"); st != "" && !slices.Contains([]string{"active", "live", "archived"}, st) {
+		return p, fmt.Errorf("state %q: want active, live or archived", st)
+	}
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > 1000 {
+			return p, fmt.Errorf("limit %q: want 1 to 1000", l)
+		}
+		p.limit = n
+	}
+	if c := q.Get("cursor"); c != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(c)
+		ns, id, ok := strings.Cut(string(raw), "|")
+		n, perr := strconv.ParseInt(ns, 10, 64)
+		if err != nil || !ok || perr != nil || id == "" {
+			return p, fmt.Errorf("cursor %q is not one this API gave", c)
+		}
+		p.after, p.afterID = time.Unix(0, n), id
+	}
+	return p, nil
+}
+
+// of cuts sums (most recently active first) to the page and says the
+// cursor of the next one ("" at the end).
+func (p sessionPage) of(sums []session.Summary) ([]session.Summary, string) {
+	if p.afterID != "" {
+		i := slices.IndexFunc(sums, func(s session.Summary) bool {
+			return s.Updated.Before(p.after) || (s.Updated.Equal(p.after) && s.ID > p.afterID)
+		})
+		if i < 0 {
+			return nil, ""
+		}
+		sums = sums[i:]
+	}
+	if p.limit == 0 || len(sums) <= p.limit {
+		return sums, ""
+	}
+	last := sums[p.limit-1]
+	return sums[:p.limit], base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(last.Updated.UnixNano(), 10) + "|" + last.ID))
 }

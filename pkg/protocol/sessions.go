@@ -5,7 +5,8 @@ import "time"
 // Control-socket paths of the sessions (beamclaw sessions ...).
 const (
 	// ControlSessions answers GET with SessionList; query: agent, user,
-	// archived=1 (archived ones too), q (text the history holds).
+	// channel, state (active, live, archived), archived=1 (archived ones
+	// too), q (text the history holds), limit and cursor (paging).
 	ControlSessions = "/control/sessions"
 	// ControlSession + "/{id}" answers GET with SessionDetail and DELETE
 	// with 204.
@@ -27,9 +28,11 @@ type SessionInfo struct {
 	Live     bool      `json:"live,omitempty"`    // in the daemon's memory now
 }
 
-// SessionList is the answer of GET /control/sessions.
+// SessionList is the answer of GET /control/sessions; with ?limit=N a
+// page, NextCursor (as ?cursor=) asking the next one ("" at the end).
 type SessionList struct {
-	Sessions []SessionInfo `json:"sessions"`
+	Sessions   []SessionInfo `json:"sessions"`
+	NextCursor string        `json:"next_cursor,omitempty"`
 }
 
 // SessionDetail is one session with its history.

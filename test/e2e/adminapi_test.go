@@ -72,6 +72,34 @@ func TestAdminAPI(t *testing.T) {
 		doc.Paths["/api/v1/sessions/{id}"]["delete"] == nil {
 		t.Errorf("openapi.json: %d %.300s", code, body)
 	}
+	// Paging: three sessions two at a time, newest first, each once.
+	for _, u := range []string{"cy", "di"} {
+		if code, body := r.postWith(token, u, "hello from "+u); code != http.StatusOK {
+			t.Fatalf("chat: %d %s", code, body)
+		}
+	}
+	var seen []string
+	cursor := ""
+	for range 3 {
+		code, body := call(http.MethodGet, "/api/v1/sessions?limit=2&channel=http&cursor="+cursor, token, "")
+		var page protocol.SessionList
+		if code != http.StatusOK || json.Unmarshal([]byte(body), &page) != nil {
+			t.Fatalf("page: %d %s", code, body)
+		}
+		for _, s := range page.Sessions {
+			seen = append(seen, s.User)
+		}
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if strings.Join(seen, ",") != "api:di,api:cy,api:ana" {
+		t.Errorf("pages gave %v, want di, cy, ana", seen)
+	}
+	if code, _ := call(http.MethodGet, "/api/v1/sessions?state=sleepy", token, ""); code != http.StatusBadRequest {
+		t.Errorf("a bad state: %d, want 400", code)
+	}
+
 	// Agents and their workspace files: a SOUL.md written here is the
 	// next turn's prompt; nothing but the seven files can be named.
 	if code, body := call(http.MethodGet, "/api/v1/agents", token, ""); code != http.StatusOK || !strings.Contains(body, `"name":"default"`) {
