@@ -45,6 +45,7 @@ var apiSummaries = map[string]string{
 	"GET /api/v1/agents/{name}":               "One agent's workspace",
 	"GET /api/v1/agents/{name}/files/{file}":  "Read a workspace file (IDENTITY.md, SOUL.md, USER.md, TOOLS.md, AGENTS.md, BOOTSTRAP.md, MEMORY.md)",
 	"PUT /api/v1/agents/{name}/files/{file}":  "Replace a workspace file",
+	"GET /api/v1/events":                      "The live event stream (Server-Sent Events: event name, JSON data)",
 	"GET /api/v1/openapi.json":                "This document",
 }
 

@@ -36,6 +36,7 @@ type handlers struct {
 	links      *people.Links    // linked accounts
 	ledger     *usage.Ledger    // nil: none
 	workspaces *workspace.Store // the agents' workspaces (nil: none)
+	events     *Events          // the live event stream (nil: none)
 	clock      clock.Clock
 }
 
@@ -67,6 +68,8 @@ type Deps struct {
 	Ledger *usage.Ledger
 	// Workspaces are the agents' workspaces (the agent runtime's store).
 	Workspaces *workspace.Store
+	// Events is the live event stream (an obs backend of the daemon's bus).
+	Events *Events
 }
 
 // Routes returns the routes the daemon serves on its control socket for
@@ -82,7 +85,7 @@ func Routes(d Deps) []gateway.Mount {
 	}
 	c := &handlers{sessions: d.Sessions, mcp: d.MCP, tokens: d.Tokens, scrub: d.Scrub, db: d.DB, pairing: pairing.New(d.DB, pairing.Options{}),
 		agentsDir: d.AgentsDir, log: d.Log, sandbox: d.Sandbox, gate: d.SandboxGate, scheduler: d.Scheduler,
-		memory: d.Memory, links: d.Links, clock: clock.Or(d.Clock), ledger: d.Ledger, workspaces: d.Workspaces}
+		memory: d.Memory, links: d.Links, clock: clock.Or(d.Clock), ledger: d.Ledger, workspaces: d.Workspaces, events: d.Events}
 	return slices.Concat(c.routes(), c.schedulerRoutes(), c.userRoutes(), c.agentRoutes())
 }
 
@@ -101,6 +104,7 @@ func (c *handlers) routes() []gateway.Mount {
 		{Method: http.MethodGet, Pattern: protocol.ControlDBCheck, Handler: http.HandlerFunc(c.dbCheck)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSessions, Handler: http.HandlerFunc(c.sessionsList)},
 		{Method: http.MethodGet, Pattern: protocol.ControlUsage, Handler: http.HandlerFunc(c.usageGet)},
+		{Method: http.MethodGet, Pattern: protocol.ControlEvents, Handler: http.HandlerFunc(c.eventsStream)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSession + "/{id}", Handler: http.HandlerFunc(c.sessionShow)},
 		{Method: http.MethodDelete, Pattern: protocol.ControlSession + "/{id}", Handler: http.HandlerFunc(c.sessionDelete)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSandbox, Handler: http.HandlerFunc(c.sandboxStatus)},

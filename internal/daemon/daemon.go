@@ -16,6 +16,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/config"
+	"github.com/beamclaw/beamclaw-go/internal/control"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/obs"
 	"github.com/beamclaw/beamclaw-go/internal/procguard"
@@ -52,6 +53,7 @@ type daemon struct {
 	log     *slog.Logger
 	bus     *obs.Bus
 	metrics *obs.Metrics
+	events  *control.Events // the live event stream of the admin API
 	db      *store.DB
 	public  *gateway.Listener
 	control *gateway.Listener

@@ -51,7 +51,7 @@ func (d *daemon) edges(rt *agentRuntime) (routes, socket []gateway.Mount, servic
 	socket = append(socket, local.Routes()...)
 	ctlSocket, ctlPublic := d.controlRoutes(rt)
 	socket, routes = append(socket, ctlSocket...), append(routes, ctlPublic...)
-	services = []suture.Service{public, local}
+	services = []suture.Service{public, local, d.events}
 	a2aSvc, a2aRoutes, err := d.a2aEdge(rt)
 	if err != nil {
 		return nil, nil, nil, err
@@ -140,7 +140,7 @@ func (d *daemon) controlRoutes(rt *agentRuntime) (socket, public []gateway.Mount
 	deps := control.Deps{Sessions: rt.sessions, MCP: rt.mcp, Tokens: rt.tokens,
 		Scrub: rt.scrubber.String, DB: d.db, AgentsDir: d.paths.AgentsDir, Log: d.log,
 		Sandbox: rt.sandbox, SandboxGate: rt.sandboxGate, Memory: rt.agents, Links: rt.links, Ledger: rt.ledger,
-		Workspaces: rt.agents.Workspaces()}
+		Workspaces: rt.agents.Workspaces(), Events: d.events}
 	if rt.scheduler != nil {
 		deps.Scheduler = rt.scheduler
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/thejerf/suture/v4"
 
+	"github.com/beamclaw/beamclaw-go/internal/control"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/obs"
 	"github.com/beamclaw/beamclaw-go/internal/supervise"
@@ -20,6 +21,8 @@ func (d *daemon) tree() (*suture.Supervisor, error) {
 	d.bus.Add(obs.NewLogBackend(d.log))
 	d.metrics = obs.NewMetrics(d.bus.Dropped)
 	d.bus.Add(d.metrics)
+	d.events = control.NewEvents() // the admin API's live stream
+	d.bus.Add(d.events)
 
 	opts := supervise.Options{Logger: d.log, Timeout: d.plan.ShutdownTimeout}
 	root := supervise.New("beamclaw", opts)

@@ -1,6 +1,9 @@
 package protocol
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Control-socket paths served by a running daemon for the CLI.
 const (
@@ -262,4 +265,16 @@ type AgentList struct {
 type AgentFileContent struct {
 	Name    string `json:"name"`
 	Content string `json:"content"`
+}
+
+// ControlEvents answers GET with the live event stream as Server-Sent
+// Events: each "event: <name>" with an Event as JSON data.
+const ControlEvents = "/control/events"
+
+// Event is one event of the daemon's bus (the log's event lines).
+type Event struct {
+	Name      string            `json:"name"`
+	SessionID string            `json:"session_id,omitempty"`
+	Time      time.Time         `json:"time"`
+	Attrs     map[string]string `json:"attrs,omitempty"`
 }

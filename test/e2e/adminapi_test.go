@@ -1,12 +1,14 @@
 package e2e
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
@@ -72,15 +74,52 @@ func TestAdminAPI(t *testing.T) {
 		doc.Paths["/api/v1/sessions/{id}"]["delete"] == nil {
 		t.Errorf("openapi.json: %d %.300s", code, body)
 	}
+	// The live event stream: a turn's events arrive as Server-Sent Events.
+	sse, err := http.NewRequest(http.MethodGet, "http://"+r.addr+"/api/v1/events", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sse.Header.Set("Authorization", "Bearer "+token)
+	stream, err := (&http.Client{}).Do(sse)
+	if err != nil || stream.StatusCode != http.StatusOK || stream.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("events: %v %+v", err, stream)
+	}
+	lines := make(chan string, 256)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stream.Body)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	if code, body := r.postWith(token, "ed", "stream me"); code != http.StatusOK {
+		t.Fatalf("chat: %d %s", code, body)
+	}
+	got := false
+	for deadline := time.After(10 * time.Second); !got; {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("the event stream ended")
+			}
+			got = l == "event: turn_complete"
+		case <-deadline:
+			t.Fatal("no turn_complete event on the stream")
+		}
+	}
+	stream.Body.Close()
+	for range lines { // the reader ends with the body
+	}
+
 	// Paging: three sessions two at a time, newest first, each once.
-	for _, u := range []string{"cy", "di"} {
+	for _, u := range []string{"cy", "di"} { // (ed's session is newer still)
 		if code, body := r.postWith(token, u, "hello from "+u); code != http.StatusOK {
 			t.Fatalf("chat: %d %s", code, body)
 		}
 	}
 	var seen []string
 	cursor := ""
-	for range 3 {
+	for range 4 {
 		code, body := call(http.MethodGet, "/api/v1/sessions?limit=2&channel=http&cursor="+cursor, token, "")
 		var page protocol.SessionList
 		if code != http.StatusOK || json.Unmarshal([]byte(body), &page) != nil {
@@ -93,8 +132,8 @@ func TestAdminAPI(t *testing.T) {
 			break
 		}
 	}
-	if strings.Join(seen, ",") != "api:di,api:cy,api:ana" {
-		t.Errorf("pages gave %v, want di, cy, ana", seen)
+	if strings.Join(seen, ",") != "api:di,api:cy,api:ed,api:ana" {
+		t.Errorf("pages gave %v, want di, cy, ed, ana", seen)
 	}
 	if code, _ := call(http.MethodGet, "/api/v1/sessions?state=sleepy", token, ""); code != http.StatusBadRequest {
 		t.Errorf("a bad state: %d, want 400", code)
