@@ -46,6 +46,7 @@ var apiSummaries = map[string]string{
 	"GET /api/v1/agents/{name}/files/{file}":  "Read a workspace file (IDENTITY.md, SOUL.md, USER.md, TOOLS.md, AGENTS.md, BOOTSTRAP.md, MEMORY.md)",
 	"PUT /api/v1/agents/{name}/files/{file}":  "Replace a workspace file",
 	"GET /api/v1/events":                      "The live event stream (Server-Sent Events: event name, JSON data)",
+	"GET /api/v1/config":                      "The running configuration as YAML, secrets only as {env: VAR} (set or unset)",
 	"GET /api/v1/openapi.json":                "This document",
 }
 
@@ -67,9 +68,16 @@ func OpenAPI(routes []gateway.Mount) map[string]any {
 		if summary == "" {
 			summary = key
 		}
+		media := "application/json"
+		switch {
+		case strings.HasSuffix(m.Pattern, "/config"):
+			media = "application/yaml"
+		case strings.HasSuffix(m.Pattern, "/events"):
+			media = "text/event-stream"
+		}
 		op := map[string]any{"summary": summary, "operationId": operationID(m.Method, m.Pattern),
 			"responses": map[string]any{
-				"200":     map[string]any{"description": "OK", "content": map[string]any{"application/json": map[string]any{}}},
+				"200":     map[string]any{"description": "OK", "content": map[string]any{media: map[string]any{}}},
 				"default": map[string]any{"$ref": "#/components/responses/Error"},
 			}}
 		var params []map[string]any

@@ -37,6 +37,7 @@ type handlers struct {
 	ledger     *usage.Ledger    // nil: none
 	workspaces *workspace.Store // the agents' workspaces (nil: none)
 	events     *Events          // the live event stream (nil: none)
+	config     []byte           // the running configuration, as config show renders it
 	clock      clock.Clock
 }
 
@@ -70,6 +71,9 @@ type Deps struct {
 	Workspaces *workspace.Store
 	// Events is the live event stream (an obs backend of the daemon's bus).
 	Events *Events
+	// Config is the running configuration as `config show` renders it:
+	// secrets only as {env: VAR} with whether each is set.
+	Config []byte
 }
 
 // Routes returns the routes the daemon serves on its control socket for
@@ -85,7 +89,7 @@ func Routes(d Deps) []gateway.Mount {
 	}
 	c := &handlers{sessions: d.Sessions, mcp: d.MCP, tokens: d.Tokens, scrub: d.Scrub, db: d.DB, pairing: pairing.New(d.DB, pairing.Options{}),
 		agentsDir: d.AgentsDir, log: d.Log, sandbox: d.Sandbox, gate: d.SandboxGate, scheduler: d.Scheduler,
-		memory: d.Memory, links: d.Links, clock: clock.Or(d.Clock), ledger: d.Ledger, workspaces: d.Workspaces, events: d.Events}
+		memory: d.Memory, links: d.Links, clock: clock.Or(d.Clock), ledger: d.Ledger, workspaces: d.Workspaces, events: d.Events, config: d.Config}
 	return slices.Concat(c.routes(), c.schedulerRoutes(), c.userRoutes(), c.agentRoutes())
 }
 
@@ -105,10 +109,22 @@ func (c *handlers) routes() []gateway.Mount {
 		{Method: http.MethodGet, Pattern: protocol.ControlSessions, Handler: http.HandlerFunc(c.sessionsList)},
 		{Method: http.MethodGet, Pattern: protocol.ControlUsage, Handler: http.HandlerFunc(c.usageGet)},
 		{Method: http.MethodGet, Pattern: protocol.ControlEvents, Handler: http.HandlerFunc(c.eventsStream)},
+		{Method: http.MethodGet, Pattern: protocol.ControlConfig, Handler: http.HandlerFunc(c.configShow)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSession + "/{id}", Handler: http.HandlerFunc(c.sessionShow)},
 		{Method: http.MethodDelete, Pattern: protocol.ControlSession + "/{id}", Handler: http.HandlerFunc(c.sessionDelete)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSandbox, Handler: http.HandlerFunc(c.sandboxStatus)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSandboxContainers, Handler: http.HandlerFunc(c.sandboxList)},
 		{Method: http.MethodPost, Pattern: protocol.ControlSandboxKill, Handler: http.HandlerFunc(c.sandboxKill)},
 	}
+}
+
+// configShow answers the running configuration as YAML, secrets only as
+// {env: VAR} (set or unset), never their values.
+func (c *handlers) configShow(w http.ResponseWriter, _ *http.Request) {
+	if c.config == nil {
+		writeError(w, http.StatusNotFound, "this daemon shows no configuration")
+		return
+	}
+	w.Header().Set("Content-Type", "application/yaml")
+	_, _ = w.Write(c.config)
 }

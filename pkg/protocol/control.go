@@ -278,3 +278,8 @@ type Event struct {
 	Time      time.Time         `json:"time"`
 	Attrs     map[string]string `json:"attrs,omitempty"`
 }
+
+// ControlConfig answers GET with the running configuration as YAML
+// (application/yaml): `beamclaw config show`'s rendering, secrets only as
+// {env: VAR} with whether each is set.
+const ControlConfig = "/control/config"

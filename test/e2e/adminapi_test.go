@@ -111,6 +111,12 @@ func TestAdminAPI(t *testing.T) {
 	for range lines { // the reader ends with the body
 	}
 
+	// The running configuration: secrets as {env: VAR}, never a value.
+	if code, body := call(http.MethodGet, "/api/v1/config", token, ""); code != http.StatusOK ||
+		!strings.Contains(body, "E2E_GATEWAY_TOKEN") || strings.Contains(body, token) {
+		t.Errorf("config: %d %.300s", code, body)
+	}
+
 	// Paging: three sessions two at a time, newest first, each once.
 	for _, u := range []string{"cy", "di"} { // (ed's session is newer still)
 		if code, body := r.postWith(token, u, "hello from "+u); code != http.StatusOK {
