@@ -53,14 +53,7 @@ func (a *Admin) skillsList(se skillEnv, agent string) (protocol.SkillCatalog, er
 	if err != nil {
 		return protocol.SkillCatalog{}, err
 	}
-	out := protocol.SkillCatalog{Agent: agent, Skills: make([]protocol.Skill, 0, len(cat.Skills))}
-	for _, s := range cat.Skills {
-		out.Skills = append(out.Skills, skillWire(s))
-	}
-	for _, p := range cat.Problems {
-		out.Problems = append(out.Problems, p.Error())
-	}
-	return out, nil
+	return control.CatalogWire(agent, cat), nil
 }
 
 // SkillShow returns the skill's description and its whole SKILL.md.
@@ -69,7 +62,7 @@ func (a *Admin) SkillShow(agent, name string) (protocol.Skill, string, error) {
 	if err != nil {
 		return protocol.Skill{}, "", err
 	}
-	return skillWire(s), s.Content, nil
+	return control.SkillWire(s), s.Content, nil
 }
 
 func (a *Admin) findSkill(se skillEnv, agent, name string) (skill.Skill, error) {
@@ -109,12 +102,6 @@ func (a *Admin) skillInstall(ctx context.Context, se skillEnv, agent, name strin
 		return wire, err
 	}
 	return wire, nil
-}
-
-func skillWire(s skill.Skill) protocol.Skill {
-	return protocol.Skill{Name: s.Name, Description: s.Description, Emoji: s.Emoji, Homepage: s.Homepage,
-		Source: s.Source.String(), Path: s.Path, Eligible: s.Status.Eligible, Missing: s.Status.Missing,
-		Flags: s.Flags, Installable: len(s.Install) > 0}
 }
 
 func planWire(p skill.Plan) protocol.InstallPlan {

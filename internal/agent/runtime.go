@@ -186,6 +186,15 @@ func (a *Runtime) SkillDirs(agentID string) []string {
 	return []string{filepath.Join(a.agentsDir, agentID, "skills"), a.skillsDir}
 }
 
+// Catalog returns the agent's skills: bundled, global and its own, with
+// their eligibility here (the admin API's skills route).
+func (a *Runtime) Catalog(agentID string) (skill.Catalog, error) {
+	if err := workspace.ValidName(agentID); err != nil {
+		return skill.Catalog{}, err
+	}
+	return a.catalog(agentID)
+}
+
 // catalog returns the agent's skills: bundled, global and its own.
 func (a *Runtime) catalog(agentID string) (skill.Catalog, error) {
 	c, err := a.discovered(agentID)

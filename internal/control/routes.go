@@ -21,24 +21,26 @@ import (
 // handlers serve the CLI's routes on the control socket: MCP state and
 // pairing, which need the running daemon's memory or its database.
 type handlers struct {
-	sessions   Sessions
-	mcp        *mcp.Manager // nil without MCP
-	db         *store.DB
-	tokens     oauth.Store // MCP OAuth logins; nil without MCP
-	scrub      func(string) string
-	pairing    *pairing.Store
-	agentsDir  string
-	log        *slog.Logger
-	sandbox    *sandbox.Manager // nil unless sandbox.enabled
-	gate       *sandbox.Gate
-	scheduler  Scheduler        // nil unless scheduler.enabled
-	memory     Memory           // the agents' memory of each user
-	links      *people.Links    // linked accounts
-	ledger     *usage.Ledger    // nil: none
-	workspaces *workspace.Store // the agents' workspaces (nil: none)
-	events     *Events          // the live event stream (nil: none)
-	config     []byte           // the running configuration, as config show renders it
-	clock      clock.Clock
+	sessions     Sessions
+	mcp          *mcp.Manager // nil without MCP
+	db           *store.DB
+	tokens       oauth.Store // MCP OAuth logins; nil without MCP
+	scrub        func(string) string
+	pairing      *pairing.Store
+	agentsDir    string
+	log          *slog.Logger
+	sandbox      *sandbox.Manager // nil unless sandbox.enabled
+	gate         *sandbox.Gate
+	scheduler    Scheduler        // nil unless scheduler.enabled
+	memory       Memory           // the agents' memory of each user
+	links        *people.Links    // linked accounts
+	ledger       *usage.Ledger    // nil: none
+	workspaces   *workspace.Store // the agents' workspaces (nil: none)
+	events       *Events          // the live event stream (nil: none)
+	config       []byte           // the running configuration, as config show renders it
+	skills       Skills           // the agents' skill catalogs (nil: none)
+	defaultAgent string
+	clock        clock.Clock
 }
 
 // Deps is what the control routes work on: the daemon's live MCP
@@ -74,6 +76,10 @@ type Deps struct {
 	// Config is the running configuration as `config show` renders it:
 	// secrets only as {env: VAR} with whether each is set.
 	Config []byte
+	// Skills are the agents' skill catalogs; DefaultAgent the agent a
+	// request names by default.
+	Skills       Skills
+	DefaultAgent string
 }
 
 // Routes returns the routes the daemon serves on its control socket for
@@ -89,7 +95,8 @@ func Routes(d Deps) []gateway.Mount {
 	}
 	c := &handlers{sessions: d.Sessions, mcp: d.MCP, tokens: d.Tokens, scrub: d.Scrub, db: d.DB, pairing: pairing.New(d.DB, pairing.Options{}),
 		agentsDir: d.AgentsDir, log: d.Log, sandbox: d.Sandbox, gate: d.SandboxGate, scheduler: d.Scheduler,
-		memory: d.Memory, links: d.Links, clock: clock.Or(d.Clock), ledger: d.Ledger, workspaces: d.Workspaces, events: d.Events, config: d.Config}
+		memory: d.Memory, links: d.Links, clock: clock.Or(d.Clock), ledger: d.Ledger, workspaces: d.Workspaces, events: d.Events, config: d.Config,
+		skills: d.Skills, defaultAgent: d.DefaultAgent}
 	return slices.Concat(c.routes(), c.schedulerRoutes(), c.userRoutes(), c.agentRoutes())
 }
 
@@ -110,6 +117,7 @@ func (c *handlers) routes() []gateway.Mount {
 		{Method: http.MethodGet, Pattern: protocol.ControlUsage, Handler: http.HandlerFunc(c.usageGet)},
 		{Method: http.MethodGet, Pattern: protocol.ControlEvents, Handler: http.HandlerFunc(c.eventsStream)},
 		{Method: http.MethodGet, Pattern: protocol.ControlConfig, Handler: http.HandlerFunc(c.configShow)},
+		{Method: http.MethodGet, Pattern: protocol.ControlSkills, Handler: http.HandlerFunc(c.skillsList)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSession + "/{id}", Handler: http.HandlerFunc(c.sessionShow)},
 		{Method: http.MethodDelete, Pattern: protocol.ControlSession + "/{id}", Handler: http.HandlerFunc(c.sessionDelete)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSandbox, Handler: http.HandlerFunc(c.sandboxStatus)},

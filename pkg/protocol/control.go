@@ -283,3 +283,7 @@ type Event struct {
 // (application/yaml): `beamclaw config show`'s rendering, secrets only as
 // {env: VAR} with whether each is set.
 const ControlConfig = "/control/config"
+
+// ControlSkills answers GET (?agent=NAME, default the default agent) with
+// the SkillCatalog that agent sees.
+const ControlSkills = "/control/skills"

@@ -111,6 +111,14 @@ func TestAdminAPI(t *testing.T) {
 	for range lines { // the reader ends with the body
 	}
 
+	// Skills: the default agent's catalog; an agent name that cannot be is a 4xx.
+	if code, body := call(http.MethodGet, "/api/v1/skills", token, ""); code != http.StatusOK || !strings.Contains(body, `"daily-review"`) {
+		t.Errorf("skills: %d %.200s", code, body)
+	}
+	if code, _ := call(http.MethodGet, "/api/v1/skills?agent=..%2Fetc", token, ""); code != http.StatusBadRequest {
+		t.Errorf("skills of a bad agent name: %d, want 400", code)
+	}
+
 	// The running configuration: secrets as {env: VAR}, never a value.
 	if code, body := call(http.MethodGet, "/api/v1/config", token, ""); code != http.StatusOK ||
 		!strings.Contains(body, "E2E_GATEWAY_TOKEN") || strings.Contains(body, token) {
