@@ -17,8 +17,11 @@ import (
 var t0 = time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 
 // patience bounds every wait for something the code under test does
-// asynchronously; reaching it is a failure, never a measurement.
-const patience = 20 * time.Second
+// asynchronously; reaching it is a failure, never a measurement. It is
+// generous: the runner's steps commit to a real bbolt file, and an fsync
+// can stall for many seconds while the sandbox tests unpack images on the
+// same disk (CI saw two waits pass 20 s at once).
+const patience = 90 * time.Second
 
 // env is a Scheduler on a real bbolt file and a fake clock, with fake
 // turns, a recording deliverer and an event recorder.
