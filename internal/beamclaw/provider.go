@@ -76,6 +76,10 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
+// DefaultAnswerCap is a call's max_tokens under usage budgets when it sets
+// none: its reservation and the cap its answer is sent with.
+const DefaultAnswerCap = 4096
+
 // Spend is a model call about to be made, as the usage budgets see it:
 // whose it is and its estimated tokens (the prompt's, and the answer's
 // cap).

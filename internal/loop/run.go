@@ -115,10 +115,6 @@ func (rs *runState) chat(ctx context.Context) (beamclaw.ChatResponse, error) {
 	return resp, nil
 }
 
-// budgetOutputCap is the answer's cap of a call under budgets that sets
-// none: reserved, and sent as max_tokens so the answer cannot exceed it.
-const budgetOutputCap = 4096
-
 // callModel makes one model call within the budgets (Options.Budgets): its
 // estimate is reserved first (a spent budget refuses it, or routes it to
 // a cheaper model), then settled with what it used, which the lane
@@ -134,7 +130,7 @@ func (rs *runState) callModel(ctx context.Context, p beamclaw.Provider, req beam
 			out = req.Sampling.MaxTokensWithin(out)
 		}
 		if out <= 0 {
-			out, req.MaxTokens = budgetOutputCap, budgetOutputCap
+			out, req.MaxTokens = beamclaw.DefaultAnswerCap, beamclaw.DefaultAnswerCap // the answer cannot pass its reservation
 		}
 		h, err := b.Reserve(ctx, beamclaw.Spend{Session: rs.r.SessionID, User: rs.r.UserID, Agent: rs.r.AgentID,
 			Origin: rs.r.Origin, Provider: p.Name(), Model: req.Model, In: in, Out: out})

@@ -29,9 +29,6 @@ const (
 	ActionRouteDown = "route_down"
 )
 
-// DefaultOutputCap is the answer's share of a reservation when a call
-// sets no max_tokens.
-const DefaultOutputCap = 4096
 
 // Budget is one limit on tokens and/or money over a period.
 type Budget struct {

@@ -46,7 +46,7 @@ func (b *Budgets) Reserve(ctx context.Context, s Spend) (beamclaw.Hold, error) {
 	}
 	out := s.Out
 	if out <= 0 {
-		out = DefaultOutputCap
+		out = beamclaw.DefaultAnswerCap
 	}
 	micro, priced := b.rates.Price(s.Provider, s.Model, s.In, out, 0)
 	h.est = amount{int64(s.In + out), micro}
