@@ -47,15 +47,16 @@ func (c *handlers) usersReady(w http.ResponseWriter) bool {
 }
 
 // people gathers every person: those with sessions, with memory of their
-// own, or with linked accounts.
-func (c *handlers) people() (map[string]*protocol.UserInfo, error) {
+// own, or with linked accounts; with every stored session, read once for
+// the request.
+func (c *handlers) people() (map[string]*protocol.UserInfo, []session.Summary, error) {
 	sums, err := c.sessions.List(session.Filter{Archived: true})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	mem, err := c.memory.MemoryUsers()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := map[string]*protocol.UserInfo{}
 	get := func(id string) *protocol.UserInfo {
@@ -87,7 +88,7 @@ func (c *handlers) people() (map[string]*protocol.UserInfo, error) {
 		u.Accounts = append(u.Accounts, account)
 		slices.Sort(u.Accounts)
 	}
-	return out, nil
+	return out, sums, nil
 }
 
 func (c *handlers) usersGet(w http.ResponseWriter, r *http.Request) {
@@ -98,7 +99,7 @@ func (c *handlers) usersGet(w http.ResponseWriter, r *http.Request) {
 	if !c.usersReady(w) {
 		return
 	}
-	all, err := c.people()
+	all, _, err := c.people()
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, beamclaw.UserMessage(err))
 		return
@@ -112,30 +113,31 @@ func (c *handlers) usersGet(w http.ResponseWriter, r *http.Request) {
 }
 
 // requested finds the person the request's ?user= names (any account of
-// theirs), answering the error itself when there is none.
-func (c *handlers) requested(w http.ResponseWriter, r *http.Request) (*protocol.UserInfo, bool) {
+// theirs), with every stored session, answering the error itself when
+// there is none.
+func (c *handlers) requested(w http.ResponseWriter, r *http.Request) (*protocol.UserInfo, []session.Summary, bool) {
 	if !c.usersReady(w) {
-		return nil, false
+		return nil, nil, false
 	}
-	all, err := c.people()
+	all, sums, err := c.people()
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, beamclaw.UserMessage(err))
-		return nil, false
+		return nil, nil, false
 	}
 	id := r.URL.Query().Get("user")
 	u, ok := all[c.links.Resolve(id)]
 	if !ok {
 		writeError(w, http.StatusNotFound, "no user "+id+" (beamclaw users list shows them)")
 	}
-	return u, ok
+	return u, sums, ok
 }
 
 func (c *handlers) userShow(w http.ResponseWriter, r *http.Request) {
-	u, ok := c.requested(w, r)
+	u, sums, ok := c.requested(w, r)
 	if !ok {
 		return
 	}
-	d, err := c.userData(r.Context(), u, false)
+	d, err := c.userData(r.Context(), u, sums, false)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, beamclaw.UserMessage(err))
 		return
@@ -153,13 +155,9 @@ func sessionInfos(ds []protocol.SessionDetail) []protocol.SessionInfo {
 
 // userData collects a person's sessions (with their history when
 // history) and their own memory, those of every account of theirs.
-func (c *handlers) userData(ctx context.Context, u *protocol.UserInfo, history bool) (protocol.UserExport, error) {
+func (c *handlers) userData(ctx context.Context, u *protocol.UserInfo, sums []session.Summary, history bool) (protocol.UserExport, error) {
 	out := protocol.UserExport{User: *u, Exported: c.clock.Now().UTC(), Sessions: []protocol.SessionDetail{}, Memory: []protocol.UserAgentMemory{}}
 	accounts := c.links.Accounts(u.ID)
-	sums, err := c.sessions.List(session.Filter{Archived: true})
-	if err != nil {
-		return out, err
-	}
 	for _, s := range sums {
 		if !slices.Contains(accounts, s.UserID) {
 			continue
@@ -208,11 +206,11 @@ func (c *handlers) exportMemory(ctx context.Context, out *protocol.UserExport, a
 }
 
 func (c *handlers) userExport(w http.ResponseWriter, r *http.Request) {
-	u, ok := c.requested(w, r)
+	u, sums, ok := c.requested(w, r)
 	if !ok {
 		return
 	}
-	d, err := c.userData(r.Context(), u, true)
+	d, err := c.userData(r.Context(), u, sums, true)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, beamclaw.UserMessage(err))
 		return
@@ -225,7 +223,7 @@ func (c *handlers) userExport(w http.ResponseWriter, r *http.Request) {
 // named by an account linked to a person, that account's own sessions
 // and memory, and its link (the person keeps theirs).
 func (c *handlers) userForget(w http.ResponseWriter, r *http.Request) {
-	u, ok := c.requested(w, r)
+	u, sums, ok := c.requested(w, r)
 	if !ok {
 		return
 	}
@@ -236,7 +234,7 @@ func (c *handlers) userForget(w http.ResponseWriter, r *http.Request) {
 		accounts = []string{named}
 	}
 	res := protocol.UserForgotten{User: named}
-	if err := c.forgetAccounts(ctx, accounts, &res); err != nil {
+	if err := c.forgetAccounts(ctx, accounts, sums, &res); err != nil {
 		writeError(w, kindStatus(err), "forgot "+strconv.Itoa(res.Sessions)+" sessions, then: "+beamclaw.UserMessage(err))
 		return
 	}
@@ -251,11 +249,7 @@ func (c *handlers) userForget(w http.ResponseWriter, r *http.Request) {
 }
 
 // forgetAccounts deletes the sessions and own memory of accounts.
-func (c *handlers) forgetAccounts(ctx context.Context, accounts []string, res *protocol.UserForgotten) error {
-	sums, err := c.sessions.List(session.Filter{Archived: true})
-	if err != nil {
-		return err
-	}
+func (c *handlers) forgetAccounts(ctx context.Context, accounts []string, sums []session.Summary, res *protocol.UserForgotten) error {
 	for _, s := range sums {
 		if !slices.Contains(accounts, s.UserID) {
 			continue
