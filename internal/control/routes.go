@@ -31,14 +31,14 @@ type handlers struct {
 	log          *slog.Logger
 	sandbox      *sandbox.Manager // nil unless sandbox.enabled
 	gate         *sandbox.Gate
-	scheduler    Scheduler        // nil unless scheduler.enabled
-	memory       Memory           // the agents' memory of each user
-	links        *people.Links    // linked accounts
-	ledger       *usage.Ledger    // nil: none
-	workspaces   *workspace.Store // the agents' workspaces (nil: none)
-	events       *Events          // the live event stream (nil: none)
-	config       []byte           // the running configuration, as config show renders it
-	skills       Skills           // the agents' skill catalogs (nil: none)
+	scheduler    Scheduler              // nil unless scheduler.enabled
+	memory       Memory                 // the agents' memory of each user
+	links        *people.Links          // linked accounts
+	ledger       *usage.Ledger          // nil: none
+	workspaces   *workspace.Store       // the agents' workspaces (nil: none)
+	events       *Events                // the live event stream (nil: none)
+	config       func() ([]byte, error) // the running configuration, as config show renders it
+	skills       Skills                 // the agents' skill catalogs (nil: none)
 	defaultAgent string
 	clock        clock.Clock
 }
@@ -75,7 +75,7 @@ type Deps struct {
 	Events *Events
 	// Config is the running configuration as `config show` renders it:
 	// secrets only as {env: VAR} with whether each is set.
-	Config []byte
+	Config func() ([]byte, error)
 	// Skills are the agents' skill catalogs; DefaultAgent the agent a
 	// request names by default.
 	Skills       Skills
@@ -133,6 +133,11 @@ func (c *handlers) configShow(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusNotFound, "this daemon shows no configuration")
 		return
 	}
+	b, err := c.config()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
 	w.Header().Set("Content-Type", "application/yaml")
-	_, _ = w.Write(c.config)
+	_, _ = w.Write(b)
 }

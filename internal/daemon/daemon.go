@@ -53,8 +53,8 @@ type daemon struct {
 	log     *slog.Logger
 	bus     *obs.Bus
 	metrics *obs.Metrics
-	events  *control.Events // the live event stream of the admin API
-	shown   []byte          // the configuration as config show renders it (no secret values)
+	events  *control.Events        // the live event stream of the admin API
+	show    func() ([]byte, error) // the configuration as config show renders it (no secret values)
 	db      *store.DB
 	public  *gateway.Listener
 	control *gateway.Listener
@@ -107,11 +107,9 @@ func Run(ctx context.Context, opts Options) (err error) {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	shown, err := l.Show(opts.Getenv) // the admin API's config view: secrets as {env: VAR} (set/unset), never values
-	if err != nil {
-		return err
-	}
-	d := &daemon{opts: opts, plan: p, paths: l.Paths, log: log, started: time.Now(), stop: cancel, shown: shown,
+	cfg := l.Config
+	show := func() ([]byte, error) { return cfg.Show(opts.Getenv) } // the admin API's config view, rendered when asked
+	d := &daemon{opts: opts, plan: p, paths: l.Paths, log: log, started: time.Now(), stop: cancel, show: show,
 		watch: watch, checks: map[string]func() protocol.Subsystem{}}
 	if err := d.open(); err != nil {
 		return err
