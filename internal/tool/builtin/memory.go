@@ -189,8 +189,7 @@ func (m *WorkspaceMemory) bootstrap(o owner, a memoryArgs) (string, error) {
 	if a.Action == "read_bootstrap" {
 		return orEmpty(m.opts.Workspace.ReadFile(o.agent, o.user, file))
 	}
-	everyones := file != "USER.md" && (file != "BOOTSTRAP.md" || strings.TrimSpace(a.Content) != "")
-	if everyones && o.remote && !m.opts.Workspace.SharedMemory(o.agent) {
+	if file != "USER.md" && o.remote && !m.opts.Workspace.SharedMemory(o.agent) { // USER.md is the user's own
 		return "", fmt.Errorf("%s is in every user's prompt; under memory_scope: user only the terminal changes it (your own notes go to MEMORY.md or USER.md)", file)
 	}
 	return done(needContent(a), func() error { return m.opts.Workspace.WriteFile(o.agent, o.user, file, a.Content) }, "updated "+file)

@@ -2,6 +2,7 @@ package builtin_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -9,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/clock"
+	"github.com/beamclaw/beamclaw-go/internal/tool"
 	"github.com/beamclaw/beamclaw-go/internal/tool/builtin"
 )
 
@@ -19,9 +22,10 @@ func owned(agent, user string) string { return agent + "@" + user }
 
 // memWorkspace is an in-memory builtin.Workspace.
 type memWorkspace struct {
-	mu    sync.Mutex
-	files map[string]string // agent/file
-	daily map[string]string // agent/YYYY-MM-DD
+	shared bool // memory_scope: agent
+	mu     sync.Mutex
+	files  map[string]string // agent/file
+	daily  map[string]string // agent/YYYY-MM-DD
 }
 
 func newMemWorkspace() *memWorkspace {
@@ -66,7 +70,7 @@ func (m *memWorkspace) ReadDaily(agent, user string, date time.Time) (string, er
 	return m.daily[agent+"/"+date.Format(time.DateOnly)], nil
 }
 
-func (m *memWorkspace) SharedMemory(string) bool { return false }
+func (m *memWorkspace) SharedMemory(string) bool { return m.shared }
 
 func (m *memWorkspace) ListDaily(agent, user string) ([]string, error) {
 	agent = owned(agent, user)
@@ -224,5 +228,40 @@ func TestWorkspaceMemoryNotes(t *testing.T) {
 	bare := builtin.NewWorkspaceMemory(builtin.MemoryOptions{Workspace: newMemWorkspace()})
 	if got := mustErr(t, call(t, t.Context(), bare, "", map[string]any{"action": "recall", "query": "x"})); !strings.Contains(got, "keyed notes are not configured") {
 		t.Errorf("error = %q", got)
+	}
+}
+
+// Under memory_scope: user a run with a remote channel's trust cannot
+// change the files every user's prompt carries; its user's own USER.md,
+// a local run and memory_scope: agent can.
+func TestRemoteRunsCannotRewriteTheAgentsFiles(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		channel, trust beamclaw.Channel
+		shared         bool
+		file, content  string
+		refused        bool
+	}{
+		{"remote SOUL.md", beamclaw.ChannelTelegram, "", false, "SOUL.md", "be rude", true},
+		{"remote IDENTITY.md", beamclaw.ChannelHTTP, "", false, "IDENTITY.md", "Name: X", true},
+		{"remote TOOLS.md", beamclaw.ChannelWS, "", false, "TOOLS.md", "x", true},
+		{"remote AGENTS.md", beamclaw.ChannelA2A, "", false, "AGENTS.md", "x", true},
+		{"remote BOOTSTRAP.md with text", beamclaw.ChannelTelegram, "", false, "BOOTSTRAP.md", "again", true},
+		{"a job made remotely", beamclaw.ChannelScheduler, beamclaw.ChannelTelegram, false, "SOUL.md", "x", true},
+		{"remote USER.md (the user's own)", beamclaw.ChannelTelegram, "", false, "USER.md", "Name: Ada", false},
+		{"the terminal", beamclaw.ChannelTUI, "", false, "SOUL.md", "calm", false},
+		{"memory_scope: agent", beamclaw.ChannelTelegram, "", true, "SOUL.md", "calm", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := newMemWorkspace()
+			ws.shared = tc.shared
+			tl := builtin.NewWorkspaceMemory(builtin.MemoryOptions{Workspace: ws})
+			args, _ := json.Marshal(map[string]any{"action": "update_bootstrap", "file": tc.file, "content": tc.content})
+			res := tool.New(tool.Options{}).Run(t.Context(), tl, beamclaw.Invocation{Args: args, CallID: "c1", AgentID: "main",
+				UserID: "tg:1", Channel: tc.channel, Trust: tc.trust, Autonomy: beamclaw.Full})
+			if res.IsError != tc.refused || (tc.refused && !strings.Contains(res.Content, "every user's prompt")) {
+				t.Errorf("result %+v, want refused=%v", res, tc.refused)
+			}
+		})
 	}
 }
