@@ -239,3 +239,26 @@ func TestChainTakesOverflowToALargerWindow(t *testing.T) {
 		t.Errorf("Chat = %q, %v; the same-window provider was asked %d times", resp.Provider, err, len(same.Requests()))
 	}
 }
+
+// A server without a model list (404, as a deployment URL answers) passes
+// the probe: it answered, so it is up, and gets the call.
+func TestChainProbeTakesA404AsUp(t *testing.T) {
+	p1, p2 := fakellm.New(t), fakellm.New(t)
+	p1.Script(fakellm.Reply{Status: 503})
+	p1.ScriptFor(fakellm.PathModels, fakellm.Reply{Status: 404})
+	clk := clock.NewFake(time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC))
+	chain, err := provider.NewChain(provider.ChainOptions{Clock: clk},
+		client(t, p1, openai.Options{Name: "primary", MaxRetries: -1, Model: "a"}),
+		client(t, p2, openai.Options{Name: "fallback", MaxRetries: -1, Model: "b"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := beamclaw.ChatRequest{Messages: []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "hello"}}}
+	if _, err := chain.Chat(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(provider.UnavailableCooldown)
+	if resp, err := chain.Chat(context.Background(), req, nil); err != nil || resp.Provider != "primary" {
+		t.Errorf("after a 404 probe: %q answered (%v), want the primary", resp.Provider, err)
+	}
+}

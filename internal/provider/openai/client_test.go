@@ -390,3 +390,28 @@ func TestChatKeepsTheConnectionAfterDone(t *testing.T) {
 		t.Errorf("10 calls opened %d connections, want 1", conns)
 	}
 }
+
+// A 400's code and message say why: an overflowing context (by code or
+// by OpenAI's words) and a content-policy refusal, not any message that
+// mentions a context; a 402 is billing, refused like credentials.
+func TestKindForStatusReadsTheReason(t *testing.T) {
+	for _, tc := range []struct {
+		status    int
+		code, msg string
+		want      beamclaw.Kind
+	}{
+		{400, "context_length_exceeded", "too long", beamclaw.KindTooLarge},
+		{400, "", "This model's maximum context length is 8192 tokens", beamclaw.KindTooLarge},
+		{400, "", "the context length parameter is not supported", beamclaw.KindInvalid},
+		{400, "content_filter", "filtered", beamclaw.KindForbidden},
+		{400, "", "The response was filtered due to our content management policy", beamclaw.KindForbidden},
+		{400, "invalid_value", "temperature must be at most 2", beamclaw.KindInvalid},
+		{402, "", "insufficient credits", beamclaw.KindUnauthorized},
+		{413, "", "request entity too large", beamclaw.KindTooLarge},
+		{429, "", "slow down", beamclaw.KindRateLimited},
+	} {
+		if got := kindForStatus(tc.status, tc.code, tc.msg); got != tc.want {
+			t.Errorf("kindForStatus(%d, %q, %q) = %v, want %v", tc.status, tc.code, tc.msg, got, tc.want)
+		}
+	}
+}
