@@ -138,14 +138,8 @@ func (a *Runtime) notesOf(ctx context.Context, agentID, user string, create bool
 	if b, ok := a.backends[key]; ok {
 		return b, nil
 	}
-	if user != "" && !create {
-		dir, err := a.ws.UserDir(agentID, user)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := os.Stat(dir); err != nil {
-			return nil, nil // no memory of their own yet
-		}
+	if user != "" && !create && !a.hasOwn(agentID, user) {
+		return nil, nil // no memory of their own yet
 	}
 	if a.memOpts.Backend == memory.BackendBolt && len(a.backends) >= maxOwnIndexes {
 		for k := range a.backends {
@@ -219,4 +213,15 @@ func (a *Runtime) Forget(ctx context.Context, agentID, userID, key string) error
 		return err // nothing to forget
 	}
 	return b.Forget(ctx, key)
+}
+
+// hasOwn reports whether the agent keeps memory of the user's own (their
+// directory exists: a write or a note made it).
+func (a *Runtime) hasOwn(agentID, user string) bool {
+	dir, err := a.ws.UserDir(agentID, user)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(dir)
+	return err == nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/beamclaw/beamclaw-go/internal/memory"
 	"github.com/beamclaw/beamclaw-go/internal/workspace"
@@ -40,14 +39,11 @@ func (a *Runtime) MemoryUsers() (map[string][]string, error) {
 func (a *Runtime) ExportMemory(ctx context.Context, user string) ([]UserMemory, error) {
 	var out []UserMemory
 	for _, agentID := range a.List() {
-		users, err := a.ws.Users(agentID)
-		if err != nil {
-			return nil, err
-		}
-		if !slices.Contains(users, user) {
+		if !a.hasOwn(agentID, user) { // a stat, not a read of every user's ID
 			continue
 		}
 		m := UserMemory{Agent: agentID}
+		var err error
 		if m.UserMemory, err = a.ws.ExportUser(agentID, user); err != nil {
 			return nil, err
 		}
