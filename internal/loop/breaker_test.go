@@ -136,3 +136,30 @@ func TestOverflowCompactsAndRetries(t *testing.T) {
 		t.Errorf("the run ended with %+v after %d compactions", last, len(lane.replaced))
 	}
 }
+
+// cutOff streams text, then fails: the provider billed it all the same.
+type cutOff struct{}
+
+func (cutOff) Name() string { return "cut" }
+func (cutOff) Chat(_ context.Context, _ beamclaw.ChatRequest, onText func(string)) (beamclaw.ChatResponse, error) {
+	onText("half an answ")
+	return beamclaw.ChatResponse{}, beamclaw.E("fake", beamclaw.KindUnavailable, "stream broke", nil)
+}
+
+// A call cut off after it answered was paid for: it is recorded for the
+// ledger, estimated, though the run fails.
+func TestCutOffCallIsRecorded(t *testing.T) {
+	eng, err := New(Options{Providers: func(string) (beamclaw.Provider, string, error) { return cutOff{}, "m", nil },
+		Tools: tool.New(tool.Options{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lane := &fakeLane{}
+	if err := eng.Run(context.Background(), Run{ID: "r1", SessionID: "s1", Channel: "tui", Autonomy: beamclaw.Full,
+		History: []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "go"}}, Route: &routeLog{}, Lane: lane}); err != nil {
+		t.Fatal(err)
+	}
+	if len(lane.spent) != 1 || !lane.spent[0].Estimated || lane.spent[0].Usage.CompletionTokens == 0 || lane.spent[0].Provider != "cut" {
+		t.Errorf("spent %+v, want the cut-off call, estimated", lane.spent)
+	}
+}

@@ -262,3 +262,22 @@ func TestChainProbeTakesA404AsUp(t *testing.T) {
 		t.Errorf("after a 404 probe: %q answered (%v), want the primary", resp.Provider, err)
 	}
 }
+
+// Chains over the same clients share their health: a 429 seen through
+// one spares the provider in the other (an agent's own chain, say).
+func TestChainsShareHealth(t *testing.T) {
+	p1, p2 := fakellm.New(t), fakellm.New(t)
+	p1.Script(fakellm.Reply{Status: 429, RetryAfter: time.Minute})
+	c1 := client(t, p1, openai.Options{Name: "primary", MaxRetries: -1, Model: "a", RetryAfterCap: time.Millisecond})
+	c2 := client(t, p2, openai.Options{Name: "fallback", MaxRetries: -1, Model: "b"})
+	health := provider.NewHealth()
+	a, _ := provider.NewChain(provider.ChainOptions{Health: health}, c1, c2)
+	b, _ := provider.NewChain(provider.ChainOptions{Health: health}, c1, c2)
+	req := beamclaw.ChatRequest{Messages: []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "hello"}}}
+	if _, err := a.Chat(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := b.Chat(context.Background(), req, nil); err != nil || resp.Provider != "fallback" || len(p1.Requests()) != 1 {
+		t.Errorf("the other chain: %q answered (%v); the rate-limited primary got %d calls, want 1", resp.Provider, err, len(p1.Requests()))
+	}
+}

@@ -163,3 +163,19 @@ func TestBudgetWarnsOnce(t *testing.T) {
 		t.Errorf("warnings %v %v %v, events %v", first.Warnings(), second.Warnings(), third.Warnings(), events)
 	}
 }
+
+// A stateless request is a session of one call: session budgets do not
+// apply to it; a stored session's do.
+func TestSessionBudgetsSkipStatelessRequests(t *testing.T) {
+	l, _ := openLedger(t, nil)
+	b, err := NewBudgets(l, []Budget{{Scope: ScopeSession, Period: PeriodTotal, Tokens: 10, Action: ActionBlock}}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Reserve(context.Background(), Spend{Session: "ephemeral-run-1", Agent: "a", In: 100, Out: 100}); err != nil {
+		t.Errorf("a stateless request under a session budget: %v", err)
+	}
+	if _, err := b.Reserve(context.Background(), Spend{Session: "session-1", Agent: "a", In: 100, Out: 100}); beamclaw.KindOf(err) != beamclaw.KindBudget {
+		t.Errorf("a stored session past its budget: %v", err)
+	}
+}
