@@ -2,6 +2,14 @@ package beamclaw
 
 import "time"
 
+// EphemeralPrefix starts the id of a run's stand-in session when it is
+// stored nowhere (a stateless request, a light-context heartbeat).
+const EphemeralPrefix = "ephemeral-"
+
+// HeartbeatThreadPrefix starts the thread of an agent's heartbeat session
+// ("heartbeat:<agent>").
+const HeartbeatThreadPrefix = "heartbeat:"
+
 // SessionSummary describes a stored session for listings (beamclaw
 // sessions, the terminal UI's /sessions).
 type SessionSummary struct {

@@ -63,7 +63,7 @@ func (s *Scheduler) turn(j Job, due time.Time) Turn {
 	j.Origin.limit(&t)
 	switch {
 	case j.Heartbeat:
-		t.SessionKey, t.LightContext, t.MaxTokens = "heartbeat:"+j.Agent, true, s.opts.Heartbeat.MaxTokens
+		t.SessionKey, t.LightContext, t.MaxTokens = beamclaw.HeartbeatThreadPrefix+j.Agent, true, s.opts.Heartbeat.MaxTokens
 	case j.Session == SessionIsolated:
 		t.SessionKey = "sched:" + j.ID
 	}

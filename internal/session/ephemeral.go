@@ -47,7 +47,7 @@ type Detached struct {
 func (m *Manager) RunDetached(ctx context.Context, d Detached, route beamclaw.Route) (runID string, err error) {
 	runID = m.newID("run")
 	agentID, history, sampling := d.Agent, d.History, d.Sampling
-	sessionID := "ephemeral-" + runID
+	sessionID := beamclaw.EphemeralPrefix + runID
 	or := newOnceRoute(route)
 	defer func() {
 		if v := recover(); v != nil {

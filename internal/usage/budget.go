@@ -29,7 +29,6 @@ const (
 	ActionRouteDown = "route_down"
 )
 
-
 // Budget is one limit on tokens and/or money over a period.
 type Budget struct {
 	Scope, Period  string
@@ -157,7 +156,7 @@ func (b *Budgets) keys(s Spend, t time.Time) []holdKey {
 		var id string
 		switch bg.Scope {
 		case ScopeSession:
-			if strings.HasPrefix(s.Session, "ephemeral-") {
+			if strings.HasPrefix(s.Session, beamclaw.EphemeralPrefix) {
 				continue // a stateless request is a session of one call: session budgets do not apply
 			}
 			id = s.Session

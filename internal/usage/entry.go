@@ -53,7 +53,7 @@ func OriginOf(channel beamclaw.Channel, thread string, maintenance bool) string 
 		return OriginMaintenance
 	case channel == beamclaw.ChannelA2A:
 		return OriginA2A
-	case channel == beamclaw.ChannelScheduler && strings.HasPrefix(thread, "heartbeat:"):
+	case channel == beamclaw.ChannelScheduler && strings.HasPrefix(thread, beamclaw.HeartbeatThreadPrefix):
 		return OriginHeartbeat
 	case channel == beamclaw.ChannelScheduler:
 		return OriginJob
