@@ -38,11 +38,7 @@ type Ledger struct {
 
 // New returns the ledger of db priced by rates; counter may be nil.
 func New(db *store.DB, rates Rates, counter Counter) (*Ledger, error) {
-	err := db.Update(func(tx *bolt.Tx) error {
-		_, err := tx.CreateBucketIfNotExists(bucketLedger)
-		return err
-	})
-	if err != nil {
+	if err := db.Buckets(string(bucketLedger)); err != nil { // no write when it exists: no commit at every start
 		return nil, fmt.Errorf("usage ledger: %w", err)
 	}
 	return &Ledger{db: db, rates: rates, counter: counter}, nil
