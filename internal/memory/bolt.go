@@ -40,14 +40,22 @@ func OpenBolt(ctx context.Context, db *store.DB, prefix, agentID string, opts Op
 	}
 	b := &Bolt{Memory: mem, db: db, bucket: []byte(prefix + "memory")}
 	mem.durable = b
-	err = db.Update(func(tx *bbolt.Tx) error {
-		top, err := tx.CreateBucketIfNotExists(b.bucket)
-		if err != nil {
-			return err
-		}
-		_, err = top.CreateBucketIfNotExists([]byte(agentID))
-		return err
+	exists := false // a user's notes are opened on their first search: no commit when there is nothing to create
+	_ = db.View(func(tx *bbolt.Tx) error {
+		top := tx.Bucket(b.bucket)
+		exists = top != nil && top.Bucket([]byte(agentID)) != nil
+		return nil
 	})
+	if !exists {
+		err = db.Update(func(tx *bbolt.Tx) error {
+			top, err := tx.CreateBucketIfNotExists(b.bucket)
+			if err != nil {
+				return err
+			}
+			_, err = top.CreateBucketIfNotExists([]byte(agentID))
+			return err
+		})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open memory of agent %q: %w", agentID, err)
 	}
