@@ -102,12 +102,7 @@ func TestChainIsStickyPerConversation(t *testing.T) {
 	p1, p2 := fakellm.New(t), fakellm.New(t)
 	p1.Script(fakellm.Reply{Status: 500})
 	clk := clock.NewFake(time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC))
-	chain, err := provider.NewChain(provider.ChainOptions{Clock: clk},
-		client(t, p1, openai.Options{Name: "primary", MaxRetries: -1, Model: "a"}),
-		client(t, p2, openai.Options{Name: "fallback", MaxRetries: -1, Model: "b"}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	chain := primaryAndFallback(t, clk, p1, p2)
 	req := beamclaw.ChatRequest{Conversation: "session-1", Messages: []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "hello"}}}
 	if resp, err := chain.Chat(context.Background(), req, nil); err != nil || resp.Provider != "fallback" {
 		t.Fatalf("first: %+v %v", resp, err)
@@ -161,12 +156,7 @@ func TestChainProbesACooledProvider(t *testing.T) {
 	p1.Script(fakellm.Reply{Status: 503})
 	p1.ScriptFor(fakellm.PathModels, fakellm.Reply{Status: 503})
 	clk := clock.NewFake(time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC))
-	chain, err := provider.NewChain(provider.ChainOptions{Clock: clk},
-		client(t, p1, openai.Options{Name: "primary", MaxRetries: -1, Model: "a"}),
-		client(t, p2, openai.Options{Name: "fallback", MaxRetries: -1, Model: "b"}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	chain := primaryAndFallback(t, clk, p1, p2)
 	req := beamclaw.ChatRequest{Messages: []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "hello"}}}
 	paths := func() []string {
 		var out []string
@@ -247,12 +237,7 @@ func TestChainProbeTakesA404AsUp(t *testing.T) {
 	p1.Script(fakellm.Reply{Status: 503})
 	p1.ScriptFor(fakellm.PathModels, fakellm.Reply{Status: 404})
 	clk := clock.NewFake(time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC))
-	chain, err := provider.NewChain(provider.ChainOptions{Clock: clk},
-		client(t, p1, openai.Options{Name: "primary", MaxRetries: -1, Model: "a"}),
-		client(t, p2, openai.Options{Name: "fallback", MaxRetries: -1, Model: "b"}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	chain := primaryAndFallback(t, clk, p1, p2)
 	req := beamclaw.ChatRequest{Messages: []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "hello"}}}
 	if _, err := chain.Chat(context.Background(), req, nil); err != nil {
 		t.Fatal(err)
@@ -280,4 +265,17 @@ func TestChainsShareHealth(t *testing.T) {
 	if resp, err := b.Chat(context.Background(), req, nil); err != nil || resp.Provider != "fallback" || len(p1.Requests()) != 1 {
 		t.Errorf("the other chain: %q answered (%v); the rate-limited primary got %d calls, want 1", resp.Provider, err, len(p1.Requests()))
 	}
+}
+
+// primaryAndFallback is a chain of a "primary" client of p1 (model a)
+// and a "fallback" client of p2 (model b), neither retrying in place.
+func primaryAndFallback(t *testing.T, clk clock.Clock, p1, p2 *fakellm.Server) *provider.Chain {
+	t.Helper()
+	chain, err := provider.NewChain(provider.ChainOptions{Clock: clk},
+		client(t, p1, openai.Options{Name: "primary", MaxRetries: -1, Model: "a"}),
+		client(t, p2, openai.Options{Name: "fallback", MaxRetries: -1, Model: "b"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return chain
 }
