@@ -147,8 +147,9 @@ func TestHardening2LargeDamagedDatabase(t *testing.T) {
 	}
 
 	restore()
+	page := storetest.LeafPage(t, db, isHistory) // found while the file is closed
 	r.start()
-	storetest.BreakLeaf(t, db, isHistory) // under the running daemon (its map sees the page)
+	storetest.BreakPage(t, db, page) // under the running daemon (its map sees the page)
 	var codes []int
 	for i := range users {
 		code, body := r.post(fmt.Sprint("user-", i), "hello again")
