@@ -5,7 +5,9 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/setting"
@@ -37,6 +39,12 @@ type HTTPConfig struct {
 	// CORSOrigins are the exact browser origins ("https://chat.example.com")
 	// allowed to call the API from a web page; empty = none.
 	CORSOrigins []string `yaml:"cors_origins"`
+	// AllowedHosts are host names (no port) the Host header may carry
+	// besides the loopback names a loopback bind always accepts
+	// (localhost, 127.0.0.1, ::1): a name a reverse proxy forwards. On a
+	// loopback bind every other Host is refused (DNS rebinding); on any
+	// other bind the list, when set, is the only names accepted.
+	AllowedHosts []string `yaml:"allowed_hosts"`
 }
 
 // AuthConfig holds the bearer token; an empty token means no
@@ -70,7 +78,7 @@ const DefaultAddr = "127.0.0.1:18800"
 func DefaultConfig() Config {
 	return Config{
 		HTTP: HTTPConfig{Addr: DefaultAddr, ReadHeaderTimeoutSeconds: 5, ReadTimeoutSeconds: 30,
-			MaxBodyBytes: 1 << 20, MaxConnsPerClient: 256, CORSOrigins: []string{}},
+			MaxBodyBytes: 1 << 20, MaxConnsPerClient: 256, CORSOrigins: []string{}, AllowedHosts: []string{}},
 		TrustedProxies: []string{},
 		RateLimit:      RateLimitConfig{Enabled: true, Requests: 60, WindowSeconds: 60, MaxClients: 10000},
 		WS: WSConfig{AllowedOrigins: []string{}, MaxMessageBytes: DefaultWSMaxMessage, SendQueue: DefaultWSSendQueue,
@@ -113,6 +121,11 @@ func (c Config) Validate(p *setting.Problems) {
 		}
 	}
 	p.Min64("http.max_body_bytes", c.HTTP.MaxBodyBytes, 1)
+	for i, h := range c.HTTP.AllowedHosts {
+		if h == "" || (strings.ContainsAny(h, ":/ *") && !isIPv6(h)) {
+			p.Add(fmt.Sprintf("http.allowed_hosts[%d]", i), "%q is not a host name: write the name alone, e.g. beamclaw.example.com (no scheme, port or wildcard)", h)
+		}
+	}
 	for i, tp := range c.TrustedProxies {
 		if _, err := ParseTrusted([]string{tp}); err != nil {
 			p.Add(fmt.Sprintf("trusted_proxies[%d]", i), "%q is not an IP address or CIDR", tp)
@@ -164,12 +177,28 @@ func (c Config) Options(getenv func(string) string) (Options, error) {
 	o := Options{Token: token, TrustedProxies: trusted, MaxBodyBytes: c.HTTP.MaxBodyBytes,
 		ReadHeaderTimeout: time.Duration(c.HTTP.ReadHeaderTimeoutSeconds) * time.Second,
 		ReadTimeout:       time.Duration(c.HTTP.ReadTimeoutSeconds) * time.Second,
-		MaxConnsPerClient: c.HTTP.MaxConnsPerClient, CORSOrigins: c.HTTP.CORSOrigins}
+		MaxConnsPerClient: c.HTTP.MaxConnsPerClient, CORSOrigins: c.HTTP.CORSOrigins,
+		AllowedHosts: c.allowedHosts()}
 	if c.RateLimit.Enabled {
 		o.RateLimit = RateLimit{Requests: c.RateLimit.Requests,
 			Window: time.Duration(c.RateLimit.WindowSeconds) * time.Second, MaxClients: c.RateLimit.MaxClients}
 	}
 	return o, nil
+}
+
+// allowedHosts is the Host allowlist of the listener: the loopback names
+// plus http.allowed_hosts on a loopback bind; http.allowed_hosts (empty:
+// no check) on any other.
+func (c Config) allowedHosts() []string {
+	if IsLoopback(c.ListenHost()) {
+		return append([]string{"localhost", "127.0.0.1", "::1"}, c.HTTP.AllowedHosts...)
+	}
+	return slices.Clone(c.HTTP.AllowedHosts)
+}
+
+func isIPv6(h string) bool {
+	ip, err := netip.ParseAddr(h)
+	return err == nil && ip.Is6()
 }
 
 // WSOptions is gateway.ws as the WebSocket hub's Options; the wiring adds

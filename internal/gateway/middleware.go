@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -125,7 +126,7 @@ func (s *Server) ownsAuth(path string) bool {
 func (s *Server) requireToken(next http.Handler) http.Handler {
 	want := []byte(s.opts.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if len(want) == 0 || probe(r.URL.Path) || s.ownsAuth(r.URL.Path) {
+		if len(want) == 0 || probe(r.URL.Path) || s.ownsAuth(r.URL.Path) || (s.opts.Admit != nil && s.opts.Admit(r)) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -137,4 +138,34 @@ func (s *Server) requireToken(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// allowHost refuses a request whose Host is not an allowed name
+// (Options.AllowedHosts): a page of another site whose name was made to
+// resolve to this listener (DNS rebinding) reaches nothing.
+func (s *Server) allowHost(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(s.opts.AllowedHosts) == 0 || probe(r.URL.Path) || hostAllowed(r.Host, s.opts.AllowedHosts) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		writeErrorStatus(w, http.StatusMisdirectedRequest,
+			"host "+strconv.Quote(r.Host)+" is not served here (add it to gateway.http.allowed_hosts)", "host_not_allowed")
+	})
+}
+
+// hostAllowed reports whether the name of host (a Host header, with or
+// without its port) is one of names, case-insensitively.
+func hostAllowed(host string, names []string) bool {
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	name = strings.TrimSuffix(strings.Trim(name, "[]"), ".")
+	for _, n := range names {
+		if strings.EqualFold(name, n) {
+			return true
+		}
+	}
+	return false
 }

@@ -73,6 +73,14 @@ type Options struct {
 	// CORSOrigins are the browser origins allowed on the public listener
 	// (gateway.http.cors_origins); empty = no CORS headers at all.
 	CORSOrigins    []string
+	// AllowedHosts, when set, are the only host names (no port) the Host
+	// header may carry on the public listener (DNS rebinding); probes
+	// pass regardless.
+	AllowedHosts []string
+	// Admit, when set, lets a request without the bearer token through
+	// when it answers true: the console's signed-in browser on the routes
+	// it may use (its cookie, with the checks of its kind of request).
+	Admit          func(r *http.Request) bool
 	Metrics        Metrics
 	MetricsHandler http.Handler
 	Health         func(ctx context.Context) protocol.Health
@@ -121,7 +129,7 @@ func New(opts Options) *Server {
 // including the rate limit and the bearer token.
 func (s *Server) PublicHandler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.ids.middleware, s.bodyDeadline, s.observe, s.recoverer, s.cors, s.rateLimit, s.requireToken, s.limitBody)
+	r.Use(s.ids.middleware, s.bodyDeadline, s.observe, s.recoverer, s.allowHost, s.cors, s.rateLimit, s.requireToken, s.limitBody)
 	s.routes(r, s.opts.Routes)
 	return r
 }

@@ -203,9 +203,21 @@ func (w *WS) Len() int {
 }
 
 // originAllowed is an exact match: no prefix, suffix or case folding.
+// A page served by this listener itself (the console: Origin is the
+// request's own scheme and Host, which the Host allowlist and the token
+// guard) is admitted too.
 func (w *WS) originAllowed(r *http.Request) bool {
 	origin := r.Header.Get("Origin")
-	return origin == "" || w.origins[origin]
+	return origin == "" || w.origins[origin] || origin == OwnOrigin(r)
+}
+
+// OwnOrigin is the origin of a page served by the listener r came in on:
+// its scheme and Host.
+func OwnOrigin(r *http.Request) string {
+	if r.TLS != nil {
+		return "https://" + r.Host
+	}
+	return "http://" + r.Host
 }
 
 func (w *WS) serveHTTP(rw http.ResponseWriter, r *http.Request) {

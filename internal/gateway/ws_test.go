@@ -167,6 +167,7 @@ func TestWSResetHistoryContextPing(t *testing.T) {
 
 func TestWSOriginExactMatch(t *testing.T) {
 	env := startWS(t, newWSFake(), WSOptions{AllowedOrigins: []string{"http://localhost:3000"}}, Options{})
+	own := strings.SplitN(strings.TrimPrefix(env.url, "ws://"), "/", 2)[0] // the listener's host:port
 	cases := []struct {
 		name, origin string
 		want         int
@@ -179,6 +180,8 @@ func TestWSOriginExactMatch(t *testing.T) {
 		{"case differs", "http://LOCALHOST:3000", http.StatusForbidden},
 		{"trailing slash", "http://localhost:3000/", http.StatusForbidden},
 		{"prefix only", "http://localhost:300", http.StatusForbidden},
+		{"the listener's own page", "http://" + own, http.StatusSwitchingProtocols},
+		{"own host, other scheme", "https://" + own, http.StatusForbidden},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
