@@ -72,7 +72,7 @@ type Options struct {
 	MaxConnsPerClient int
 	// CORSOrigins are the browser origins allowed on the public listener
 	// (gateway.http.cors_origins); empty = no CORS headers at all.
-	CORSOrigins    []string
+	CORSOrigins []string
 	// AllowedHosts, when set, are the only host names (no port) the Host
 	// header may carry on the public listener (DNS rebinding); probes
 	// pass regardless.
