@@ -39,6 +39,7 @@ type Backend interface {
 	UsageBackend
 	SandboxBackend
 	SchedulerBackend
+	ConsoleBackend
 }
 
 // Open returns the Backend of a config file ("" = the default file).
@@ -106,7 +107,7 @@ func (a *app) newRootCmd() *cobra.Command {
 		a.newStartCmd(), a.newStopCmd(), a.newRestartCmd(), a.newStatusCmd(),
 		a.newVersionCmd(), a.newDoctorCmd(), a.newConfigCmd(), a.newTUICmd(), a.newChatCmd(), a.newLogsCmd(),
 		a.newAgentCmd(), a.newSkillsCmd(), a.newMCPCmd(), a.newPairCmd(), a.newDBCmd(), a.newA2ACmd(), a.newSessionsCmd(), a.newUsersCmd(), a.newUsageCmd(), a.newSandboxCmd(),
-		a.newSchedulerCmd(),
+		a.newSchedulerCmd(), a.newConsoleCmd(),
 	)
 	return root
 }

@@ -3,6 +3,8 @@ package config
 import (
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/internal/console"
+
 	"github.com/beamclaw/beamclaw-go/internal/a2a"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/loop"
@@ -68,7 +70,8 @@ func defaultCore() Core {
 
 func defaultGateway() Gateway {
 	return Gateway{
-		Server: gateway.DefaultConfig(),
+		Server:  gateway.DefaultConfig(),
+		Console: console.DefaultConfig(),
 		Channels: Channels{
 			TUI: TUI{Enabled: true},
 		},

@@ -9,6 +9,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/channel"
 	"github.com/beamclaw/beamclaw-go/internal/channel/telegram"
 	"github.com/beamclaw/beamclaw-go/internal/channel/webhook"
+	"github.com/beamclaw/beamclaw-go/internal/console"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 )
@@ -19,6 +20,9 @@ type Gateway struct {
 	// package's keys, inlined: gateway.http.addr...
 	Server   `yaml:",inline"`
 	Channels Channels `yaml:"channels"`
+	// Console is the web console's section (gateway.console), owned by
+	// the console package.
+	Console console.Config `yaml:"console"`
 }
 
 // Server is the gateway package's section, inlined in gateway.

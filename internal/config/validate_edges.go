@@ -9,6 +9,7 @@ import (
 
 func (c *Config) validateGateway(p *problems) {
 	c.Gateway.Server.Validate(p.Under("gateway"))
+	c.Gateway.Console.Validate(p.Under("gateway.console"))
 	for _, s := range c.Gateway.Channels.Sections() {
 		s.Validate(p.Under("gateway.channels." + string(s.Module().Name)))
 	}

@@ -50,3 +50,19 @@ func asControl(h http.Handler) http.Handler {
 		h.ServeHTTP(w, r2)
 	})
 }
+
+// Handler serves routes (Routes' control routes) at their /control
+// paths: the web console's in-process door to the same handlers.
+func Handler(routes []gateway.Mount) http.Handler {
+	mux := http.NewServeMux()
+	for _, m := range routes {
+		mux.Handle(m.Method+" "+m.Pattern, m.Handler)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := mux.Handler(r); pattern == "" {
+			writeError(w, http.StatusNotFound, "no such route")
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"strconv"
 	"sync"
@@ -62,6 +63,9 @@ type daemon struct {
 	started time.Time
 	stop    context.CancelFunc
 	watch   *stopwatch // the start-up phases' durations (debug lines)
+
+	// admit is the console's sign-in check for the gateway (nil: no console).
+	admit func(r *http.Request) bool
 
 	mu     sync.Mutex
 	checks map[string]func() protocol.Subsystem

@@ -51,6 +51,11 @@ func (d *daemon) edges(rt *agentRuntime) (routes, socket []gateway.Mount, servic
 	socket = append(socket, local.Routes()...)
 	ctlSocket, ctlPublic := d.controlRoutes(rt)
 	socket, routes = append(socket, ctlSocket...), append(routes, ctlPublic...)
+	pages, codes, err := d.console(ctlSocket)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	socket, routes = append(socket, codes...), append(routes, pages...)
 	services = []suture.Service{public, local, d.events}
 	a2aSvc, a2aRoutes, err := d.a2aEdge(rt)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/channel"
 	"github.com/beamclaw/beamclaw-go/internal/config"
+	"github.com/beamclaw/beamclaw-go/internal/console"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/loop"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
@@ -60,6 +61,8 @@ type plan struct {
 	Autonomy autonomies
 
 	Gateway gateway.Options
+	// Console is the web console (gateway.console); nil when off.
+	Console *console.Config
 	WS      gateway.WSOptions
 	TUI     bool // gateway.channels.tui.enabled
 	OpenAI  gateway.OpenAIOptions
@@ -284,6 +287,10 @@ func (p *plan) planEdges(c *config.Config, getenv func(string) string) error {
 		return err
 	}
 	p.WS = g.Server.WSOptions()
+	if g.Console.Enabled {
+		cc := g.Console
+		p.Console = &cc
+	}
 	p.WS.DefaultAgent = c.Core.DefaultAgent
 	p.TUI = g.Channels.TUI.Enabled
 	p.OpenAI = gateway.OpenAIOptions{DefaultAgent: c.Core.DefaultAgent}

@@ -68,7 +68,7 @@ func (d *daemon) tree() (*suture.Supervisor, error) {
 func (d *daemon) gateway(routes, control []gateway.Mount) (*gateway.Server, error) {
 	opts := d.plan.Gateway
 	opts.Logger, opts.Metrics, opts.Health, opts.Status, opts.Stop = d.log, d.metrics, d.health, d.status, d.stop
-	opts.Routes, opts.Control = routes, control
+	opts.Routes, opts.Control, opts.Admit = routes, control, d.admit
 	if d.plan.Metrics {
 		opts.MetricsHandler = d.metrics.Handler()
 	}

@@ -29,7 +29,7 @@ var layers = []struct {
 	{"core", []string{"internal/channel", "internal/memory/...", "internal/skill", "internal/workspace", "internal/pairing", "internal/people", "internal/usage", "internal/tool/...",
 		"internal/loop", "internal/session", "internal/scheduler", "internal/agent", "skills"}},
 	{"public client", []string{"pkg/client"}},
-	{"edges", []string{"internal/gateway", "internal/channel/...", "internal/a2a"}},
+	{"edges", []string{"internal/gateway", "internal/channel/...", "internal/a2a", "internal/console"}},
 	// the file: composes the sections their packages own (ADR-025)
 	{"config", []string{"internal/config"}},
 	{"root", []string{"internal/daemon", "internal/admin", "internal/control", "internal/cli"}},
@@ -54,7 +54,8 @@ var sameLayerAllowed = map[[2]string]bool{
 	{"internal/agent", "skills"}:                true,
 	{"internal/people", "internal/pairing"}:     true, // a link code is a pairing code: one generator, one normalizer
 	{"internal/session", "internal/usage"}:      true, // a turn writes its model calls to the ledger in its own commit
-	{"internal/daemon", "internal/admin"}:       true, // the daemon opens the MCP logins' store admin's CLI shares
+	{"internal/daemon", "internal/admin"}:       true,
+	{"internal/console", "internal/gateway"}:    true, // the console is served by the gateway and mounts through it // the daemon opens the MCP logins' store admin's CLI shares
 	// the control API: the daemon serves its routes, the CLI's offline
 	// paths use its operations and wire conversions (one copy of each)
 	{"internal/daemon", "internal/control"}:           true,

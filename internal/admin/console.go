@@ -1,0 +1,34 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/beamclaw/beamclaw-go/pkg/client"
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
+)
+
+// ConsoleCode asks the running daemon for a one-time code of the web
+// console, and returns it with the login page's URL.
+func (a *Admin) ConsoleCode(ctx context.Context) (protocol.ConsoleCode, string, error) {
+	paths, err := a.paths()
+	if err != nil {
+		return protocol.ConsoleCode{}, "", err
+	}
+	c := client.NewUnix(paths.Socket)
+	defer c.Close()
+	st, err := c.Status(ctx)
+	if errors.Is(err, client.ErrNoDaemon) {
+		return protocol.ConsoleCode{}, "", fmt.Errorf("%w: start it with beamclaw start", err)
+	}
+	if err != nil {
+		return protocol.ConsoleCode{}, "", err
+	}
+	var out protocol.ConsoleCode
+	if _, err := controlDo(ctx, paths.Socket, http.MethodPost, protocol.ControlConsoleCode, nil, &out); err != nil {
+		return protocol.ConsoleCode{}, "", err
+	}
+	return out, "http://" + st.HTTPAddr + out.Path, nil
+}
