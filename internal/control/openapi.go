@@ -48,6 +48,7 @@ var apiSummaries = map[string]string{
 	"GET /api/v1/events":                      "The live event stream (Server-Sent Events: event name, JSON data)",
 	"GET /api/v1/config":                      "The running configuration as YAML, secrets only as {env: VAR} (set or unset)",
 	"GET /api/v1/skills":                      "The skills an agent sees, with their eligibility here (?agent=NAME)",
+	"GET /api/v1/health":                      "The daemon's health, the body of GET /health (status, ready, version, subsystems)",
 	"GET /api/v1/openapi.json":                "This document",
 }
 

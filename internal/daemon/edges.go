@@ -141,7 +141,7 @@ func (d *daemon) controlRoutes(rt *agentRuntime) (socket, public []gateway.Mount
 		Scrub: rt.scrubber.String, DB: d.db, AgentsDir: d.paths.AgentsDir, Log: d.log,
 		Sandbox: rt.sandbox, SandboxGate: rt.sandboxGate, Memory: rt.agents, Links: rt.links, Ledger: rt.ledger,
 		Workspaces: rt.agents.Workspaces(), Events: d.events, Config: d.show,
-		Skills: rt.agents, DefaultAgent: d.plan.DefaultAgent}
+		Skills: rt.agents, DefaultAgent: d.plan.DefaultAgent, Health: d.health}
 	if rt.scheduler != nil {
 		deps.Scheduler = rt.scheduler
 	}
