@@ -90,6 +90,28 @@ func (a *Admin) SessionDelete(ctx context.Context, id string) (string, error) {
 	return id, withCatalog(paths, func(c *session.Catalog) error { return sessionError(c.Delete(id)) })
 }
 
+// SessionReset empties a session's history as the chat's /reset does
+// (id may be a unique prefix). Only the running daemon resets: it holds
+// the live session a reset must reach.
+func (a *Admin) SessionReset(ctx context.Context, id string) (string, error) {
+	paths, err := a.paths()
+	if err != nil {
+		return "", err
+	}
+	id, err = a.resolveSession(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	ok, err := controlDo(ctx, paths.Socket, http.MethodPost, protocol.ControlSession+"/"+url.PathEscape(id)+"/reset", nil, nil)
+	if !ok && err == nil {
+		return "", &control.UserError{Msg: "no daemon is running: a reset needs it (beamclaw start), or delete the session instead",
+			Err: errNoDaemonToReset}
+	}
+	return id, err
+}
+
+var errNoDaemonToReset = errors.New("no daemon to reset a session")
+
 // resolveSession turns a unique prefix ("session-3fa9", "3fa9") into the
 // whole id.
 func (a *Admin) resolveSession(ctx context.Context, id string) (string, error) {

@@ -25,6 +25,8 @@ var apiSummaries = map[string]string{
 	"GET /api/v1/sessions":                    "Stored sessions, newest first (?agent, user, channel, state=active|live|archived, archived=1, q, limit, cursor)",
 	"GET /api/v1/sessions/{id}":               "A session and its history",
 	"DELETE /api/v1/sessions/{id}":            "Delete a session",
+	"GET /api/v1/sessions/{id}/export":        "Download a session (?format=json: its detail; markdown: a transcript), as an attachment",
+	"POST /api/v1/sessions/{id}/reset":        "Empty a session's history, as the chat's /reset does; answers the session",
 	"GET /api/v1/usage":                       "The usage ledger by agent, user, day, session, origin, model or provider",
 	"GET /api/v1/users":                       "People (?user=ID: one of them)",
 	"DELETE /api/v1/users":                    "Forget a user (?user=ID)",
@@ -70,16 +72,18 @@ func OpenAPI(routes []gateway.Mount) map[string]any {
 		if summary == "" {
 			summary = key
 		}
-		media := "application/json"
+		content := map[string]any{"application/json": map[string]any{}}
 		switch {
 		case strings.HasSuffix(m.Pattern, "/config"):
-			media = "application/yaml"
+			content = map[string]any{"application/yaml": map[string]any{}}
 		case strings.HasSuffix(m.Pattern, "/events"):
-			media = "text/event-stream"
+			content = map[string]any{"text/event-stream": map[string]any{}}
+		case strings.HasSuffix(m.Pattern, "/export"):
+			content["text/markdown"] = map[string]any{}
 		}
 		op := map[string]any{"summary": summary, "operationId": operationID(m.Method, m.Pattern),
 			"responses": map[string]any{
-				"200":     map[string]any{"description": "OK", "content": map[string]any{media: map[string]any{}}},
+				"200":     map[string]any{"description": "OK", "content": content},
 				"default": map[string]any{"$ref": "#/components/responses/Error"},
 			}}
 		var params []map[string]any

@@ -125,6 +125,8 @@ func (c *handlers) routes() []gateway.Mount {
 		{Method: http.MethodGet, Pattern: protocol.ControlHealth, Handler: http.HandlerFunc(c.healthShow)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSession + "/{id}", Handler: http.HandlerFunc(c.sessionShow)},
 		{Method: http.MethodDelete, Pattern: protocol.ControlSession + "/{id}", Handler: http.HandlerFunc(c.sessionDelete)},
+		{Method: http.MethodGet, Pattern: protocol.ControlSession + "/{id}/export", Handler: http.HandlerFunc(c.sessionExport)},
+		{Method: http.MethodPost, Pattern: protocol.ControlSession + "/{id}/reset", Handler: http.HandlerFunc(c.sessionReset)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSandbox, Handler: http.HandlerFunc(c.sandboxStatus)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSandboxContainers, Handler: http.HandlerFunc(c.sandboxList)},
 		{Method: http.MethodPost, Pattern: protocol.ControlSandboxKill, Handler: http.HandlerFunc(c.sandboxKill)},

@@ -24,6 +24,7 @@ type Sessions interface {
 	List(f session.Filter) ([]session.Summary, error)
 	Show(id string) (session.Summary, []beamclaw.Message, error)
 	Delete(ctx context.Context, id string) error
+	Reset(ctx context.Context, id string) error
 }
 
 // SessionsWire is the wire form of session summaries.
@@ -133,9 +134,9 @@ func (c *handlers) forgetIfLast(ctx context.Context, gone session.Summary) {
 	}
 }
 
-// sessionIDOf is the {id} of a /control/sessions/{id} route.
+// sessionIDOf is the {id} of a /control/sessions/{id}[/...] route.
 func sessionIDOf(r *http.Request) string {
-	id := strings.TrimPrefix(r.URL.Path, protocol.ControlSession+"/")
+	id, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, protocol.ControlSession+"/"), "/")
 	if u, err := url.PathUnescape(id); err == nil {
 		return u
 	}
