@@ -27,6 +27,8 @@ var apiSummaries = map[string]string{
 	"DELETE /api/v1/sessions/{id}":            "Delete a session",
 	"GET /api/v1/sessions/{id}/export":        "Download a session (?format=json: its detail; markdown: a transcript), as an attachment",
 	"POST /api/v1/sessions/{id}/reset":        "Empty a session's history, as the chat's /reset does; answers the session",
+	"GET /api/v1/approvals":                   "The approvals waiting in live sessions: whose, where asked, the tool and its scrubbed arguments, whether this API may answer",
+	"POST /api/v1/approvals/{id}":             "Answer an approval asked on the terminal ({session, decision: yes|no|always})",
 	"GET /api/v1/usage":                       "The usage ledger by agent, user, day, session, origin, model or provider",
 	"GET /api/v1/users":                       "People (?user=ID: one of them)",
 	"DELETE /api/v1/users":                    "Forget a user (?user=ID)",

@@ -127,6 +127,8 @@ func (c *handlers) routes() []gateway.Mount {
 		{Method: http.MethodDelete, Pattern: protocol.ControlSession + "/{id}", Handler: http.HandlerFunc(c.sessionDelete)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSession + "/{id}/export", Handler: http.HandlerFunc(c.sessionExport)},
 		{Method: http.MethodPost, Pattern: protocol.ControlSession + "/{id}/reset", Handler: http.HandlerFunc(c.sessionReset)},
+		{Method: http.MethodGet, Pattern: protocol.ControlApprovals, Handler: http.HandlerFunc(c.approvalsList)},
+		{Method: http.MethodPost, Pattern: protocol.ControlApprovals + "/{id}", Handler: http.HandlerFunc(c.approvalDecide)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSandbox, Handler: http.HandlerFunc(c.sandboxStatus)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSandboxContainers, Handler: http.HandlerFunc(c.sandboxList)},
 		{Method: http.MethodPost, Pattern: protocol.ControlSandboxKill, Handler: http.HandlerFunc(c.sandboxKill)},

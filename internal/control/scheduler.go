@@ -148,7 +148,7 @@ func (c *handlers) schedRuns(w http.ResponseWriter, r *http.Request) {
 // with the status schedStatus maps it to.
 func schedReply[T, W any](w http.ResponseWriter, v T, err error, wire func(T) W) {
 	if err != nil {
-		writeError(w, schedStatus(err), beamclaw.UserMessage(err))
+		writeError(w, kindStatus(err), beamclaw.UserMessage(err))
 		return
 	}
 	writeJSON(w, http.StatusOK, wire(v))
@@ -161,14 +161,4 @@ func jobIDOf(r *http.Request) string {
 		return u
 	}
 	return id
-}
-
-func schedStatus(err error) int {
-	switch beamclaw.KindOf(err) {
-	case beamclaw.KindInvalid:
-		return http.StatusBadRequest
-	case beamclaw.KindForbidden:
-		return http.StatusForbidden
-	}
-	return kindStatus(err)
 }

@@ -25,6 +25,10 @@ type Sessions interface {
 	Show(id string) (session.Summary, []beamclaw.Message, error)
 	Delete(ctx context.Context, id string) error
 	Reset(ctx context.Context, id string) error
+	// Pending lists the approvals waiting in the live sessions;
+	// DecideLocal answers one asked on the terminal, for the operator.
+	Pending() []session.Pending
+	DecideLocal(ctx context.Context, sessionID, approvalID string, d beamclaw.Decision) error
 }
 
 // SessionsWire is the wire form of session summaries.
