@@ -134,6 +134,12 @@ func (s *TaskStore) matching(sc scope, req *a2a.ListTasksRequest) ([]listed, err
 	if err != nil {
 		return nil, storeErr("list the tasks", err)
 	}
+	sortNewest(out)
+	return out, nil
+}
+
+// sortNewest orders tasks newest first, then by id descending.
+func sortNewest(out []listed) {
 	slices.SortFunc(out, func(a, b listed) int {
 		switch {
 		case a.before(b):
@@ -143,7 +149,6 @@ func (s *TaskStore) matching(sc scope, req *a2a.ListTasksRequest) ([]listed, err
 		}
 		return 0
 	})
-	return out, nil
 }
 
 // trimListed applies the request's history length and artifact choice.

@@ -3,7 +3,6 @@ package control
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
@@ -49,7 +48,7 @@ func (c *handlers) approvalDecide(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("decision %q: want yes, no or always", req.Decision))
 		return
 	}
-	id := approvalIDOf(r)
+	id := idAfter(r, protocol.ControlApprovals)
 	if err := c.sessions.DecideLocal(r.Context(), req.Session, id, d); err != nil {
 		writeError(w, kindStatus(err), beamclaw.UserMessage(err))
 		return
@@ -63,13 +62,4 @@ func decisionOf(s string) (beamclaw.Decision, bool) {
 		return "", false
 	}
 	return beamclaw.ParseDecision(strings.ToLower(strings.TrimSpace(s)))
-}
-
-// approvalIDOf is the {id} of /control/approvals/{id}.
-func approvalIDOf(r *http.Request) string {
-	id := strings.TrimPrefix(r.URL.Path, protocol.ControlApprovals+"/")
-	if u, err := url.PathUnescape(id); err == nil {
-		return u
-	}
-	return id
 }

@@ -62,6 +62,7 @@ func TestRoutesAnswer(t *testing.T) {
 		{"db check", http.MethodGet, protocol.ControlDBCheck, "", http.StatusOK, `"ok":true`},
 		{"sessions without sessions", http.MethodGet, protocol.ControlSessions, "", http.StatusNotFound, "this daemon keeps no sessions"},
 		{"scheduler off", http.MethodGet, protocol.ControlScheduler, "", http.StatusNotFound, "the scheduler is off"},
+		{"a2a tasks with the edge off", http.MethodGet, protocol.ControlA2ATasks, "", http.StatusNotFound, "the A2A edge is off"},
 		{"sandbox off", http.MethodGet, protocol.ControlSandbox, "", http.StatusConflict, "the running daemon has the sandbox off"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

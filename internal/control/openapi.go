@@ -29,6 +29,8 @@ var apiSummaries = map[string]string{
 	"POST /api/v1/sessions/{id}/reset":        "Empty a session's history, as the chat's /reset does; answers the session",
 	"GET /api/v1/approvals":                   "The approvals waiting in live sessions: whose, where asked, the tool and its scrubbed arguments, whether this API may answer",
 	"POST /api/v1/approvals/{id}":             "Answer an approval asked on the terminal ({session, decision: yes|no|always})",
+	"GET /api/v1/a2a/tasks":                   "Every caller's A2A tasks, newest first (?agent, state=submitted|working|input-required|auth-required|completed|failed|canceled|rejected, limit)",
+	"GET /api/v1/a2a/tasks/{id}":              "One A2A task with its history and artifacts",
 	"GET /api/v1/usage":                       "The usage ledger by agent, user, day, session, origin, model or provider",
 	"GET /api/v1/users":                       "People (?user=ID: one of them)",
 	"DELETE /api/v1/users":                    "Forget a user (?user=ID)",

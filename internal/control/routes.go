@@ -43,6 +43,7 @@ type handlers struct {
 	defaultAgent string
 	clock        clock.Clock
 	health       func(context.Context) protocol.Health // nil: none
+	a2a          A2ATasks                              // nil: the A2A edge is off
 }
 
 // Deps is what the control routes work on: the daemon's live MCP
@@ -84,6 +85,8 @@ type Deps struct {
 	DefaultAgent string
 	// Health is the daemon's health, the body of the gateway's /health.
 	Health func(context.Context) protocol.Health
+	// A2A is the A2A edge's task store (nil: the edge is off).
+	A2A A2ATasks
 }
 
 // Routes returns the routes the daemon serves on its control socket for
@@ -100,7 +103,7 @@ func Routes(d Deps) []gateway.Mount {
 	c := &handlers{sessions: d.Sessions, mcp: d.MCP, tokens: d.Tokens, scrub: d.Scrub, db: d.DB, pairing: pairing.New(d.DB, pairing.Options{}),
 		agentsDir: d.AgentsDir, log: d.Log, sandbox: d.Sandbox, gate: d.SandboxGate, scheduler: d.Scheduler,
 		memory: d.Memory, links: d.Links, clock: clock.Or(d.Clock), ledger: d.Ledger, workspaces: d.Workspaces, events: d.Events, config: d.Config,
-		skills: d.Skills, defaultAgent: d.DefaultAgent, health: d.Health}
+		skills: d.Skills, defaultAgent: d.DefaultAgent, health: d.Health, a2a: d.A2A}
 	return slices.Concat(c.routes(), c.schedulerRoutes(), c.userRoutes(), c.agentRoutes())
 }
 
@@ -129,6 +132,8 @@ func (c *handlers) routes() []gateway.Mount {
 		{Method: http.MethodPost, Pattern: protocol.ControlSession + "/{id}/reset", Handler: http.HandlerFunc(c.sessionReset)},
 		{Method: http.MethodGet, Pattern: protocol.ControlApprovals, Handler: http.HandlerFunc(c.approvalsList)},
 		{Method: http.MethodPost, Pattern: protocol.ControlApprovals + "/{id}", Handler: http.HandlerFunc(c.approvalDecide)},
+		{Method: http.MethodGet, Pattern: protocol.ControlA2ATasks, Handler: http.HandlerFunc(c.a2aTaskList)},
+		{Method: http.MethodGet, Pattern: protocol.ControlA2ATasks + "/{id}", Handler: http.HandlerFunc(c.a2aTaskShow)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSandbox, Handler: http.HandlerFunc(c.sandboxStatus)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSandboxContainers, Handler: http.HandlerFunc(c.sandboxList)},
 		{Method: http.MethodPost, Pattern: protocol.ControlSandboxKill, Handler: http.HandlerFunc(c.sandboxKill)},

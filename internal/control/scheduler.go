@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
@@ -155,10 +153,4 @@ func schedReply[T, W any](w http.ResponseWriter, v T, err error, wire func(T) W)
 }
 
 // jobIDOf is the {id} of a /control/scheduler/jobs/{id}[/...] route.
-func jobIDOf(r *http.Request) string {
-	id, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, protocol.ControlSchedJob+"/"), "/")
-	if u, err := url.PathUnescape(id); err == nil {
-		return u
-	}
-	return id
-}
+func jobIDOf(r *http.Request) string { return idAfter(r, protocol.ControlSchedJob) }
