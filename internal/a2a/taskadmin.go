@@ -1,16 +1,13 @@
 package a2a
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
-	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
@@ -73,42 +70,9 @@ func (s *Server) Task(_ context.Context, id string) (protocol.A2ATask, error) {
 // everyones lists the tasks of every caller that pass the filters, newest
 // first: those in memory and those on disk (the whole index).
 func (s *TaskStore) everyones(agent string, state a2a.TaskState) ([]listed, error) {
-	keep := func(a string, st a2a.TaskState) bool {
-		return (agent == "" || a == agent) && (state == a2a.TaskStateUnspecified || st == state)
-	}
-	var out []listed
-	inMemory := map[a2a.TaskID]bool{}
-	s.mu.Lock()
-	for id, rec := range s.hot {
-		inMemory[id] = true
-		if keep(rec.Agent, rec.State) {
-			out = append(out, listed{id: id, updated: rec.Updated})
-		}
-	}
-	s.mu.Unlock()
-	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket([]byte(bucketIndex)).ForEach(func(k, v []byte) error {
-			owner, rest, _ := bytes.Cut(k, []byte{0})
-			a, _, _ := bytes.Cut(rest, []byte{0})
-			updated, id, ok := splitIndexKey(indexPrefix(string(owner), string(a)), k)
-			if !ok || inMemory[id] {
-				return nil
-			}
-			var e indexEntry
-			if err := store.Decode(v, &e); err != nil {
-				return err
-			}
-			if keep(string(a), e.State) {
-				out = append(out, listed{id: id, updated: updated})
-			}
-			return nil
-		})
+	return s.collect(nil, func(_, a string, e indexEntry) bool {
+		return (agent == "" || a == agent) && (state == a2a.TaskStateUnspecified || e.State == state)
 	})
-	if err != nil {
-		return nil, storeErr("list the tasks", err)
-	}
-	sortNewest(out)
-	return out, nil
 }
 
 // taskWire is rec as the operator sees it; full adds its history and
