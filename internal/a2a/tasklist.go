@@ -95,29 +95,33 @@ func (s *TaskStore) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.L
 // matching lists the scope's tasks that pass the request's filters, newest
 // first: those in memory and those on disk (through the index).
 func (s *TaskStore) matching(sc scope, req *a2a.ListTasksRequest) ([]listed, error) {
-	keep := func(st a2a.TaskState, ctxID string, at *time.Time) bool {
-		return (req.ContextID == "" || ctxID == req.ContextID) &&
-			(req.Status == a2a.TaskStateUnspecified || st == req.Status) &&
-			(req.StatusTimestampAfter == nil || at == nil || !at.Before(*req.StatusTimestampAfter))
-	}
+	return s.collect(indexPrefix(sc.caller, sc.agent), func(owner, agent string, e indexEntry) bool {
+		return owner == sc.caller && agent == sc.agent &&
+			(req.ContextID == "" || e.Context == req.ContextID) &&
+			(req.Status == a2a.TaskStateUnspecified || e.State == req.Status) &&
+			(req.StatusTimestampAfter == nil || e.StatusAt == nil || !e.StatusAt.Before(*req.StatusTimestampAfter))
+	})
+}
+
+// collect lists the tasks keep accepts, newest first: those in memory and
+// those on disk whose index key starts with prefix (nil: all).
+func (s *TaskStore) collect(prefix []byte, keep func(owner, agent string, e indexEntry) bool) ([]listed, error) {
 	var out []listed
 	inMemory := map[a2a.TaskID]bool{}
 	s.mu.Lock()
 	for id, rec := range s.hot {
-		if rec.Owner != sc.caller || rec.Agent != sc.agent {
-			continue
-		}
 		inMemory[id] = true
-		if keep(rec.State, rec.Context, rec.StatusAt) {
+		if keep(rec.Owner, rec.Agent, indexEntry{State: rec.State, Context: rec.Context, StatusAt: rec.StatusAt}) {
 			out = append(out, listed{id: id, updated: rec.Updated})
 		}
 	}
 	s.mu.Unlock()
-	prefix := indexPrefix(sc.caller, sc.agent)
 	err := s.db.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket([]byte(bucketIndex)).Cursor()
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-			updated, id, ok := splitIndexKey(prefix, k)
+			owner, rest, _ := bytes.Cut(k, []byte{0})
+			agent, _, _ := bytes.Cut(rest, []byte{0})
+			updated, id, ok := splitIndexKey(indexPrefix(string(owner), string(agent)), k)
 			if !ok || inMemory[id] {
 				continue
 			}
@@ -125,7 +129,7 @@ func (s *TaskStore) matching(sc scope, req *a2a.ListTasksRequest) ([]listed, err
 			if err := store.Decode(v, &e); err != nil {
 				return err
 			}
-			if keep(e.State, e.Context, e.StatusAt) {
+			if keep(string(owner), string(agent), e) {
 				out = append(out, listed{id: id, updated: updated})
 			}
 		}
@@ -134,6 +138,12 @@ func (s *TaskStore) matching(sc scope, req *a2a.ListTasksRequest) ([]listed, err
 	if err != nil {
 		return nil, storeErr("list the tasks", err)
 	}
+	sortNewest(out)
+	return out, nil
+}
+
+// sortNewest orders tasks newest first, then by id descending.
+func sortNewest(out []listed) {
 	slices.SortFunc(out, func(a, b listed) int {
 		switch {
 		case a.before(b):
@@ -143,7 +153,6 @@ func (s *TaskStore) matching(sc scope, req *a2a.ListTasksRequest) ([]listed, err
 		}
 		return 0
 	})
-	return out, nil
 }
 
 // trimListed applies the request's history length and artifact choice.

@@ -53,11 +53,7 @@ func (a *Admin) SessionsList(ctx context.Context, f protocol.SessionQuery) (prot
 // SessionShow returns one session and its history. id may be a unique
 // prefix of the id.
 func (a *Admin) SessionShow(ctx context.Context, id string) (protocol.SessionDetail, error) {
-	paths, err := a.paths()
-	if err != nil {
-		return protocol.SessionDetail{}, err
-	}
-	id, err = a.resolveSession(ctx, id)
+	paths, id, err := a.sessionAt(ctx, id)
 	if err != nil {
 		return protocol.SessionDetail{}, err
 	}
@@ -76,11 +72,7 @@ func (a *Admin) SessionShow(ctx context.Context, id string) (protocol.SessionDet
 // SessionDelete deletes a session and its history (id may be a unique
 // prefix).
 func (a *Admin) SessionDelete(ctx context.Context, id string) (string, error) {
-	paths, err := a.paths()
-	if err != nil {
-		return "", err
-	}
-	id, err = a.resolveSession(ctx, id)
+	paths, id, err := a.sessionAt(ctx, id)
 	if err != nil {
 		return "", err
 	}
@@ -88,6 +80,35 @@ func (a *Admin) SessionDelete(ctx context.Context, id string) (string, error) {
 		return id, err
 	}
 	return id, withCatalog(paths, func(c *session.Catalog) error { return sessionError(c.Delete(id)) })
+}
+
+// SessionReset empties a session's history as the chat's /reset does
+// (id may be a unique prefix). Only the running daemon resets: it holds
+// the live session a reset must reach.
+func (a *Admin) SessionReset(ctx context.Context, id string) (string, error) {
+	paths, id, err := a.sessionAt(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	ok, err := controlDo(ctx, paths.Socket, http.MethodPost, protocol.ControlSession+"/"+url.PathEscape(id)+"/reset", nil, nil)
+	if !ok && err == nil {
+		return "", &control.UserError{Msg: "no daemon is running: a reset needs it (beamclaw start), or delete the session instead",
+			Err: errNoDaemonToReset}
+	}
+	return id, err
+}
+
+var errNoDaemonToReset = errors.New("no daemon to reset a session")
+
+// sessionAt is the paths of the configured home and the whole id of
+// session id (a unique prefix).
+func (a *Admin) sessionAt(ctx context.Context, id string) (config.Paths, string, error) {
+	paths, err := a.paths()
+	if err != nil {
+		return config.Paths{}, "", err
+	}
+	id, err = a.resolveSession(ctx, id)
+	return paths, id, err
 }
 
 // resolveSession turns a unique prefix ("session-3fa9", "3fa9") into the

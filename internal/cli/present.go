@@ -9,9 +9,10 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
 // errCancelled is returned when the user answers no to a confirmation.
@@ -80,14 +81,7 @@ func (a *app) confirm(question string) bool {
 }
 
 // oneLine squashes whitespace and cuts s to max runes with an ellipsis.
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:max-1]) + "…"
-}
+func oneLine(s string, max int) string { return protocol.OneLine(s, max) }
 
 // humanSize renders a byte count.
 func humanSize(n int64) string {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -19,12 +18,13 @@ type SessionsBackend interface {
 	SessionsList(ctx context.Context, f protocol.SessionQuery) (protocol.SessionList, error)
 	SessionShow(ctx context.Context, id string) (protocol.SessionDetail, error)
 	SessionDelete(ctx context.Context, id string) (string, error)
+	SessionReset(ctx context.Context, id string) (string, error)
 }
 
 func (a *app) newSessionsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "List, show, export and delete stored conversations",
+		Short: "List, show, export, reset and delete stored conversations",
 		Long: "Every conversation is stored: a user's session with an agent, and each chat UI conversation\n" +
 			"on the OpenAI API as a thread of its own. Sessions idle past core.session_ttl_seconds are\n" +
 			"archived, not deleted: list them with --archived; their next message (or /resume ID in\n" +
@@ -33,9 +33,11 @@ func (a *app) newSessionsCmd() *cobra.Command {
 			"  beamclaw sessions list --archived --search invoice\n" +
 			"  beamclaw sessions show 3fa9c2\n" +
 			"  beamclaw sessions export 3fa9c2 --format md -o chat.md\n" +
+			"  beamclaw sessions reset 3fa9c2\n" +
 			"  beamclaw sessions delete 3fa9c2",
 	}
-	cmd.AddCommand(a.newSessionsListCmd(), a.newSessionsShowCmd(), a.newSessionsExportCmd(), a.newSessionsDeleteCmd())
+	cmd.AddCommand(a.newSessionsListCmd(), a.newSessionsShowCmd(), a.newSessionsExportCmd(), a.newSessionsResetCmd(),
+		a.newSessionsDeleteCmd())
 	return cmd
 }
 
@@ -167,37 +169,31 @@ func (a *app) newSessionsDeleteCmd() *cobra.Command {
 	return cmd
 }
 
+func (a *app) newSessionsResetCmd() *cobra.Command {
+	var yes bool
+	cmd := &cobra.Command{
+		Use:               "reset ID",
+		Short:             "Empty a session's history, as /reset in the chat does (the daemon must run)",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: a.completeSessions,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !yes && !a.confirm("Empty the history of session "+args[0]+"?") {
+				return errCancelled
+			}
+			id, err := a.backend().SessionReset(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "reset %s: its history is empty\n", id)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
+	return cmd
+}
+
 // writeMarkdown renders a session as a Markdown transcript.
 func writeMarkdown(w io.Writer, d protocol.SessionDetail) error {
-	s := d.Session
-	var b strings.Builder
-	title := s.Title
-	if title == "" {
-		title = s.ID
-	}
-	fmt.Fprintf(&b, "# %s\n\n", title)
-	fmt.Fprintf(&b, "- session: `%s`\n- agent: %s\n- user: %s\n- channel: %s\n- created: %s\n- updated: %s\n",
-		s.ID, s.Agent, s.User, s.Channel, s.Created.Local().Format(time.RFC3339), s.Updated.Local().Format(time.RFC3339))
-	if !s.Archived.IsZero() {
-		fmt.Fprintf(&b, "- archived: %s\n", s.Archived.Local().Format(time.RFC3339))
-	}
-	for _, m := range d.Messages {
-		switch m.Role {
-		case "user":
-			fmt.Fprintf(&b, "\n## You\n\n%s\n", m.Content)
-		case "assistant":
-			for _, tc := range m.ToolCalls {
-				fmt.Fprintf(&b, "\n> tool `%s` %s\n", tc.Name, oneLine(string(tc.Args), 200))
-			}
-			if strings.TrimSpace(m.Content) != "" {
-				fmt.Fprintf(&b, "\n## %s\n\n%s\n", s.Agent, m.Content)
-			}
-		case "tool":
-			fmt.Fprintf(&b, "\n> result of `%s`: %s\n", m.Name, oneLine(m.Content, 200))
-		case "system":
-			fmt.Fprintf(&b, "\n> system: %s\n", oneLine(m.Content, 200))
-		}
-	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, d.Markdown())
 	return err
 }

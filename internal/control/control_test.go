@@ -1,7 +1,6 @@
 package control
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/pairing"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
@@ -30,12 +28,7 @@ func serve(t *testing.T) (*httptest.Server, *store.DB) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	gw := gateway.New(gateway.Options{
-		Control: Routes(Deps{DB: db, AgentsDir: filepath.Join(dir, "agents")}),
-		Status:  func(context.Context) protocol.Status { return protocol.Status{} },
-	})
-	srv := httptest.NewServer(gw.ControlHandler())
-	t.Cleanup(srv.Close)
+	srv, _ := doors(t, Deps{DB: db, AgentsDir: filepath.Join(dir, "agents")})
 	return srv, db
 }
 
@@ -69,6 +62,7 @@ func TestRoutesAnswer(t *testing.T) {
 		{"db check", http.MethodGet, protocol.ControlDBCheck, "", http.StatusOK, `"ok":true`},
 		{"sessions without sessions", http.MethodGet, protocol.ControlSessions, "", http.StatusNotFound, "this daemon keeps no sessions"},
 		{"scheduler off", http.MethodGet, protocol.ControlScheduler, "", http.StatusNotFound, "the scheduler is off"},
+		{"a2a tasks with the edge off", http.MethodGet, protocol.ControlA2ATasks, "", http.StatusNotFound, "the A2A edge is off"},
 		{"sandbox off", http.MethodGet, protocol.ControlSandbox, "", http.StatusConflict, "the running daemon has the sandbox off"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

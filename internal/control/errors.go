@@ -50,9 +50,14 @@ func (c *handlers) fail(w http.ResponseWriter, err error) {
 	writeError(w, status, err.Error())
 }
 
-// kindStatus maps a session error to its control-route status.
+// kindStatus maps an error of the sessions or the scheduler to its
+// control-route status.
 func kindStatus(err error) int {
 	switch beamclaw.KindOf(err) {
+	case beamclaw.KindInvalid:
+		return http.StatusBadRequest
+	case beamclaw.KindForbidden:
+		return http.StatusForbidden
 	case beamclaw.KindNotFound:
 		return http.StatusNotFound
 	case beamclaw.KindConflict:

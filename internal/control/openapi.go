@@ -25,6 +25,12 @@ var apiSummaries = map[string]string{
 	"GET /api/v1/sessions":                    "Stored sessions, newest first (?agent, user, channel, state=active|live|archived, archived=1, q, limit, cursor)",
 	"GET /api/v1/sessions/{id}":               "A session and its history",
 	"DELETE /api/v1/sessions/{id}":            "Delete a session",
+	"GET /api/v1/sessions/{id}/export":        "Download a session (?format=json: its detail; markdown: a transcript), as an attachment",
+	"POST /api/v1/sessions/{id}/reset":        "Empty a session's history, as the chat's /reset does; answers the session",
+	"GET /api/v1/approvals":                   "The approvals waiting in live sessions: whose, where asked, the tool and its scrubbed arguments, whether this API may answer",
+	"POST /api/v1/approvals/{id}":             "Answer an approval asked on the terminal ({session, decision: yes|no|always})",
+	"GET /api/v1/a2a/tasks":                   "Every caller's A2A tasks, newest first (?agent, state=submitted|working|input-required|auth-required|completed|failed|canceled|rejected, limit)",
+	"GET /api/v1/a2a/tasks/{id}":              "One A2A task with its history and artifacts",
 	"GET /api/v1/usage":                       "The usage ledger by agent, user, day, session, origin, model or provider",
 	"GET /api/v1/users":                       "People (?user=ID: one of them)",
 	"DELETE /api/v1/users":                    "Forget a user (?user=ID)",
@@ -48,6 +54,7 @@ var apiSummaries = map[string]string{
 	"GET /api/v1/events":                      "The live event stream (Server-Sent Events: event name, JSON data)",
 	"GET /api/v1/config":                      "The running configuration as YAML, secrets only as {env: VAR} (set or unset)",
 	"GET /api/v1/skills":                      "The skills an agent sees, with their eligibility here (?agent=NAME)",
+	"GET /api/v1/health":                      "The daemon's health, the body of GET /health (status, ready, version, subsystems)",
 	"GET /api/v1/openapi.json":                "This document",
 }
 
@@ -69,16 +76,18 @@ func OpenAPI(routes []gateway.Mount) map[string]any {
 		if summary == "" {
 			summary = key
 		}
-		media := "application/json"
+		content := map[string]any{"application/json": map[string]any{}}
 		switch {
 		case strings.HasSuffix(m.Pattern, "/config"):
-			media = "application/yaml"
+			content = map[string]any{"application/yaml": map[string]any{}}
 		case strings.HasSuffix(m.Pattern, "/events"):
-			media = "text/event-stream"
+			content = map[string]any{"text/event-stream": map[string]any{}}
+		case strings.HasSuffix(m.Pattern, "/export"):
+			content["text/markdown"] = map[string]any{}
 		}
 		op := map[string]any{"summary": summary, "operationId": operationID(m.Method, m.Pattern),
 			"responses": map[string]any{
-				"200":     map[string]any{"description": "OK", "content": map[string]any{media: map[string]any{}}},
+				"200":     map[string]any{"description": "OK", "content": content},
 				"default": map[string]any{"$ref": "#/components/responses/Error"},
 			}}
 		var params []map[string]any

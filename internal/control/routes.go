@@ -1,6 +1,7 @@
 package control
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -41,6 +42,8 @@ type handlers struct {
 	skills       Skills                 // the agents' skill catalogs (nil: none)
 	defaultAgent string
 	clock        clock.Clock
+	health       func(context.Context) protocol.Health // nil: none
+	a2a          A2ATasks                              // nil: the A2A edge is off
 }
 
 // Deps is what the control routes work on: the daemon's live MCP
@@ -80,6 +83,10 @@ type Deps struct {
 	// request names by default.
 	Skills       Skills
 	DefaultAgent string
+	// Health is the daemon's health, the body of the gateway's /health.
+	Health func(context.Context) protocol.Health
+	// A2A is the A2A edge's task store (nil: the edge is off).
+	A2A A2ATasks
 }
 
 // Routes returns the routes the daemon serves on its control socket for
@@ -96,7 +103,7 @@ func Routes(d Deps) []gateway.Mount {
 	c := &handlers{sessions: d.Sessions, mcp: d.MCP, tokens: d.Tokens, scrub: d.Scrub, db: d.DB, pairing: pairing.New(d.DB, pairing.Options{}),
 		agentsDir: d.AgentsDir, log: d.Log, sandbox: d.Sandbox, gate: d.SandboxGate, scheduler: d.Scheduler,
 		memory: d.Memory, links: d.Links, clock: clock.Or(d.Clock), ledger: d.Ledger, workspaces: d.Workspaces, events: d.Events, config: d.Config,
-		skills: d.Skills, defaultAgent: d.DefaultAgent}
+		skills: d.Skills, defaultAgent: d.DefaultAgent, health: d.Health, a2a: d.A2A}
 	return slices.Concat(c.routes(), c.schedulerRoutes(), c.userRoutes(), c.agentRoutes())
 }
 
@@ -118,8 +125,15 @@ func (c *handlers) routes() []gateway.Mount {
 		{Method: http.MethodGet, Pattern: protocol.ControlEvents, Handler: http.HandlerFunc(c.eventsStream)},
 		{Method: http.MethodGet, Pattern: protocol.ControlConfig, Handler: http.HandlerFunc(c.configShow)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSkills, Handler: http.HandlerFunc(c.skillsList)},
+		{Method: http.MethodGet, Pattern: protocol.ControlHealth, Handler: http.HandlerFunc(c.healthShow)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSession + "/{id}", Handler: http.HandlerFunc(c.sessionShow)},
 		{Method: http.MethodDelete, Pattern: protocol.ControlSession + "/{id}", Handler: http.HandlerFunc(c.sessionDelete)},
+		{Method: http.MethodGet, Pattern: protocol.ControlSession + "/{id}/export", Handler: http.HandlerFunc(c.sessionExport)},
+		{Method: http.MethodPost, Pattern: protocol.ControlSession + "/{id}/reset", Handler: http.HandlerFunc(c.sessionReset)},
+		{Method: http.MethodGet, Pattern: protocol.ControlApprovals, Handler: http.HandlerFunc(c.approvalsList)},
+		{Method: http.MethodPost, Pattern: protocol.ControlApprovals + "/{id}", Handler: http.HandlerFunc(c.approvalDecide)},
+		{Method: http.MethodGet, Pattern: protocol.ControlA2ATasks, Handler: http.HandlerFunc(c.a2aTaskList)},
+		{Method: http.MethodGet, Pattern: protocol.ControlA2ATasks + "/{id}", Handler: http.HandlerFunc(c.a2aTaskShow)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSandbox, Handler: http.HandlerFunc(c.sandboxStatus)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSandboxContainers, Handler: http.HandlerFunc(c.sandboxList)},
 		{Method: http.MethodPost, Pattern: protocol.ControlSandboxKill, Handler: http.HandlerFunc(c.sandboxKill)},
@@ -140,4 +154,14 @@ func (c *handlers) configShow(w http.ResponseWriter, _ *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/yaml")
 	_, _ = w.Write(b)
+}
+
+// healthShow answers the daemon's health, the body of GET /health: 200
+// while it answers, its readiness in the body.
+func (c *handlers) healthShow(w http.ResponseWriter, r *http.Request) {
+	if c.health == nil {
+		writeError(w, http.StatusNotFound, "this daemon reports no health")
+		return
+	}
+	writeJSON(w, http.StatusOK, c.health(r.Context()))
 }

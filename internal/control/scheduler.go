@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
@@ -148,27 +146,11 @@ func (c *handlers) schedRuns(w http.ResponseWriter, r *http.Request) {
 // with the status schedStatus maps it to.
 func schedReply[T, W any](w http.ResponseWriter, v T, err error, wire func(T) W) {
 	if err != nil {
-		writeError(w, schedStatus(err), beamclaw.UserMessage(err))
+		writeError(w, kindStatus(err), beamclaw.UserMessage(err))
 		return
 	}
 	writeJSON(w, http.StatusOK, wire(v))
 }
 
 // jobIDOf is the {id} of a /control/scheduler/jobs/{id}[/...] route.
-func jobIDOf(r *http.Request) string {
-	id, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, protocol.ControlSchedJob+"/"), "/")
-	if u, err := url.PathUnescape(id); err == nil {
-		return u
-	}
-	return id
-}
-
-func schedStatus(err error) int {
-	switch beamclaw.KindOf(err) {
-	case beamclaw.KindInvalid:
-		return http.StatusBadRequest
-	case beamclaw.KindForbidden:
-		return http.StatusForbidden
-	}
-	return kindStatus(err)
-}
+func jobIDOf(r *http.Request) string { return idAfter(r, protocol.ControlSchedJob) }

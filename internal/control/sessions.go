@@ -24,6 +24,11 @@ type Sessions interface {
 	List(f session.Filter) ([]session.Summary, error)
 	Show(id string) (session.Summary, []beamclaw.Message, error)
 	Delete(ctx context.Context, id string) error
+	Reset(ctx context.Context, id string) error
+	// Pending lists the approvals waiting in the live sessions;
+	// DecideLocal answers one asked on the terminal, for the operator.
+	Pending() []session.Pending
+	DecideLocal(ctx context.Context, sessionID, approvalID string, d beamclaw.Decision) error
 }
 
 // SessionsWire is the wire form of session summaries.
@@ -133,9 +138,13 @@ func (c *handlers) forgetIfLast(ctx context.Context, gone session.Summary) {
 	}
 }
 
-// sessionIDOf is the {id} of a /control/sessions/{id} route.
-func sessionIDOf(r *http.Request) string {
-	id := strings.TrimPrefix(r.URL.Path, protocol.ControlSession+"/")
+// sessionIDOf is the {id} of a /control/sessions/{id}[/...] route.
+func sessionIDOf(r *http.Request) string { return idAfter(r, protocol.ControlSession) }
+
+// idAfter is the path segment after prefix + "/" ({id} of prefix/{id}[/...]),
+// unescaped.
+func idAfter(r *http.Request, prefix string) string {
+	id, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, prefix+"/"), "/")
 	if u, err := url.PathUnescape(id); err == nil {
 		return u
 	}
@@ -157,12 +166,9 @@ func pageOf(q url.Values) (sessionPage, error) {
 	if st := q.Get("state"); st != "" && !slices.Contains([]string{"active", "live", "archived"}, st) {
 		return p, fmt.Errorf("state %q: want active, live or archived", st)
 	}
-	if l := q.Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil || n < 1 || n > 1000 {
-			return p, fmt.Errorf("limit %q: want 1 to 1000", l)
-		}
-		p.limit = n
+	var err error
+	if p.limit, err = limitOf(q); err != nil {
+		return p, err
 	}
 	if c := q.Get("cursor"); c != "" {
 		raw, err := base64.RawURLEncoding.DecodeString(c)
@@ -174,6 +180,19 @@ func pageOf(q url.Values) (sessionPage, error) {
 		p.after, p.afterID = time.Unix(0, n), id
 	}
 	return p, nil
+}
+
+// limitOf reads ?limit: 1 to 1000, or 0 when not given (all).
+func limitOf(q url.Values) (int, error) {
+	l := q.Get("limit")
+	if l == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(l)
+	if err != nil || n < 1 || n > 1000 {
+		return 0, fmt.Errorf("limit %q: want 1 to 1000", l)
+	}
+	return n, nil
 }
 
 // of cuts sums (most recently active first) to the page and says the

@@ -1,8 +1,6 @@
 package daemon
 
 import (
-	"github.com/thejerf/suture/v4"
-
 	"github.com/beamclaw/beamclaw-go/internal/a2a"
 	"github.com/beamclaw/beamclaw-go/internal/config"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
@@ -19,7 +17,7 @@ func (p *plan) planA2A(c *config.Config, getenv func(string) string) {
 // a2aEdge builds the A2A server over the runtime: its routes (each
 // authenticating itself, public listener only) and its service. Without a
 // token to check it stays off, and says why.
-func (d *daemon) a2aEdge(rt *agentRuntime) (suture.Service, []gateway.Mount, error) {
+func (d *daemon) a2aEdge(rt *agentRuntime) (*a2a.Server, []gateway.Mount, error) {
 	if d.plan.A2A == nil {
 		return nil, nil, nil
 	}

@@ -49,22 +49,24 @@ func (d *daemon) edges(rt *agentRuntime) (routes, socket []gateway.Mount, servic
 	localOpts.Missed = d.missed(rt, scheduler.DeliverTUI)
 	local := gateway.NewWS(localOpts)
 	socket = append(socket, local.Routes()...)
-	ctlSocket, ctlPublic := d.controlRoutes(rt)
+	services = []suture.Service{public, local, d.events}
+	a2aSrv, a2aRoutes, err := d.a2aEdge(rt)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var tasks control.A2ATasks // nil unless the edge runs
+	if a2aSrv != nil {
+		services = append(services, a2aSrv)
+		routes = append(routes, a2aRoutes...)
+		tasks = a2aSrv
+	}
+	ctlSocket, ctlPublic := d.controlRoutes(rt, tasks)
 	socket, routes = append(socket, ctlSocket...), append(routes, ctlPublic...)
 	pages, codes, err := d.console(ctlSocket)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	socket, routes = append(socket, codes...), append(routes, pages...)
-	services = []suture.Service{public, local, d.events}
-	a2aSvc, a2aRoutes, err := d.a2aEdge(rt)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if a2aSvc != nil {
-		services = append(services, a2aSvc)
-		routes = append(routes, a2aRoutes...)
-	}
 	registered, err := d.registeredChannels(rt, userID)
 	if err != nil {
 		return nil, nil, nil, err
@@ -141,12 +143,12 @@ func (d *daemon) missed(rt *agentRuntime, kind scheduler.DeliveryKind) func(user
 // controlRoutes are the control API's routes: on the control socket, and
 // as the admin API's public door (/api/v1) only behind a gateway token
 // (it is the operator's view of every user).
-func (d *daemon) controlRoutes(rt *agentRuntime) (socket, public []gateway.Mount) {
+func (d *daemon) controlRoutes(rt *agentRuntime, tasks control.A2ATasks) (socket, public []gateway.Mount) {
 	deps := control.Deps{Sessions: rt.sessions, MCP: rt.mcp, Tokens: rt.tokens,
 		Scrub: rt.scrubber.String, DB: d.db, AgentsDir: d.paths.AgentsDir, Log: d.log,
 		Sandbox: rt.sandbox, SandboxGate: rt.sandboxGate, Memory: rt.agents, Links: rt.links, Ledger: rt.ledger,
 		Workspaces: rt.agents.Workspaces(), Events: d.events, Config: d.show,
-		Skills: rt.agents, DefaultAgent: d.plan.DefaultAgent}
+		Skills: rt.agents, DefaultAgent: d.plan.DefaultAgent, Health: d.health, A2A: tasks}
 	if rt.scheduler != nil {
 		deps.Scheduler = rt.scheduler
 	}

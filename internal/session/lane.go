@@ -98,11 +98,13 @@ type lane struct {
 }
 
 type approval struct {
-	id     string
-	origin string // the run's Inbound.Origin
-	key    string
-	ch     chan beamclaw.Decision
-	req    beamclaw.ApprovalRequest
+	id      string
+	origin  string           // the run's Inbound.Origin
+	channel beamclaw.Channel // the run's channel: where it was asked
+	asked   time.Time
+	key     string
+	ch      chan beamclaw.Decision
+	req     beamclaw.ApprovalRequest
 }
 
 func newLane(m *Manager, id string) *lane {

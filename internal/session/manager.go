@@ -234,13 +234,7 @@ func (m *Manager) DecideFor(_ context.Context, userID, approvalID, origin string
 	if approvalID == "" || userID == "" {
 		return beamclaw.E(op, beamclaw.KindInvalid, "an approval id and a user are required", nil)
 	}
-	m.mu.Lock()
-	lanes := make([]*lane, 0, len(m.live))
-	for _, l := range m.live {
-		lanes = append(lanes, l)
-	}
-	m.mu.Unlock()
-	for _, l := range lanes {
+	for _, l := range m.lanes() {
 		if l.user() != userID {
 			continue
 		}

@@ -141,7 +141,8 @@ func (rl *runLane) Allowed(key string) bool {
 // "/always" message, or the approval timeout (Deny).
 func (rl *runLane) Await(ctx context.Context, req beamclaw.ApprovalRequest, key string) (beamclaw.Decision, error) {
 	l := rl.l
-	a := &approval{id: req.ID, origin: rl.r.origin, key: key, ch: make(chan beamclaw.Decision, 1), req: req}
+	a := &approval{id: req.ID, origin: rl.r.origin, channel: rl.r.channel, asked: l.m.clock.Now(), key: key,
+		ch: make(chan beamclaw.Decision, 1), req: req}
 	l.mu.Lock()
 	l.approvals = append(l.approvals, a)
 	l.mu.Unlock()

@@ -1,5 +1,7 @@
 package protocol
 
+import "time"
+
 // A2ACard is an A2A agent card as `beamclaw a2a discover` shows it.
 type A2ACard struct {
 	Name              string         `json:"name"`
@@ -58,4 +60,39 @@ type A2AReply struct {
 	ContextID string `json:"context_id"`
 	State     string `json:"state"`
 	Text      string `json:"text"`
+}
+
+// ControlA2ATasks answers GET with A2ATaskList: every caller's A2A tasks,
+// newest first (query: agent, state, limit); ControlA2ATasks + "/{id}"
+// answers GET with one A2ATask, its history and artifacts.
+const ControlA2ATasks = "/control/a2a/tasks"
+
+// A2ATask is a task of the A2A edge as the operator sees it.
+type A2ATask struct {
+	ID        string `json:"id"`
+	ContextID string `json:"context_id"`
+	Agent     string `json:"agent"`
+	Caller    string `json:"caller"`            // who created it: the gateway token's holder or a peer of a2a.peers
+	User      string `json:"user,omitempty"`    // the session user its turns run as
+	Session   string `json:"session,omitempty"` // the session its turns run in
+	// State is submitted, working, input-required, auth-required,
+	// completed, failed, canceled or rejected.
+	State   string    `json:"state"`
+	Status  string    `json:"status,omitempty"` // the status message's text
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+	// History and Artifacts (their text) come with one task only.
+	History   []A2ATaskMessage `json:"history,omitempty"`
+	Artifacts []string         `json:"artifacts,omitempty"`
+}
+
+// A2ATaskMessage is one message of a task's history: role user or agent.
+type A2ATaskMessage struct {
+	Role string `json:"role"`
+	Text string `json:"text"`
+}
+
+// A2ATaskList is the answer of GET /control/a2a/tasks.
+type A2ATaskList struct {
+	Tasks []A2ATask `json:"tasks"`
 }

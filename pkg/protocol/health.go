@@ -1,5 +1,9 @@
 package protocol
 
+// ControlHealth answers GET with Health, the body of GET /health (the
+// admin API's health: GET /api/v1/health behind the gateway token).
+const ControlHealth = "/control/health"
+
 // Subsystem is the readiness of one part of the daemon.
 type Subsystem struct {
 	Ready  bool   `json:"ready"`

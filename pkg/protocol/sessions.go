@@ -9,7 +9,10 @@ const (
 	// too), q (text the history holds), limit and cursor (paging).
 	ControlSessions = "/control/sessions"
 	// ControlSession + "/{id}" answers GET with SessionDetail and DELETE
-	// with 204.
+	// with 204; + "/{id}/export" answers GET (?format=json or markdown)
+	// with the SessionDetail or its Markdown as an attachment; + "/{id}/reset"
+	// answers POST by emptying the history (the chat's /reset) and
+	// answering the SessionDetail.
 	ControlSession = "/control/sessions"
 )
 

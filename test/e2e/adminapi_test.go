@@ -3,13 +3,17 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/pkg/client"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
@@ -18,7 +22,9 @@ import (
 // gateway under /api/v1, behind the gateway's bearer token: refused
 // without it, the same answers as the control socket with it, errors in
 // one JSON shape, an OpenAPI 3.1 document of them; no database backup;
-// and no /api/v1 at all when no token is configured.
+// and no /api/v1 at all when no token is configured. The gaps it filled
+// (health, approvals across sessions, a session's export and reset, A2A
+// tasks) are driven in adminAPIGaps.
 func TestAdminAPI(t *testing.T) {
 	token := strings.Repeat("adm1n", 8)
 	r := newChatRig(t, rigOptions{gateway: "  auth: {token: {env: E2E_GATEWAY_TOKEN}}\n"})
@@ -27,20 +33,8 @@ func TestAdminAPI(t *testing.T) {
 	r.start()
 	call := func(method, path, tok string, body string) (int, string) {
 		t.Helper()
-		req, _ := http.NewRequest(method, "http://"+r.addr+path, bytes.NewReader([]byte(body)))
-		if tok != "" {
-			req.Header.Set("Authorization", "Bearer "+tok)
-		}
-		if body != "" {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		resp, err := r.hc.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		code, body, _ := r.adminCall(method, path, tok, body)
+		return code, body
 	}
 	if code, body := call(http.MethodGet, "/api/v1/sessions", "", ""); code != http.StatusUnauthorized {
 		t.Errorf("without the token: %d %s", code, body)
@@ -176,6 +170,8 @@ func TestAdminAPI(t *testing.T) {
 			t.Errorf("PUT %s: %d %s, want a 4xx", bad, code, body)
 		}
 	}
+	r.adminAPIGaps(token, id)
+
 	if code, body := call(http.MethodDelete, "/api/v1/sessions/"+id, token, ""); code != http.StatusNoContent {
 		t.Errorf("delete: %d %s", code, body)
 	}
@@ -189,6 +185,156 @@ func TestAdminAPI(t *testing.T) {
 	plain.start()
 	if code, _ := get(t, "http://"+plain.addr+"/api/v1/sessions"); code != http.StatusNotFound {
 		t.Errorf("without a configured token /api/v1 answered %d, want 404 (not mounted)", code)
+	}
+}
+
+// adminCall sends method path to the admin API (with the bearer token
+// when tok is not "") and answers the status, body and headers.
+func (r *chatRig) adminCall(method, path, tok, body string) (int, string, http.Header) {
+	r.t.Helper()
+	req, _ := http.NewRequest(method, "http://"+r.addr+path, bytes.NewReader([]byte(body)))
+	if tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := r.hc.Do(req)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header
+}
+
+// adminGet decodes the 200 answer of GET path into v.
+func (r *chatRig) adminGet(token, path string, v any) {
+	r.t.Helper()
+	code, body, _ := r.adminCall(http.MethodGet, path, token, "")
+	if code != http.StatusOK || json.Unmarshal([]byte(body), v) != nil {
+		r.t.Fatalf("GET %s: %d %.300s", path, code, body)
+	}
+}
+
+// adminAPIGaps drives the routes issue 26 added to the admin API through
+// the real binary: the daemon's health; the approvals waiting across
+// sessions, the terminal's answered here and another person's refused;
+// session id's export and reset (and beamclaw sessions reset); the A2A
+// tasks of every caller.
+func (r *chatRig) adminAPIGaps(token, id string) {
+	t := r.t
+	var h protocol.Health
+	r.adminGet(token, "/api/v1/health", &h)
+	if (h.Status != "ok" && h.Status != "degraded") || h.Version == "" || len(h.Subsystems) == 0 {
+		t.Errorf("health: %+v", h)
+	}
+
+	// Approvals: the terminal's (local:ana) and erin's over /ws.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	term := r.localConn("ana")
+	if _, err := term.Send(ctx, `call tool write_file {"path":"approved.txt","content":"from the admin API"}`); err != nil {
+		t.Fatal(err)
+	}
+	asked := frameOf(t, term, protocol.FrameApprovalRequest)
+	wc := client.NewTCP("http://"+r.addr, token)
+	defer wc.Close()
+	erin, err := wc.Dial(ctx, "default", client.DialOptions{User: "erin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer erin.Close()
+	if _, err := erin.Send(ctx, `call tool write_file {"path":"erin.txt","content":"hers"}`); err != nil {
+		t.Fatal(err)
+	}
+	frameOf(t, erin, protocol.FrameApprovalRequest)
+	var list protocol.ApprovalList
+	r.adminGet(token, "/api/v1/approvals", &list)
+	var mine, hers protocol.PendingApproval
+	for _, a := range list.Approvals {
+		switch a.User {
+		case "local:ana":
+			mine = a
+		case "ws:erin":
+			hers = a
+		}
+	}
+	if mine.ID != asked.Approval.ID || mine.Channel != "tui" || !mine.Answerable || mine.Tool != "write_file" ||
+		!strings.Contains(mine.Args, "approved.txt") || hers.ID == "" || hers.Channel != "ws" || hers.Answerable {
+		t.Fatalf("approvals: %+v", list)
+	}
+	answer := func(a protocol.PendingApproval, decision string) (int, string) {
+		code, body, _ := r.adminCall(http.MethodPost, "/api/v1/approvals/"+a.ID, token,
+			`{"session":"`+a.Session+`","decision":"`+decision+`"}`)
+		return code, body
+	}
+	if code, body := answer(hers, "yes"); code != http.StatusForbidden || !strings.Contains(body, `"error"`) {
+		t.Errorf("erin's approval answered through the admin API: %d %s, want 403", code, body)
+	}
+	if code, body := answer(mine, "perhaps"); code != http.StatusBadRequest {
+		t.Errorf("a bad decision: %d %s, want 400", code, body)
+	}
+	if code, body := answer(protocol.PendingApproval{ID: "appr-nope", Session: mine.Session}, "yes"); code != http.StatusNotFound {
+		t.Errorf("an unknown approval: %d %s, want 404", code, body)
+	}
+	if code, body := answer(mine, "yes"); code != http.StatusOK || !strings.Contains(body, `"decision":"allow"`) {
+		t.Fatalf("the terminal's approval: %d %s", code, body)
+	}
+	frameOf(t, term, protocol.FrameFinal)
+	if b, err := os.ReadFile(filepath.Join(r.h.dir, "agents", "default", "approved.txt")); err != nil || string(b) != "from the admin API" {
+		t.Errorf("the approved tool's file: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(r.h.dir, "agents", "default", "erin.txt")); err == nil {
+		t.Error("erin's tool ran without her answer")
+	}
+	r.adminGet(token, "/api/v1/approvals", &list)
+	if len(list.Approvals) != 1 || list.Approvals[0].ID != hers.ID {
+		t.Errorf("left waiting: %+v", list)
+	}
+
+	// A session's export (a download named for it) and reset.
+	code, body, hdr := r.adminCall(http.MethodGet, "/api/v1/sessions/"+id+"/export?format=markdown", token, "")
+	if code != http.StatusOK || !strings.Contains(body, "## You\n\nhello admin") ||
+		hdr.Get("Content-Disposition") != "attachment; filename=beamclaw-"+id+".md" {
+		t.Errorf("markdown export: %d %v %.300s", code, hdr, body)
+	}
+	var d protocol.SessionDetail
+	r.adminGet(token, "/api/v1/sessions/"+id+"/export?format=json", &d)
+	if d.Session.ID != id || len(d.Messages) == 0 {
+		t.Errorf("JSON export: %+v", d)
+	}
+	if code, _, _ := r.adminCall(http.MethodGet, "/api/v1/sessions/"+id+"/export?format=docx", token, ""); code != http.StatusBadRequest {
+		t.Errorf("an export as docx: %d, want 400", code)
+	}
+	if code, body, _ := r.adminCall(http.MethodPost, "/api/v1/sessions/"+id+"/reset", token, ""); code != http.StatusOK ||
+		json.Unmarshal([]byte(body), &d) != nil || len(d.Messages) != 0 {
+		t.Errorf("reset: %d %s", code, body)
+	}
+	if out := r.h.must("sessions", "reset", "-y", id[len("session-"):][:12]).stdout; !strings.Contains(out, "reset "+id) {
+		t.Errorf("beamclaw sessions reset: %q", out)
+	}
+	if code, _, _ := r.adminCall(http.MethodPost, "/api/v1/sessions/session-nope/reset", token, ""); code != http.StatusNotFound {
+		t.Errorf("reset of no session: %d, want 404", code)
+	}
+
+	// A2A tasks: the gateway token's caller's task, listed and read.
+	task := a2aSend(t, r.a2aClient(token), a2aMsg("hello over a2a"))
+	var tasks protocol.A2ATaskList
+	r.adminGet(token, "/api/v1/a2a/tasks?agent=default&state=completed&limit=10", &tasks)
+	if len(tasks.Tasks) != 1 || tasks.Tasks[0].ID != string(task.ID) || tasks.Tasks[0].State != "completed" {
+		t.Errorf("a2a tasks: %+v", tasks)
+	}
+	var one protocol.A2ATask
+	r.adminGet(token, "/api/v1/a2a/tasks/"+string(task.ID), &one)
+	if len(one.History) == 0 || one.History[0].Text != "hello over a2a" || one.Caller == "" {
+		t.Errorf("a2a task: %+v", one)
+	}
+	if code, _, _ := r.adminCall(http.MethodGet, "/api/v1/a2a/tasks?state=sleepy", token, ""); code != http.StatusBadRequest {
+		t.Errorf("a2a tasks in a bad state: %d, want 400", code)
+	}
+	if code, _, _ := r.adminCall(http.MethodGet, "/api/v1/a2a/tasks/no-such-task", token, ""); code != http.StatusNotFound {
+		t.Errorf("an unknown a2a task: %d, want 404", code)
 	}
 }
 
