@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the test suite drives and a fresh machine lacks, and starts
-# Docker's engine: Debian's jq, tmux, Node and npm, docker.io and
+# Docker's engine: Debian's jq, tmux, Node and npm, chromium, docker.io and
 # mmdebstrap; the npm MCP reference servers, the MCP conformance suite with
 # Node 22, and @a2a-js/sdk into the test cache; the sandbox image. Each step
 # is skipped when its result is already there, so a second run takes a
@@ -30,6 +30,7 @@ command -v dockerd >/dev/null 2>&1 || need_apt+=(docker.io)  # the sandbox and t
 # Debian after bookworm ships the docker CLI as a package of its own.
 if ! command -v docker >/dev/null 2>&1 && apt-cache show docker-cli >/dev/null 2>&1; then need_apt+=(docker-cli); fi
 command -v mmdebstrap >/dev/null 2>&1 || need_apt+=(mmdebstrap)  # the sandbox image's Debian rootfs
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)  # the web console's browser tests (chromedp)
 [ -f /etc/ssl/certs/ca-certificates.crt ] || need_apt+=(ca-certificates)
 if [ ${#need_apt[@]} -gt 0 ]; then
   say "installing ${need_apt[*]}"

@@ -90,17 +90,19 @@ func (c *Console) jobAdd(w http.ResponseWriter, r *http.Request) {
 func (c *Console) jobAction(w http.ResponseWriter, r *http.Request) {
 	id, action := url.PathEscape(r.PathValue("id")), r.PathValue("action")
 	path := protocol.ControlSchedJob + "/" + id
-	method := http.MethodPost
 	switch action {
 	case "pause", "resume":
-		path += "/" + action
+		var j protocol.SchedJob
+		if err := c.call(r.Context(), http.MethodPost, path+"/"+action, nil, &j); err != nil {
+			c.fail(w, r, statusOf(err), err.Error())
+			return
+		}
+		c.part(w, r, "jobs", "jobrow", j) // the job's row, drawn again in place
 	case "cancel":
-		method = http.MethodDelete
+		c.change(w, r, http.MethodDelete, path, nil, Prefix+"/jobs")
 	default:
 		c.fail(w, r, http.StatusNotFound, "no such action")
-		return
 	}
-	c.change(w, r, method, path, nil, Prefix+"/jobs")
 }
 
 // runsData is a job's runs page's.

@@ -21,6 +21,8 @@ func (c *Console) pageRoutes(add func(pattern string, h http.HandlerFunc)) {
 		"GET /sessions/{id}/export":        c.sessionExport,
 		"POST /sessions/{id}/reset":        c.sessionReset,
 		"POST /sessions/{id}/delete":       c.sessionDelete,
+		"GET /approvals":                   c.approvals,
+		"POST /approvals/{id}":             c.approvalAnswer,
 		"GET /agents":                      c.agents,
 		"GET /agents/{name}":               c.agent,
 		"GET /agents/{name}/files/{file}":  c.agentFile,

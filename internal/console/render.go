@@ -91,8 +91,7 @@ func (c *Console) parse() (map[string]*template.Template, error) {
 	return out, nil
 }
 
-// render writes page name (its "page" template inside the layout), or
-// only its "part" template for an htmx request that asks for a part.
+// render writes page name: its "page" template inside the layout.
 func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
 	t, ok := c.pages[name]
 	if !ok {
@@ -103,12 +102,8 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 	if p.Nav == "" {
 		p.Nav = name
 	}
-	root := "layout"
-	if r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Target") != "" && t.Lookup("part") != nil {
-		root = "part"
-	}
 	var buf bytes.Buffer
-	if err := t.ExecuteTemplate(&buf, root, p); err != nil {
+	if err := t.ExecuteTemplate(&buf, "layout", p); err != nil {
 		c.log.Error("console page failed", "page", name, "err", err)
 		http.Error(w, "the page could not be drawn", http.StatusInternalServerError)
 		return
@@ -116,6 +111,20 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// part writes the template name of page's set with data: a fragment
+// htmx swaps into the page.
+func (c *Console) part(w http.ResponseWriter, _ *http.Request, pageName, name string, data any) {
+	var buf bytes.Buffer
+	if err := c.pages[pageName].ExecuteTemplate(&buf, name, data); err != nil {
+		c.log.Error("console fragment failed", "page", pageName, "part", name, "err", err)
+		http.Error(w, "the page could not be drawn", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
 	_, _ = w.Write(buf.Bytes())
 }
 
