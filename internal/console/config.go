@@ -1,6 +1,10 @@
 package console
 
-import "github.com/beamclaw/beamclaw-go/internal/setting"
+import (
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/setting"
+)
 
 // Config is gateway.console: the web console. The package owns it.
 type Config struct {
@@ -17,4 +21,14 @@ func DefaultConfig() Config { return Config{Enabled: true, SessionHours: 12} }
 // Validate records every problem of the keys under p.
 func (c Config) Validate(p *setting.Problems) {
 	p.Between("session_hours", c.SessionHours, 1, 24*30)
+}
+
+// Settings is the section as the daemon's plan holds it.
+type Settings struct {
+	SessionTTL time.Duration // how long a sign-in lasts
+}
+
+// Settings converts the section.
+func (c Config) Settings() Settings {
+	return Settings{SessionTTL: time.Duration(c.SessionHours) * time.Hour}
 }

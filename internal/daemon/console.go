@@ -1,8 +1,6 @@
 package daemon
 
 import (
-	"time"
-
 	"github.com/beamclaw/beamclaw-go/internal/console"
 	"github.com/beamclaw/beamclaw-go/internal/control"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
@@ -17,7 +15,7 @@ func (d *daemon) console(ctl []gateway.Mount) (public, socket []gateway.Mount, e
 	if cc == nil {
 		return nil, nil, nil
 	}
-	logins, err := console.NewLogins(d.db, nil, nil, d.plan.Gateway.Token, time.Duration(cc.SessionHours)*time.Hour)
+	logins, err := console.NewLogins(d.db, nil, nil, d.plan.Gateway.Token, cc.SessionTTL)
 	if err != nil {
 		return nil, nil, err
 	}

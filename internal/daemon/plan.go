@@ -62,7 +62,7 @@ type plan struct {
 
 	Gateway gateway.Options
 	// Console is the web console (gateway.console); nil when off.
-	Console *console.Config
+	Console *console.Settings
 	WS      gateway.WSOptions
 	TUI     bool // gateway.channels.tui.enabled
 	OpenAI  gateway.OpenAIOptions
@@ -288,8 +288,8 @@ func (p *plan) planEdges(c *config.Config, getenv func(string) string) error {
 	}
 	p.WS = g.Server.WSOptions()
 	if g.Console.Enabled {
-		cc := g.Console
-		p.Console = &cc
+		cs := g.Console.Settings()
+		p.Console = &cs
 	}
 	p.WS.DefaultAgent = c.Core.DefaultAgent
 	p.TUI = g.Channels.TUI.Enabled

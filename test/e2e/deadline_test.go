@@ -33,7 +33,7 @@ func TestSlowBodiesAreCut(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			defer c.Close()
-			fmt.Fprintf(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
+			fmt.Fprintf(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
 			done := make(chan struct{})
 			go func() { // trickle a byte a second until the server gives up
 				defer close(done)
@@ -74,7 +74,7 @@ func TestSlowBodiesAreCut(t *testing.T) {
 	}
 	defer conn.Close()
 	body := `{"model":"default","stream":true,"messages":[{"role":"user","content":"hi"}]}`
-	fmt.Fprintf(conn, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	fmt.Fprintf(conn, "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
 	var text strings.Builder
 	sc := bufio.NewScanner(conn)
