@@ -114,6 +114,19 @@ func (a *Admin) ConfigCheck(ctx context.Context) (string, error) {
 	return msg, nil
 }
 
+// ConfigEdit sets (value != nil) or unsets key in the config file and
+// returns the file's path; the file must stay valid (config.SetKey).
+func (a *Admin) ConfigEdit(key string, value *string) (string, error) {
+	paths, err := a.paths()
+	if err != nil {
+		return "", err
+	}
+	if value == nil {
+		return paths.ConfigFile, config.UnsetKey(paths.ConfigFile, key)
+	}
+	return paths.ConfigFile, config.SetKey(paths.ConfigFile, key, *value)
+}
+
 // ConfigShow renders the effective config with secrets as references.
 func (a *Admin) ConfigShow() ([]byte, error) {
 	l, err := a.load()

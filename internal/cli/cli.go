@@ -27,6 +27,7 @@ type Backend interface {
 	RunForeground(ctx context.Context, logOut io.Writer, ready func(beamclaw.Ready)) error
 	ConfigCheck(ctx context.Context) (summary string, err error)
 	ConfigShow() ([]byte, error)
+	ConfigEdit(key string, value *string) (file string, err error)
 	Doctor(ctx context.Context) []protocol.Check
 	AgentBackend
 	SkillsBackend

@@ -92,7 +92,7 @@ func (a *app) newDoctorCmd() *cobra.Command {
 }
 
 func (a *app) newConfigCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "config", Short: "Check or show the configuration"}
+	cmd := &cobra.Command{Use: "config", Short: "Check, show or change the configuration"}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "check",
 		Short: "Validate the config file (every problem, with line numbers)",
@@ -117,6 +117,31 @@ func (a *app) newConfigCmd() *cobra.Command {
 			_, err = a.stdout.Write(out)
 			return err
 		},
-	})
+	}, a.configEditCmd("set KEY VALUE", "Set a key of the config file (VALUE is YAML: 42, true, \"[a, b]\", \"{env: VAR}\")", 2),
+		a.configEditCmd("unset KEY", "Remove a key from the config file (its default applies)", 1))
 	return cmd
+}
+
+// configEditCmd is config set (args 2) or config unset (args 1): the file
+// must stay valid; the daemon applies it when it starts again.
+func (a *app) configEditCmd(use, short string, args int) *cobra.Command {
+	return &cobra.Command{
+		Use:     use,
+		Short:   short,
+		Example: "  beamclaw config set gateway.http.addr 127.0.0.1:18900\n  beamclaw config set gateway.auth.token '{env: BEAMCLAW_GATEWAY_TOKEN}'\n  beamclaw config unset gateway.http.addr",
+		Args:    cobra.ExactArgs(args),
+		RunE: func(_ *cobra.Command, in []string) error {
+			var value *string
+			verb := "unset"
+			if args == 2 {
+				value, verb = &in[1], "set"
+			}
+			file, err := a.backend().ConfigEdit(in[0], value)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "%s %s in %s (the old file is %s.bak); a running daemon applies it after beamclaw restart\n", in[0], verb, file, file)
+			return nil
+		},
+	}
 }

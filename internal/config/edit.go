@@ -19,6 +19,33 @@ import (
 // that the result is a valid config, keeps the previous file as
 // path.bak, and replaces the file atomically. Nothing is written on error.
 func AppendMCPServers(path string, items []*yaml.Node, names []string) error {
+	return editFile(path, "the import", func(root *yaml.Node) error {
+		servers, err := serversSequence(path, root)
+		if err != nil {
+			return err
+		}
+		var clash []string
+		for _, item := range servers.Content {
+			if n := mapValue(item, "name"); n != nil && slices.Contains(names, n.Value) {
+				clash = append(clash, n.Value)
+			}
+		}
+		if len(clash) > 0 {
+			return fmt.Errorf("%s already has MCP servers named %s; nothing written", path, strings.Join(clash, ", "))
+		}
+		servers.Style = 0 // block style, even if the file had `servers: []`
+		servers.Content = append(servers.Content, items...)
+		return nil
+	})
+}
+
+// editFile changes the config file at path (created when missing) with
+// edit, which works on the document's root mapping; the comments and
+// layout of the rest of the file are kept. The result must be a valid
+// config (what says so in errors: "the import"); the previous file stays
+// as path.bak, and the file is replaced atomically. Nothing is written on
+// error.
+func editFile(path, what string, edit func(root *yaml.Node) error) error {
 	old, err := os.ReadFile(path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -28,27 +55,15 @@ func AppendMCPServers(path string, items []*yaml.Node, names []string) error {
 	if err != nil {
 		return err
 	}
-	servers, err := serversSequence(path, doc.Content[0])
-	if err != nil {
+	if err := edit(doc.Content[0]); err != nil {
 		return err
 	}
-	var clash []string
-	for _, item := range servers.Content {
-		if n := mapValue(item, "name"); n != nil && slices.Contains(names, n.Value) {
-			clash = append(clash, n.Value)
-		}
-	}
-	if len(clash) > 0 {
-		return fmt.Errorf("%s already has MCP servers named %s; nothing written", path, strings.Join(clash, ", "))
-	}
-	servers.Style = 0 // block style, even if the file had `servers: []`
-	servers.Content = append(servers.Content, items...)
 	text, err := EncodeYAML(doc)
 	if err != nil {
 		return err
 	}
 	if _, err := Parse(path, []byte(text)); err != nil {
-		return fmt.Errorf("the config would not be valid after the import; nothing written: %w", err)
+		return fmt.Errorf("the config would not be valid after %s; nothing written: %w", what, err)
 	}
 	mode := fs.FileMode(0o600)
 	if exists {

@@ -39,6 +39,7 @@ func (c *Console) pageRoutes(add func(pattern string, h http.HandlerFunc)) {
 		"GET /events":                      c.events,
 		"GET /events/stream":               c.eventStream,
 		"GET /config":                      c.config,
+		"POST /config":                     c.configEdit,
 	} {
 		add(pattern, h)
 	}
@@ -240,7 +241,7 @@ func (u unnamed) Write(b []byte) (int, error) {
 func (u unnamed) Unwrap() http.ResponseWriter { return u.ResponseWriter }
 
 // configData is the configuration page's: the YAML.
-type configData struct{ YAML string }
+type configData struct{ YAML, Key, Value string }
 
 func (c *Console) config(w http.ResponseWriter, r *http.Request) {
 	rec := &recorder{header: http.Header{}}
@@ -251,4 +252,28 @@ func (c *Console) config(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.render(w, r, http.StatusOK, "config", page{Title: "Configuration", Data: configData{YAML: rec.body.String()}})
+}
+
+// configEdit sets or unsets a key of the config file (the form's action)
+// and shows the page again with what happened.
+func (c *Console) configEdit(w http.ResponseWriter, r *http.Request) {
+	key := r.PostFormValue("key")
+	var err error
+	var done protocol.ConfigChanged
+	if r.PostFormValue("action") == "unset" {
+		err = c.call(r.Context(), http.MethodDelete, protocol.ControlConfig+"?key="+url.QueryEscape(key), nil, &done)
+	} else {
+		err = c.call(r.Context(), http.MethodPut, protocol.ControlConfig, protocol.ConfigSet{Key: key, Value: r.PostFormValue("value")}, &done)
+	}
+	rec := &recorder{header: http.Header{}}
+	req, _ := http.NewRequestWithContext(r.Context(), http.MethodGet, protocol.ControlConfig, http.NoBody)
+	c.opts.API.ServeHTTP(rec, req)
+	p := page{Title: "Configuration", Data: configData{YAML: rec.body.String(), Key: key, Value: r.PostFormValue("value")}}
+	status := http.StatusOK
+	if err != nil {
+		p.Error, status = err.Error(), statusOf(err)
+	} else {
+		p.Notice = done.Message
+	}
+	c.render(w, r, status, "config", p)
 }

@@ -53,6 +53,8 @@ var apiSummaries = map[string]string{
 	"PUT /api/v1/agents/{name}/files/{file}":  "Replace a workspace file",
 	"GET /api/v1/events":                      "The live event stream (Server-Sent Events: event name, JSON data)",
 	"GET /api/v1/config":                      "The running configuration as YAML, secrets only as {env: VAR} (set or unset)",
+	"PUT /api/v1/config":                      "Set a key of the config file ({key, value}: value as YAML; a secret only as {env: VAR}); applied at the next start",
+	"DELETE /api/v1/config":                   "Unset a key of the config file (?key=K), back to its default at the next start",
 	"GET /api/v1/skills":                      "The skills an agent sees, with their eligibility here (?agent=NAME)",
 	"GET /api/v1/health":                      "The daemon's health, the body of GET /health (status, ready, version, subsystems)",
 	"GET /api/v1/openapi.json":                "This document",

@@ -39,7 +39,8 @@ type handlers struct {
 	workspaces   *workspace.Store       // the agents' workspaces (nil: none)
 	events       *Events                // the live event stream (nil: none)
 	config       func() ([]byte, error) // the running configuration, as config show renders it
-	skills       Skills                 // the agents' skill catalogs (nil: none)
+	editConfig   func(key string, value *string) (string, error)
+	skills       Skills // the agents' skill catalogs (nil: none)
 	defaultAgent string
 	clock        clock.Clock
 	health       func(context.Context) protocol.Health // nil: none
@@ -79,6 +80,9 @@ type Deps struct {
 	// Config is the running configuration as `config show` renders it:
 	// secrets only as {env: VAR} with whether each is set.
 	Config func() ([]byte, error)
+	// EditConfig sets (value != nil) or unsets a key of the config file
+	// and returns the file's path (nil: the file cannot be edited here).
+	EditConfig func(key string, value *string) (file string, err error)
 	// Skills are the agents' skill catalogs; DefaultAgent the agent a
 	// request names by default.
 	Skills       Skills
@@ -102,7 +106,7 @@ func Routes(d Deps) []gateway.Mount {
 	}
 	c := &handlers{sessions: d.Sessions, mcp: d.MCP, tokens: d.Tokens, scrub: d.Scrub, db: d.DB, pairing: pairing.New(d.DB, pairing.Options{}),
 		agentsDir: d.AgentsDir, log: d.Log, sandbox: d.Sandbox, gate: d.SandboxGate, scheduler: d.Scheduler,
-		memory: d.Memory, links: d.Links, clock: clock.Or(d.Clock), ledger: d.Ledger, workspaces: d.Workspaces, events: d.Events, config: d.Config,
+		memory: d.Memory, links: d.Links, clock: clock.Or(d.Clock), ledger: d.Ledger, workspaces: d.Workspaces, events: d.Events, config: d.Config, editConfig: d.EditConfig,
 		skills: d.Skills, defaultAgent: d.DefaultAgent, health: d.Health, a2a: d.A2A}
 	return slices.Concat(c.routes(), c.schedulerRoutes(), c.userRoutes(), c.agentRoutes())
 }
@@ -124,6 +128,8 @@ func (c *handlers) routes() []gateway.Mount {
 		{Method: http.MethodGet, Pattern: protocol.ControlUsage, Handler: http.HandlerFunc(c.usageGet)},
 		{Method: http.MethodGet, Pattern: protocol.ControlEvents, Handler: http.HandlerFunc(c.eventsStream)},
 		{Method: http.MethodGet, Pattern: protocol.ControlConfig, Handler: http.HandlerFunc(c.configShow)},
+		{Method: http.MethodPut, Pattern: protocol.ControlConfig, Handler: http.HandlerFunc(c.configSet)},
+		{Method: http.MethodDelete, Pattern: protocol.ControlConfig, Handler: http.HandlerFunc(c.configSet)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSkills, Handler: http.HandlerFunc(c.skillsList)},
 		{Method: http.MethodGet, Pattern: protocol.ControlHealth, Handler: http.HandlerFunc(c.healthShow)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSession + "/{id}", Handler: http.HandlerFunc(c.sessionShow)},
@@ -138,22 +144,6 @@ func (c *handlers) routes() []gateway.Mount {
 		{Method: http.MethodGet, Pattern: protocol.ControlSandboxContainers, Handler: http.HandlerFunc(c.sandboxList)},
 		{Method: http.MethodPost, Pattern: protocol.ControlSandboxKill, Handler: http.HandlerFunc(c.sandboxKill)},
 	}
-}
-
-// configShow answers the running configuration as YAML, secrets only as
-// {env: VAR} (set or unset), never their values.
-func (c *handlers) configShow(w http.ResponseWriter, _ *http.Request) {
-	if c.config == nil {
-		writeError(w, http.StatusNotFound, "this daemon shows no configuration")
-		return
-	}
-	b, err := c.config()
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
-		return
-	}
-	w.Header().Set("Content-Type", "application/yaml")
-	_, _ = w.Write(b)
 }
 
 // healthShow answers the daemon's health, the body of GET /health: 200

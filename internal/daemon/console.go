@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"github.com/beamclaw/beamclaw-go/internal/config"
 	"github.com/beamclaw/beamclaw-go/internal/console"
 	"github.com/beamclaw/beamclaw-go/internal/control"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
@@ -26,4 +27,14 @@ func (d *daemon) console(ctl []gateway.Mount) (public, socket []gateway.Mount, e
 	}
 	d.admit = c.Admit
 	return c.Routes(), c.ControlRoutes(), nil
+}
+
+// editConfig sets (value != nil) or unsets key in the config file the
+// daemon started from (control.Deps.EditConfig).
+func (d *daemon) editConfig(key string, value *string) (string, error) {
+	file := d.paths.ConfigFile
+	if value == nil {
+		return file, config.UnsetKey(file, key)
+	}
+	return file, config.SetKey(file, key, *value)
 }

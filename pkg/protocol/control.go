@@ -284,6 +284,23 @@ type Event struct {
 // {env: VAR} with whether each is set.
 const ControlConfig = "/control/config"
 
+// ConfigSet is the body of PUT /control/config: a dotted key of the
+// config file and its value as YAML text (42, true, "[a, b]", "{env: VAR}").
+// DELETE /control/config?key=K unsets a key. Both answer ConfigChanged.
+type ConfigSet struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// ConfigChanged says what was written where; the daemon applies the file
+// when it starts again.
+type ConfigChanged struct {
+	Key     string `json:"key"`
+	File    string `json:"file"`
+	Unset   bool   `json:"unset,omitempty"`
+	Message string `json:"message"`
+}
+
 // ControlSkills answers GET (?agent=NAME, default the default agent) with
 // the SkillCatalog that agent sees.
 const ControlSkills = "/control/skills"

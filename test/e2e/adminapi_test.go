@@ -171,6 +171,7 @@ func TestAdminAPI(t *testing.T) {
 		}
 	}
 	r.adminAPIGaps(token, id)
+	r.adminConfigEdit(token)
 
 	if code, body := call(http.MethodDelete, "/api/v1/sessions/"+id, token, ""); code != http.StatusNoContent {
 		t.Errorf("delete: %d %s", code, body)
@@ -353,4 +354,43 @@ func (r *chatRig) postWith(token, user, content string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
+}
+
+// adminConfigEdit: PUT /api/v1/config sets a key in the config file (a
+// bad value or a literal secret writes nothing and says why, 400), the
+// daemon applies it when it starts again; DELETE unsets it; beamclaw
+// config set|unset edits the same file without the API.
+func (r *chatRig) adminConfigEdit(token string) {
+	t := r.t
+	t.Helper()
+	file := filepath.Join(r.h.dir, "config.yaml")
+	before, _ := os.ReadFile(file)
+	for _, bad := range []string{`{"key":"gateway.rate_limit.requests","value":"0"}`, `{"key":"gateway.auth.token","value":"literal-secret-long-enough-0123456789"}`,
+		`{"key":"gateway.nope","value":"1"}`, `{"value":"1"}`, `{`} {
+		if code, body, _ := r.adminCall(http.MethodPut, "/api/v1/config", token, bad); code != http.StatusBadRequest || !strings.Contains(body, `"error"`) {
+			t.Errorf("PUT config %s: %d %s, want 400 in the error shape", bad, code, body)
+		}
+	}
+	if after, _ := os.ReadFile(file); !bytes.Equal(before, after) {
+		t.Fatalf("a refused config change was written:\n%s", after)
+	}
+	if code, body, _ := r.adminCall(http.MethodPut, "/api/v1/config", token, `{"key":"gateway.rate_limit.requests","value":"777"}`); code != http.StatusOK || !strings.Contains(body, "restart") {
+		t.Fatalf("PUT config: %d %s", code, body)
+	}
+	r.h.must("stop")
+	r.start()
+	if _, body, _ := r.adminCall(http.MethodGet, "/api/v1/config", token, ""); !strings.Contains(body, "requests: 777") {
+		t.Errorf("the key set through the API is not in the restarted daemon's config:\n%.600s", body)
+	}
+	if code, body, _ := r.adminCall(http.MethodDelete, "/api/v1/config?key=gateway.rate_limit.requests", token, ""); code != http.StatusOK {
+		t.Errorf("DELETE config: %d %s", code, body)
+	}
+	if b, _ := os.ReadFile(file); strings.Contains(string(b), "777") {
+		t.Errorf("the unset key is still in the file:\n%s", b)
+	}
+	r.h.must("config", "set", "gateway.console.session_hours", "24")
+	if res := r.h.run("config", "set", "gateway.console.session_hours", "0"); res.code == 0 || !strings.Contains(res.stderr, "session_hours") {
+		t.Errorf("config set of a bad value: exit %d %s", res.code, res.stderr)
+	}
+	r.h.must("config", "unset", "gateway.console.session_hours")
 }
