@@ -1,7 +1,6 @@
 package control
 
 import (
-	"cmp"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -65,9 +64,7 @@ func (c *handlers) sessionsList(w http.ResponseWriter, r *http.Request) {
 	sums = slices.DeleteFunc(sums, func(s session.Summary) bool {
 		return (q.Get("channel") != "" && string(s.Channel) != q.Get("channel")) || !inState(s, q.Get("state"))
 	})
-	slices.SortStableFunc(sums, func(a, b session.Summary) int { // the cursor's order: newest first, then by id
-		return cmp.Or(b.Updated.Compare(a.Updated), strings.Compare(a.ID, b.ID))
-	})
+	// sums come newest first, then by id: the cursor's order (session.List)
 	list := protocol.SessionList{}
 	sums, list.NextCursor = page.of(sums)
 	list.Sessions = SessionsWire(sums)

@@ -69,6 +69,7 @@ type backend interface {
 	apply(id string, c change) error
 	remove(ids []string) error
 	summaries() ([]Summary, error)                // every stored session
+	summary(id string) (Summary, bool, error)     // one stored session (false: none)
 	setArchived(ids []string, at time.Time) error // archive (or, with a zero at, restore) sessions
 	count() int
 	thread(key string) (string, bool, error) // the thread of a threadKey
@@ -176,6 +177,16 @@ func (b *memBackend) summaries() ([]Summary, error) {
 		out = append(out, summaryOf(id, s.rec, firstUser(s.history)))
 	}
 	return out, nil
+}
+
+func (b *memBackend) summary(id string) (Summary, bool, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s, ok := b.sessions[id]
+	if !ok {
+		return Summary{}, false, nil
+	}
+	return summaryOf(id, s.rec, firstUser(s.history)), true, nil
 }
 
 func (b *memBackend) setArchived(ids []string, at time.Time) error {

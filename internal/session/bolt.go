@@ -201,6 +201,25 @@ func (b *boltBackend) summaries() ([]Summary, error) {
 	return out, nil
 }
 
+func (b *boltBackend) summary(id string) (sum Summary, found bool, err error) {
+	err = b.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketSessions).Get([]byte(id))
+		if v == nil {
+			return nil
+		}
+		var rec record
+		if err := store.Decode(v, &rec); err != nil {
+			return fmt.Errorf("record %s: %w", id, err)
+		}
+		sum, found = summaryOf(id, rec, firstUserStored(tx.Bucket(bucketHistory).Cursor(), []byte(id))), true
+		return nil
+	})
+	if err != nil {
+		return Summary{}, false, fmt.Errorf("read session: %w", err)
+	}
+	return sum, found, nil
+}
+
 // firstUserStored reads the first user message among a session's first
 // few stored messages (its title).
 func firstUserStored(c *bolt.Cursor, id []byte) string {

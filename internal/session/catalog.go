@@ -1,8 +1,10 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 
@@ -95,8 +97,14 @@ func list(b backend, f Filter, live func(id string) (record, bool)) ([]Summary, 
 		}
 		out = append(out, s)
 	}
-	slices.SortFunc(out, func(a, b Summary) int { return b.Updated.Compare(a.Updated) })
+	slices.SortFunc(out, byRecency)
 	return out, nil
+}
+
+// byRecency is the order of a list: most recently active first, then by
+// id (a total order, which the admin API's cursor pages by).
+func byRecency(a, b Summary) int {
+	return cmp.Or(b.Updated.Compare(a.Updated), strings.Compare(a.ID, b.ID))
 }
 
 func show(b backend, id string) (Summary, []beamclaw.Message, error) {
@@ -137,10 +145,11 @@ func firstUser(hist []beamclaw.Message) string {
 // List returns the sessions f selects, most recently active first; live
 // sessions show their in-memory state.
 func (m *Manager) List(f Filter) ([]Summary, error) {
+	m.mu.Lock()
+	lanes := maps.Clone(m.live) // one lock for the whole list
+	m.mu.Unlock()
 	return list(m.store, f, func(id string) (record, bool) {
-		m.mu.Lock()
-		l := m.live[id]
-		m.mu.Unlock()
+		l := lanes[id]
 		if l == nil {
 			return record{}, false
 		}

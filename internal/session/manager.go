@@ -63,7 +63,7 @@ func New(opts Options) (*Manager, error) {
 			return nil, err
 		}
 		b.ledger = o.Ledger
-		m.store = b
+		m.store = withSummaryCache(b)
 	} else {
 		m.store = newMemBackend()
 	}

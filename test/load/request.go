@@ -83,12 +83,15 @@ func body(model string, mode Mode, user string, i int) ([]byte, error) {
 }
 
 // do sends one chat completion and reads the whole answer.
-func do(ctx context.Context, hc *http.Client, url string, payload []byte, stream bool) (turn, error) {
+func do(ctx context.Context, hc *http.Client, url string, payload []byte, stream bool, token string) (turn, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
 	if err != nil {
 		return turn{}, fmt.Errorf("new request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	start := time.Now()
 	res, err := hc.Do(req)
 	if err != nil {

@@ -33,6 +33,8 @@ type Config struct {
 	Limit time.Duration
 	// Client sends the requests; nil means a client tuned for C.
 	Client *http.Client
+	// Token, when set, is sent as the bearer token (gateway.auth.token).
+	Token string
 }
 
 // Result is what a run measured.
@@ -137,7 +139,7 @@ func one(ctx context.Context, hc *http.Client, url string, cfg Config, i int) (t
 	if err != nil {
 		return turn{}, err
 	}
-	return do(ctx, hc, url, payload, cfg.Mode == ModeStream)
+	return do(ctx, hc, url, payload, cfg.Mode == ModeStream, cfg.Token)
 }
 
 func concat(parts [][]time.Duration) []time.Duration {

@@ -235,7 +235,7 @@ func (s *soakRun) send(ctx context.Context, hc *http.Client, user, content strin
 	if err != nil {
 		return err
 	}
-	_, err = do(ctx, hc, s.base+"/v1/chat/completions", b, false)
+	_, err = do(ctx, hc, s.base+"/v1/chat/completions", b, false, "")
 	return err
 }
 

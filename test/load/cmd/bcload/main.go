@@ -10,6 +10,8 @@
 // sandboxed exec calls over the control socket (-socket): the first of
 // each of -scopes sessions (a container start), then -n warm ones; the
 // daemon needs sandbox.enabled and a provider following fakellm's rules.
+// -mode list makes -users stored sessions (a turn each, -c at a time) and
+// times -n first pages of GET /api/v1/sessions (the console's session list).
 //
 // Usage:
 //
@@ -17,6 +19,7 @@
 //	       [-n 2000] [-c 1] [-users 100] [-warmup 50] [-pid PID] [-json]
 //	bcload -mode coldstart -bin bin/beamclaw [-n 20] [-json]
 //	bcload -mode exec -socket $BEAMCLAW_HOME/run/beamclaw.sock [-scopes 20] [-n 500] [-json]
+//	bcload -mode list -addr ADDR -token TOKEN [-users 10000] [-c 16] [-n 200] [-json]
 //
 // The daemon must run with gateway.rate_limit.enabled: false (the default
 // limit of 60 requests a minute per client would answer 429). See
@@ -30,6 +33,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -42,6 +46,7 @@ func main() { load.Main("bcload", run) }
 type options struct {
 	addr, fake, fakeModel, agent string
 	mode, prefix, bin, socket    string
+	token                        string
 	n, c, users, warmup, pid     int
 	scopes                       int
 	limit                        time.Duration
@@ -55,7 +60,8 @@ func parse(args []string) (options, error) {
 	fs.StringVar(&o.fake, "fake", "", "fake provider base URL ending in /v1; when set, the same turns go there first as the baseline")
 	fs.StringVar(&o.fakeModel, "fake-model", "fake-model", "model sent to the fake provider")
 	fs.StringVar(&o.agent, "agent", "default", "agent (model) sent to beamclaw")
-	fs.StringVar(&o.mode, "mode", "plain", "plain | stream | ephemeral | coldstart | exec")
+	fs.StringVar(&o.mode, "mode", "plain", "plain | stream | ephemeral | coldstart | exec | list")
+	fs.StringVar(&o.token, "token", "", "gateway token (list: the admin API needs one; default $BEAMCLAW_GATEWAY_TOKEN)")
 	fs.StringVar(&o.socket, "socket", "", "the daemon's control socket (exec)")
 	fs.IntVar(&o.scopes, "scopes", 20, "sessions, each starting its sandbox container (exec)")
 	fs.StringVar(&o.prefix, "prefix", fmt.Sprintf("bcload-%d-", time.Now().UnixNano()), "prefix of the user ids")
@@ -90,6 +96,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return coldStart(ctx, o, stdout)
 	case "exec":
 		return execRun(ctx, o, stdout)
+	case "list":
+		return listRun(ctx, o, stdout)
 	}
 	mode, err := load.ParseMode(o.mode)
 	if err != nil {
@@ -152,5 +160,25 @@ func writeJSON(w io.Writer, v any) error {
 	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("write result: %w", err)
 	}
+	return nil
+}
+
+func listRun(ctx context.Context, o options, stdout io.Writer) error {
+	if o.token == "" {
+		o.token = os.Getenv("BEAMCLAW_GATEWAY_TOKEN")
+	}
+	if o.token == "" {
+		return errors.New("-mode list needs -token (the admin API answers only with the gateway token)")
+	}
+	res, err := load.RunList(ctx, load.ListConfig{Addr: o.addr, Token: o.token, Sessions: o.users, FillC: o.c, N: o.n,
+		UserPrefix: o.prefix, Limit: o.limit})
+	if err != nil {
+		return err
+	}
+	if o.json {
+		return writeJSON(stdout, map[string]any{"mode": "list", "result": res})
+	}
+	fmt.Fprintf(stdout, "GET /api/v1/sessions?limit=50 with %d more sessions stored (filled in %s)\n  first list %s\n  then       %s\n",
+		o.users, res.Fill.Round(time.Millisecond), res.First.Round(time.Microsecond), res.List)
 	return nil
 }
