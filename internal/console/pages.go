@@ -29,6 +29,7 @@ func (c *Console) pageRoutes(add func(pattern string, h http.HandlerFunc)) {
 		"POST /agents/{name}/files/{file}": c.agentFileSave,
 		"GET /skills":                      c.skills,
 		"GET /mcp":                         c.mcp,
+		"POST /mcp/{name}/login":           c.mcpLogin,
 		"GET /jobs":                        c.jobs,
 		"POST /jobs":                       c.jobAdd,
 		"GET /jobs/{id}/runs":              c.jobRuns,
@@ -168,6 +169,17 @@ func (c *Console) skills(w http.ResponseWriter, r *http.Request) {
 func (c *Console) mcp(w http.ResponseWriter, r *http.Request) {
 	var d protocol.MCPList
 	c.show(w, r, "mcp", "MCP servers", protocol.ControlMCP, nil, &d)
+}
+
+// mcpLogin starts a server's login in the daemon and shows the page that
+// finishes it in the browser.
+func (c *Console) mcpLogin(w http.ResponseWriter, r *http.Request) {
+	var started protocol.MCPLoginStarted
+	if err := c.call(r.Context(), http.MethodPost, protocol.ControlMCPLoginStart, protocol.MCPLoginStart{Server: r.PathValue("name")}, &started); err != nil {
+		c.fail(w, r, statusOf(err), err.Error())
+		return
+	}
+	c.part(w, r, "mcp", "loginstarted", started)
 }
 
 func (c *Console) sandboxes(w http.ResponseWriter, r *http.Request) {

@@ -17,6 +17,7 @@ var apiSummaries = map[string]string{
 	"POST /api/v1/mcp/accept":                 "Accept an MCP server's changed tools",
 	"POST /api/v1/mcp/login":                  "Store an MCP OAuth login",
 	"POST /api/v1/mcp/logout":                 "Forget an MCP OAuth login",
+	"POST /api/v1/mcp/login/start":            "Run an MCP server's OAuth login in the daemon: the authorization URL for a browser on this machine",
 	"POST /api/v1/mcp/call":                   "Call an MCP tool",
 	"GET /api/v1/pairing":                     "Pending pairing requests and approved peers",
 	"POST /api/v1/pairing/approve":            "Approve a pairing code",

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"sync"
 
 	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
@@ -45,6 +46,7 @@ type handlers struct {
 	clock        clock.Clock
 	health       func(context.Context) protocol.Health // nil: none
 	a2a          A2ATasks                              // nil: the A2A edge is off
+	loginFlows   sync.Map                              // MCP servers whose login the daemon runs now (server -> struct{})
 }
 
 // Deps is what the control routes work on: the daemon's live MCP
@@ -117,6 +119,7 @@ func (c *handlers) routes() []gateway.Mount {
 		{Method: http.MethodGet, Pattern: protocol.ControlMCPTools, Handler: http.HandlerFunc(c.mcpTools)},
 		{Method: http.MethodPost, Pattern: protocol.ControlMCPAccept, Handler: http.HandlerFunc(c.mcpAccept)},
 		{Method: http.MethodPost, Pattern: protocol.ControlMCPLogin, Handler: http.HandlerFunc(c.mcpLogin)},
+		{Method: http.MethodPost, Pattern: protocol.ControlMCPLoginStart, Handler: http.HandlerFunc(c.mcpLoginStart)},
 		{Method: http.MethodPost, Pattern: protocol.ControlMCPLogout, Handler: http.HandlerFunc(c.mcpLogout)},
 		{Method: http.MethodPost, Pattern: protocol.ControlMCPCall, Handler: http.HandlerFunc(c.mcpCall)},
 		{Method: http.MethodGet, Pattern: protocol.ControlPairing, Handler: http.HandlerFunc(c.pairList)},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/mcp/oauth"
@@ -104,4 +105,25 @@ func (s *server) waitingForLogin() (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.missing, s.state == StateNeedsLogin && !s.attempted
+}
+
+// LoginFlow is the authorization of an http server as `beamclaw mcp
+// login` runs it, for the daemon to run itself (the console's Log in):
+// its URL, OAuth settings, headers, the scope it was refused for, the
+// daemon's redirect rule; show gets the authorization URL.
+func (m *Manager) LoginFlow(server string, show func(authURL string)) (oauth.Login, error) {
+	for _, s := range m.servers {
+		if s.cfg.Name != server {
+			continue
+		}
+		if s.cfg.transport() != TransportHTTP {
+			return oauth.Login{}, fmt.Errorf("MCP server %q is a %s server: only http servers log in", server, s.cfg.transport())
+		}
+		s.mu.Lock()
+		scope := s.needScope
+		s.mu.Unlock()
+		return oauth.Login{Server: server, URL: s.cfg.URL, Config: s.cfg.OAuth, Headers: s.cfg.Headers, Scope: scope,
+			HTTP: &http.Client{Timeout: s.cfg.timeout()}, RedirectCheck: m.opts.RedirectCheck, Clock: m.opts.Clock, Show: show}, nil
+	}
+	return oauth.Login{}, fmt.Errorf("no MCP server %q", server)
 }

@@ -151,6 +151,25 @@ type MCPCredentials struct {
 	Record json.RawMessage `json:"record"`
 }
 
+// ControlMCPLoginStart answers POST (an MCPLoginStart) with an
+// MCPLoginStarted: the daemon runs the server's login itself (the
+// console's Log in), and the browser finishes it at AuthURL.
+const ControlMCPLoginStart = "/control/mcp/login/start"
+
+// MCPLoginStart names the server to log in to.
+type MCPLoginStart struct {
+	Server string `json:"server"`
+}
+
+// MCPLoginStarted is the login under way: the page to open (its redirect
+// comes back to the daemon's loopback listener), or, for a grant that
+// needs no browser, LoggedIn.
+type MCPLoginStarted struct {
+	Server   string `json:"server"`
+	AuthURL  string `json:"auth_url,omitempty"`
+	LoggedIn bool   `json:"logged_in,omitempty"`
+}
+
 // MCPLogoutRequest asks to forget a server's login.
 type MCPLogoutRequest struct {
 	Server string `json:"server"`

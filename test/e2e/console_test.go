@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
+	"github.com/beamclaw/beamclaw-go/test/oauthserver"
 )
 
 var consoleCodeRE = regexp.MustCompile(`code: ([A-Z0-9]{4}-[A-Z0-9]{4})`)
@@ -141,5 +143,41 @@ func TestConsoleInABrowser(t *testing.T) {
 	b.do(chromedp.Navigate(r.llm.URL() + "/"))
 	if got := b.eval(ws); got != "refused" {
 		t.Errorf("a WebSocket upgrade from another origin: %s, want refused", got)
+	}
+}
+
+// TestConsoleMCPLogin (issue 26, item 2): an MCP server waiting for a
+// login shows a Log in button; the daemon runs the OAuth flow, the
+// browser (on this machine) opens the authorization page, comes back to
+// the daemon's loopback listener, and the server is ready.
+func TestConsoleMCPLogin(t *testing.T) {
+	as := oauthserver.Start(t, oauthserver.Options{TokenTTL: time.Minute, Scope: "mcp:tools"})
+	r := newChatRig(t, rigOptions{extra: fmt.Sprintf("mcp:\n  servers:\n    - name: web\n      transport: http\n      url: %q\n      trust: true\n", as.URL())})
+	r.llm.SetDefault(fakellm.Rules)
+	r.start()
+	r.h.waitMCPState("web", "needs_login", 60*time.Second)
+	b := newBrowser(t)
+	base := "http://" + r.addr
+	b.do(chromedp.Navigate(base+"/console/login"), chromedp.SendKeys(chromedp.ID("secret"), r.consoleCode()),
+		chromedp.Submit(chromedp.ID("secret")), chromedp.WaitVisible(chromedp.ID("log")))
+	b.do(chromedp.Navigate(base+"/console/mcp"), chromedp.Click(chromedp.CSS("#login-web button")),
+		chromedp.WaitVisible(chromedp.ID("authorize-web")))
+	b.shoot("mcp-login")
+	auth := b.eval(`document.getElementById("authorize-web").href`)
+	if !strings.HasPrefix(auth, as.Issuer()) {
+		t.Fatalf("the authorization page %q is not the server's authorization server %s", auth, as.Issuer())
+	}
+	b.do(chromedp.Navigate(auth)) // the authorization server approves and sends the browser back to the daemon
+	r.h.waitMCPState("web", "ready", 60*time.Second)
+	b.do(chromedp.Navigate(base + "/console/mcp"))
+	b.waitText("table.list", "ready")
+	var mine []string // the loopback callback's page (a favicon asked of a listener gone) is not the console's
+	for _, e := range b.errors() {
+		if strings.Contains(e, r.addr) {
+			mine = append(mine, e)
+		}
+	}
+	if len(mine) > 0 {
+		t.Errorf("the console reported errors:\n%s", strings.Join(mine, "\n"))
 	}
 }
