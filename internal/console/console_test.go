@@ -193,12 +193,17 @@ func TestSecretsNeverFromTheURLAndGuessesAreBounded(t *testing.T) {
 	for range maxFailures {
 		r.signIn(t, browser(t), "AAAA-AAAA")
 	}
-	if resp := r.signIn(t, b, token); resp.StatusCode != http.StatusTooManyRequests {
-		t.Fatalf("the token after %d wrong guesses: %d, want 429", maxFailures, resp.StatusCode)
+	code, _, _ := r.logins.Code()
+	if resp := r.signIn(t, browser(t), code); resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("a valid code after %d wrong guesses: %d, want 429", maxFailures, resp.StatusCode)
+	}
+	if resp := r.signIn(t, b, token); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the token after %d wrong guesses from others: %d, want it to sign in", maxFailures, resp.StatusCode)
 	}
 	r.clock.Advance(CodeTTL)
-	if resp := r.signIn(t, b, token); resp.StatusCode != http.StatusSeeOther {
-		t.Fatalf("the token once the guesses aged out: %d", resp.StatusCode)
+	code, _, _ = r.logins.Code()
+	if resp := r.signIn(t, browser(t), code); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a code once the guesses aged out: %d", resp.StatusCode)
 	}
 	// A form posted from another site (login CSRF) is refused.
 	req, _ = http.NewRequest(http.MethodPost, r.url+Prefix+"/login", strings.NewReader("secret="+token))
@@ -295,6 +300,13 @@ func TestSignInStandsForTheTokenOnTheChatOnly(t *testing.T) {
 	ck := b.Jar.Cookies(u)[0].Value
 	if _, ok := reopened.Lookup(ck); !ok {
 		t.Error("the login was lost when the logins were opened again (a restart)")
+	}
+	rotated, err := NewLogins(r.db, r.clock, nil, strings.Repeat("r", 40), 12*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := rotated.Lookup(ck); ok {
+		t.Error("the login outlived a change of the gateway token")
 	}
 	r.clock.Advance(12 * time.Hour)
 	if _, ok := reopened.Lookup(ck); ok {

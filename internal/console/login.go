@@ -50,7 +50,7 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: cookie, Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil, MaxAge: int(c.opts.Logins.ttl / time.Second)})
+		SameSite: http.SameSiteStrictMode, Secure: gateway.IsHTTPS(r), MaxAge: int(c.opts.Logins.ttl / time.Second)})
 	c.log.Info("console signed in", "remote", r.RemoteAddr)
 	http.Redirect(w, r, Prefix+"/", http.StatusSeeOther)
 }
@@ -64,6 +64,6 @@ func (c *Console) signOut(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: "", Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil, MaxAge: -1})
+		SameSite: http.SameSiteStrictMode, Secure: gateway.IsHTTPS(r), MaxAge: -1})
 	http.Redirect(w, r, Prefix+"/login", http.StatusSeeOther)
 }

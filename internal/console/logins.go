@@ -44,6 +44,9 @@ var bucketLogins = []byte("console_logins") // sha256(cookie) hex -> login (JSON
 type login struct {
 	CSRF    string    `json:"csrf"`
 	Expires time.Time `json:"expires"`
+	// Token is a fingerprint of the gateway token when it was given: a
+	// changed token (rotated after a leak) ends every sign-in.
+	Token string `json:"token"`
 }
 
 // Logins are the console's signed-in browsers (in bbolt: a restart keeps
@@ -107,7 +110,7 @@ func (l *Logins) SignIn(secret string) (cookie, csrf string, err error) {
 	if csrf, err = l.random(); err != nil {
 		return "", "", err
 	}
-	v, err := json.Marshal(login{CSRF: csrf, Expires: l.clock.Now().Add(l.ttl)})
+	v, err := json.Marshal(login{CSRF: csrf, Expires: l.clock.Now().Add(l.ttl), Token: l.fingerprint()})
 	if err != nil {
 		return "", "", fmt.Errorf("console: %w", err)
 	}
@@ -135,17 +138,19 @@ func (l *Logins) SignIn(secret string) (cookie, csrf string, err error) {
 	return cookie, csrf, nil
 }
 
-// accept reports whether secret is the token or a live code (using it up).
+// accept reports whether secret is the token or a live code (using it
+// up). The token is checked before the wrong-guess budget: strangers'
+// guesses lock out codes, never the operator who holds the token.
 func (l *Logins) accept(secret string) bool {
+	if len(l.token) > 0 && subtle.ConstantTimeCompare([]byte(secret), l.token) == 1 {
+		return true
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.clock.Now()
 	l.failures = recent(l.failures, now)
 	if len(l.failures) >= maxFailures {
 		return false
-	}
-	if len(l.token) > 0 && subtle.ConstantTimeCompare([]byte(secret), l.token) == 1 {
-		return true
 	}
 	code := pairing.NormalizeCode(secret)
 	if exp, ok := l.codes[code]; ok {
@@ -185,7 +190,7 @@ func (l *Logins) Lookup(cookie string) (csrf string, ok bool) {
 	err := l.db.View(func(tx *bolt.Tx) error {
 		return json.Unmarshal(tx.Bucket(bucketLogins).Get(key(cookie)), &in)
 	})
-	if err != nil || !l.clock.Now().Before(in.Expires) {
+	if err != nil || !l.clock.Now().Before(in.Expires) || in.Token != l.fingerprint() {
 		return "", false
 	}
 	return in.CSRF, true
@@ -198,6 +203,15 @@ func (l *Logins) SignOut(cookie string) error {
 		return fmt.Errorf("console: sign out: %w", err)
 	}
 	return nil
+}
+
+// fingerprint names the gateway token without revealing it ("" for none).
+func (l *Logins) fingerprint() string {
+	if len(l.token) == 0 {
+		return ""
+	}
+	sum := sha256.Sum256(append([]byte("beamclaw console login\x00"), l.token...))
+	return hex.EncodeToString(sum[:8])
 }
 
 func (l *Logins) random() (string, error) {

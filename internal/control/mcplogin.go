@@ -50,9 +50,9 @@ func (c *handlers) mcpLoginStart(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	done := make(chan error, 1)
-	go func() { // outlives the request: the browser comes back later
+	ctx, cancel := context.WithTimeout(context.Background(), loginWait) // the browser comes back after the request
+	go func() {
 		defer c.loginFlows.Delete(req.Server)
-		ctx, cancel := context.WithTimeout(context.Background(), loginWait)
 		defer cancel()
 		rec, err := login.Run(ctx)
 		if err == nil {
@@ -76,6 +76,9 @@ func (c *handlers) mcpLoginStart(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJSON(w, http.StatusOK, protocol.MCPLoginStarted{Server: req.Server, LoggedIn: true})
 	case <-time.After(loginAnswer):
+		cancel() // nobody will open a page it never showed
 		writeError(w, http.StatusGatewayTimeout, "the authorization server of "+req.Server+" did not answer in time")
+	case <-r.Context().Done():
+		cancel()
 	}
 }

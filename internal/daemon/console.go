@@ -32,6 +32,8 @@ func (d *daemon) console(ctl []gateway.Mount) (public, socket []gateway.Mount, e
 // editConfig sets (value != nil) or unsets key in the config file the
 // daemon started from (control.Deps.EditConfig).
 func (d *daemon) editConfig(key string, value *string) (string, error) {
+	d.editMu.Lock()
+	defer d.editMu.Unlock()
 	file := d.paths.ConfigFile
 	if value == nil {
 		return file, config.UnsetKey(file, key)

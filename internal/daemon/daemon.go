@@ -66,6 +66,9 @@ type daemon struct {
 
 	// admit is the console's sign-in check for the gateway (nil: no console).
 	admit func(r *http.Request) bool
+	// editMu makes the admin API's and the console's config edits one at
+	// a time (editConfig).
+	editMu sync.Mutex
 
 	mu     sync.Mutex
 	checks map[string]func() protocol.Subsystem

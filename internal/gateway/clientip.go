@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"net/netip"
@@ -83,4 +84,26 @@ func rateKey(client string) string {
 		return client
 	}
 	return p.String()
+}
+
+type httpsKey struct{}
+
+// forwardedProto marks a request a trusted proxy received over TLS
+// (X-Forwarded-Proto: https from an address of Options.TrustedProxies):
+// its page's origin is https (OwnOrigin), its cookies Secure (IsHTTPS).
+func (s *Server) forwardedProto(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if peer := peerAddr(r.RemoteAddr); peer.IsValid() && isTrusted(peer, s.opts.TrustedProxies) &&
+			strings.EqualFold(strings.TrimSpace(r.Header.Get("X-Forwarded-Proto")), "https") {
+			r = r.WithContext(context.WithValue(r.Context(), httpsKey{}, true))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// IsHTTPS reports whether the browser reached r over TLS: this listener's
+// own, or a trusted proxy's.
+func IsHTTPS(r *http.Request) bool {
+	fwd, _ := r.Context().Value(httpsKey{}).(bool)
+	return r.TLS != nil || fwd
 }

@@ -88,3 +88,31 @@ func TestAdmitStandsForTheToken(t *testing.T) {
 		}
 	}
 }
+
+// Behind a trusted TLS proxy the page's origin is https (the console's
+// Origin checks and Secure cookie); the same header from anyone else
+// changes nothing.
+func TestForwardedProtoFromTrustedProxiesOnly(t *testing.T) {
+	for _, tc := range []struct {
+		trusted string
+		want    string
+	}{{"127.0.0.1/32", "https://"}, {"10.0.0.0/8", "http://"}} {
+		trusted, err := ParseTrusted([]string{tc.trusted})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		_, url := newTestServer(t, Options{TrustedProxies: trusted, Routes: []Mount{{Method: "GET", Pattern: "/origin",
+			Handler: http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got = OwnOrigin(r) })}}})
+		req, _ := http.NewRequest("GET", url+"/origin", nil)
+		req.Header.Set("X-Forwarded-Proto", "https")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if !strings.HasPrefix(got, tc.want) {
+			t.Errorf("trusted %s: origin %q, want %s…", tc.trusted, got, tc.want)
+		}
+	}
+}

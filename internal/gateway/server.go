@@ -129,7 +129,7 @@ func New(opts Options) *Server {
 // including the rate limit and the bearer token.
 func (s *Server) PublicHandler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.ids.middleware, s.bodyDeadline, s.observe, s.recoverer, s.allowHost, s.cors, s.rateLimit, s.requireToken, s.limitBody)
+	r.Use(s.ids.middleware, s.bodyDeadline, s.observe, s.recoverer, s.allowHost, s.forwardedProto, s.cors, s.rateLimit, s.requireToken, s.limitBody)
 	s.routes(r, s.opts.Routes)
 	return r
 }

@@ -212,9 +212,9 @@ func (w *WS) originAllowed(r *http.Request) bool {
 }
 
 // OwnOrigin is the origin of a page served by the listener r came in on:
-// its scheme and Host.
+// its scheme (https behind a trusted TLS proxy too) and Host.
 func OwnOrigin(r *http.Request) string {
-	if r.TLS != nil {
+	if IsHTTPS(r) {
 		return "https://" + r.Host
 	}
 	return "http://" + r.Host

@@ -14,7 +14,10 @@ import (
 // again. A write racing a list is seen by the next list.
 type summaryCache struct {
 	backend
-	mu       sync.Mutex
+	// refresh is held by a list for its whole take-read-merge, so that
+	// two lists cannot merge what they read in the wrong order.
+	refresh  sync.Mutex
+	mu       sync.Mutex // the fields below
 	sums     map[string]Summary // nil until the first list
 	building bool               // the first list is scanning: writes are marked
 	dirty    map[string]struct{}
@@ -58,6 +61,8 @@ func (c *summaryCache) setArchived(ids []string, at time.Time) error {
 // summaries returns every stored session's summary: the cached ones with
 // those written since read again (the first call reads them all).
 func (c *summaryCache) summaries() ([]Summary, error) {
+	c.refresh.Lock()
+	defer c.refresh.Unlock()
 	c.mu.Lock()
 	if c.sums == nil && !c.building {
 		c.building = true
@@ -75,10 +80,6 @@ func (c *summaryCache) summaries() ([]Summary, error) {
 			c.sums[s.ID] = s
 		}
 	}
-	if c.sums == nil { // another list is scanning: read without the cache
-		c.mu.Unlock()
-		return c.backend.summaries()
-	}
 	dirty := c.dirty
 	c.dirty = map[string]struct{}{}
 	c.mu.Unlock()
@@ -86,7 +87,9 @@ func (c *summaryCache) summaries() ([]Summary, error) {
 	for id := range dirty {
 		s, found, err := c.backend.summary(id)
 		if err != nil {
-			c.touch(id) // read it again next time
+			for id := range dirty { // read them all again next time
+				c.touch(id)
+			}
 			return nil, err
 		}
 		if found {

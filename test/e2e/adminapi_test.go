@@ -365,10 +365,18 @@ func (r *chatRig) adminConfigEdit(token string) {
 	t.Helper()
 	file := filepath.Join(r.h.dir, "config.yaml")
 	before, _ := os.ReadFile(file)
-	for _, bad := range []string{`{"key":"gateway.rate_limit.requests","value":"0"}`, `{"key":"gateway.auth.token","value":"literal-secret-long-enough-0123456789"}`,
-		`{"key":"gateway.nope","value":"1"}`, `{"value":"1"}`, `{`} {
-		if code, body, _ := r.adminCall(http.MethodPut, "/api/v1/config", token, bad); code != http.StatusBadRequest || !strings.Contains(body, `"error"`) {
-			t.Errorf("PUT config %s: %d %s, want 400 in the error shape", bad, code, body)
+	for bad, want := range map[string]int{
+		`{"key":"gateway.rate_limit.requests","value":"0"}`: http.StatusBadRequest, // out of range
+		`{"key":"gateway.rate_limit.nope","value":"1"}`:     http.StatusBadRequest, // unknown
+		`{"value":"1"}`: http.StatusBadRequest, `{`: http.StatusBadRequest,
+		// what would run a program, send a secret away or widen access
+		`{"key":"mcp.servers","value":"[{name: x, command: /bin/sh}]"}`:            http.StatusForbidden,
+		`{"key":"core.providers.fake.base_url","value":"https://evil.example/v1"}`: http.StatusForbidden,
+		`{"key":"gateway.auth.token","value":"{env: OTHER}"}`:                      http.StatusForbidden,
+		`{"key":"core.autonomy_level","value":"full"}`:                             http.StatusForbidden,
+	} {
+		if code, body, _ := r.adminCall(http.MethodPut, "/api/v1/config", token, bad); code != want || !strings.Contains(body, `"error"`) {
+			t.Errorf("PUT config %s: %d %s, want %d in the error shape", bad, code, body, want)
 		}
 	}
 	if after, _ := os.ReadFile(file); !bytes.Equal(before, after) {
