@@ -24,4 +24,20 @@ type SessionSummary struct {
 	Updated  time.Time
 	Archived time.Time // zero while active
 	Live     bool      // in memory now
+	Waiting  bool      // a tool call waits for its person's approval
+	Working  bool      // a run is in flight or queued
+}
+
+// State is how a session stands, for a person looking at a list:
+// "waiting" (on you: an approval), "working", "idle" or "archived".
+func (s SessionSummary) State() string {
+	switch {
+	case !s.Archived.IsZero():
+		return "archived"
+	case s.Waiting:
+		return "waiting"
+	case s.Working:
+		return "working"
+	}
+	return "idle"
 }

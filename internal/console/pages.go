@@ -146,7 +146,13 @@ type fileData struct {
 func (c *Console) agentFile(w http.ResponseWriter, r *http.Request) {
 	name, file := r.PathValue("name"), r.PathValue("file")
 	d := fileData{Agent: name}
-	if err := c.get(r.Context(), filePath(name, file), nil, &d.File); err != nil {
+	err := c.get(r.Context(), filePath(name, file), nil, &d.File)
+	if statusOf(err) == http.StatusNotFound && file == "HEARTBEAT.md" { // not written yet: start one
+		d.File = protocol.AgentFileContent{Name: file}
+		c.render(w, r, http.StatusOK, "file", page{Title: file, Nav: "agents", Notice: "No HEARTBEAT.md yet: what you save here is what each heartbeat works through.", Data: d})
+		return
+	}
+	if err != nil {
 		c.render(w, r, statusOf(err), "file", page{Title: file, Nav: "agents", Error: err.Error(), Data: d})
 		return
 	}

@@ -84,7 +84,7 @@ func (c *handlers) agentFileRead(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name, file := agentPath(r)
-	text, err := c.workspaces.ReadFile(name, file)
+	text, err := c.workspaces.ReadOperatorFile(name, file)
 	if err != nil {
 		writeError(w, agentStatus(err), beamclaw.UserMessage(err))
 		return
@@ -92,15 +92,16 @@ func (c *handlers) agentFileRead(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, protocol.AgentFileContent{Name: file, Content: c.scrub(text)})
 }
 
-// agentFileWrite replaces one of the seven workspace files (the file
-// tools' confinement: the name is one of them, the path is the agent's).
+// agentFileWrite replaces one of the seven workspace files or
+// HEARTBEAT.md (the file tools' confinement: the name is one of them, the
+// path is the agent's).
 func (c *handlers) agentFileWrite(w http.ResponseWriter, r *http.Request) {
 	var in protocol.AgentFileContent
 	if !c.workspacesReady(w) || !decodeBody(w, r, &in) {
 		return
 	}
 	name, file := agentPath(r)
-	if err := c.workspaces.WriteFile(name, file, in.Content); err != nil {
+	if err := c.workspaces.WriteOperatorFile(name, file, in.Content); err != nil {
 		writeError(w, agentStatus(err), beamclaw.UserMessage(err))
 		return
 	}

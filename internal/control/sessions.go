@@ -71,8 +71,8 @@ func (c *handlers) sessionsList(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, list)
 }
 
-// inState reports whether s is in state: "" any, active, live (in
-// memory now), archived.
+// inState reports whether s is in state: "" any, waiting, working, idle
+// (SessionSummary.State), active, live (in memory now), archived.
 func inState(s session.Summary, state string) bool {
 	switch state {
 	case "active":
@@ -81,6 +81,8 @@ func inState(s session.Summary, state string) bool {
 		return s.Live
 	case "archived":
 		return !s.Archived.IsZero()
+	case "waiting", "working", "idle":
+		return s.State() == state
 	}
 	return true
 }
@@ -160,8 +162,8 @@ type sessionPage struct {
 // pageOf reads limit and cursor; states other than the known are refused.
 func pageOf(q url.Values) (sessionPage, error) {
 	var p sessionPage
-	if st := q.Get("state"); st != "" && !slices.Contains([]string{"active", "live", "archived"}, st) {
-		return p, fmt.Errorf("state %q: want active, live or archived", st)
+	if st := q.Get("state"); st != "" && !slices.Contains([]string{"active", "live", "archived", "waiting", "working", "idle"}, st) {
+		return p, fmt.Errorf("state %q: want active, live, archived, waiting, working or idle", st)
 	}
 	var err error
 	if p.limit, err = limitOf(q); err != nil {

@@ -333,7 +333,8 @@ func (c *wsConn) resume(f protocol.ClientFrame) {
 // WireSession is a session summary as the wire carries it.
 func WireSession(s beamclaw.SessionSummary) protocol.SessionInfo {
 	return protocol.SessionInfo{ID: s.ID, User: s.UserID, Agent: s.AgentID, Channel: string(s.Channel), Thread: s.Thread,
-		Title: s.Title, Messages: s.Messages, Created: s.Created, Updated: s.Updated, Archived: s.Archived, Live: s.Live}
+		Title: s.Title, Messages: s.Messages, Created: s.Created, Updated: s.Updated, Archived: s.Archived, Live: s.Live,
+		State: s.State()}
 }
 
 // frameProblem says what is wrong with a frame that does not decode: not

@@ -73,7 +73,13 @@ func (c *Catalog) Show(id string) (Summary, []beamclaw.Message, error) { return 
 // Delete removes sessions with their history.
 func (c *Catalog) Delete(ids ...string) error { return deleteStored(c.b, ids) }
 
-func list(b backend, f Filter, live func(id string) (record, bool)) ([]Summary, error) {
+// liveState is what a live lane adds to its stored summary.
+type liveState struct {
+	rec              record
+	waiting, working bool
+}
+
+func list(b backend, f Filter, live func(id string) (liveState, bool)) ([]Summary, error) {
 	sums, err := b.summaries()
 	if err != nil {
 		return nil, beamclaw.E("session.List", beamclaw.KindUnavailable, "could not list the sessions", err)
@@ -82,8 +88,9 @@ func list(b backend, f Filter, live func(id string) (record, bool)) ([]Summary, 
 	out := sums[:0]
 	for _, s := range sums {
 		if live != nil {
-			if rec, ok := live(s.ID); ok {
-				s.Updated, s.Messages, s.Archived, s.Live = rec.Updated, rec.Messages, rec.Archived, true
+			if st, ok := live(s.ID); ok {
+				s.Updated, s.Messages, s.Archived, s.Live = st.rec.Updated, st.rec.Messages, st.rec.Archived, true
+				s.Waiting, s.Working = st.waiting, st.working
 			}
 		}
 		if !f.keep(s) {
@@ -148,15 +155,21 @@ func (m *Manager) List(f Filter) ([]Summary, error) {
 	m.mu.Lock()
 	lanes := maps.Clone(m.live) // one lock for the whole list
 	m.mu.Unlock()
-	return list(m.store, f, func(id string) (record, bool) {
+	return list(m.store, f, func(id string) (liveState, bool) {
 		l := lanes[id]
 		if l == nil {
-			return record{}, false
+			return liveState{}, false
 		}
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		return l.rec, l.stored
+		return l.state()
 	})
+}
+
+// state is the lane's record and whether it waits on its person or works
+// (false when its record is not stored yet).
+func (l *lane) state() (liveState, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return liveState{rec: l.rec, waiting: len(l.approvals) > 0, working: l.inflight != nil || len(l.queue) > 0}, l.stored
 }
 
 // Show returns one session and its history (live or stored).
@@ -166,9 +179,9 @@ func (m *Manager) Show(id string) (Summary, []beamclaw.Message, error) {
 		return sum, hist, err
 	}
 	if l := m.liveLane(id); l != nil {
-		l.mu.Lock()
-		sum.Updated, sum.Messages, sum.Archived, sum.Live = l.rec.Updated, l.rec.Messages, l.rec.Archived, true
-		l.mu.Unlock()
+		st, _ := l.state()
+		sum.Updated, sum.Messages, sum.Archived, sum.Live = st.rec.Updated, st.rec.Messages, st.rec.Archived, true
+		sum.Waiting, sum.Working = st.waiting, st.working
 		hist = l.snapshot()
 	}
 	return sum, hist, nil

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
 
 // The daemon's list keeps its summaries in memory once listed: every
@@ -104,4 +106,30 @@ func BenchmarkListStored10k(b *testing.B) {
 			b.Fatalf("%d sessions, %v", len(sums), err)
 		}
 	}
+}
+
+// A session's state in a list: waiting (on its person: an approval is
+// asked), then idle once answered and done.
+func TestListedStateFollowsTheRun(t *testing.T) {
+	tl := &echoTool{name: "write", approval: true}
+	e := newEnv(t, envOpts{tools: []beamclaw.Tool{tl}})
+	sid := e.sid("local:ana")
+	e.p.add(callTool("write", `{"text":"x"}`), say("done"))
+	r, _ := e.send(t, "local:ana", "go")
+	waitUntil(t, "approval request", func() bool { return len(r.of(beamclaw.EvApprovalRequest)) == 1 })
+	state := func() string {
+		sums, err := e.m.List(Filter{})
+		if err != nil || len(sums) != 1 {
+			t.Fatalf("list: %v %v", sums, err)
+		}
+		return sums[0].State()
+	}
+	if got := state(); got != "waiting" {
+		t.Errorf("while the approval is asked: %q, want waiting", got)
+	}
+	if err := e.m.Decide(t.Context(), sid, r.of(beamclaw.EvApprovalRequest)[0].Approval.ID, testOrigin, beamclaw.Allow); err != nil {
+		t.Fatal(err)
+	}
+	r.wait(t)
+	waitUntil(t, "the run to end", func() bool { return state() == "idle" })
 }

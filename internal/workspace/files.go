@@ -206,3 +206,30 @@ const FileHeartbeat = "HEARTBEAT.md"
 func (s *Store) ReadHeartbeat(name string) (string, error) {
 	return s.read(name, FileHeartbeat, "agent "+name+" has no "+FileHeartbeat)
 }
+
+// ReadOperatorFile reads a file the operator edits (the admin API, the
+// console): one of the seven of the prompt, or HEARTBEAT.md, which no
+// tool of the agent writes.
+func (s *Store) ReadOperatorFile(name, file string) (string, error) {
+	if file == FileHeartbeat {
+		return s.ReadHeartbeat(name)
+	}
+	return s.ReadFile(name, file)
+}
+
+// WriteOperatorFile replaces a file the operator edits (ReadOperatorFile).
+func (s *Store) WriteOperatorFile(name, file, content string) error {
+	if file != FileHeartbeat {
+		return s.WriteFile(name, file, content)
+	}
+	if err := checkSize(len(content)); err != nil {
+		return err
+	}
+	return s.change(name, func(root *os.Root) error {
+		defer s.cache.forget(filepath.Join(root.Name(), file))
+		if err := writeAtomic(root, file, []byte(content)); err != nil {
+			return fmt.Errorf("agent %s: %w", name, err)
+		}
+		return nil
+	})
+}

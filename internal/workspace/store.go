@@ -221,7 +221,7 @@ func (s *Store) Get(name string) (Agent, error) {
 	}
 	defer root.Close()
 	a := Agent{Name: name, Dir: root.Name()}
-	for _, file := range promptOrder {
+	for _, file := range append(promptOrder[:], FileHeartbeat) {
 		fi, err := root.Stat(file)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue

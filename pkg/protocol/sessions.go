@@ -5,7 +5,7 @@ import "time"
 // Control-socket paths of the sessions (beamclaw sessions ...).
 const (
 	// ControlSessions answers GET with SessionList; query: agent, user,
-	// channel, state (active, live, archived), archived=1 (archived ones
+	// channel, state (active, live, archived, waiting, working, idle), archived=1 (archived ones
 	// too), q (text the history holds), limit and cursor (paging).
 	ControlSessions = "/control/sessions"
 	// ControlSession + "/{id}" answers GET with SessionDetail and DELETE
@@ -29,6 +29,9 @@ type SessionInfo struct {
 	Updated  time.Time `json:"updated"`
 	Archived time.Time `json:"archived,omitzero"` // set once core.session_ttl_seconds passed
 	Live     bool      `json:"live,omitempty"`    // in the daemon's memory now
+	// State: "waiting" (on you: a tool call waits for approval), "working"
+	// (a run in flight or queued), "idle" or "archived".
+	State string `json:"state"`
 }
 
 // SessionList is the answer of GET /control/sessions; with ?limit=N a

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +28,7 @@ import (
 // tasks) are driven in adminAPIGaps.
 func TestAdminAPI(t *testing.T) {
 	token := strings.Repeat("adm1n", 8)
-	r := newChatRig(t, rigOptions{gateway: "  auth: {token: {env: E2E_GATEWAY_TOKEN}}\n"})
+	r := newChatRig(t, rigOptions{gateway: "  auth: {token: {env: E2E_GATEWAY_TOKEN}}\n  rate_limit: {requests: 100000}\n"})
 	r.h.env = append(r.h.env, "E2E_GATEWAY_TOKEN="+token)
 	r.llm.SetDefault(fakellm.Rules)
 	r.start()
@@ -39,6 +40,7 @@ func TestAdminAPI(t *testing.T) {
 	if code, body := call(http.MethodGet, "/api/v1/sessions", "", ""); code != http.StatusUnauthorized {
 		t.Errorf("without the token: %d %s", code, body)
 	}
+	r.everyRouteNeedsTheToken(token)
 	if code, body := r.postWith(token, "ana", "hello admin"); code != http.StatusOK {
 		t.Fatalf("chat: %d %s", code, body)
 	}
@@ -164,6 +166,16 @@ func TestAdminAPI(t *testing.T) {
 	}
 	if sys := llmLast(t, r.llm).Messages[0].Content; !strings.Contains(sys, "lighthouse keeper") {
 		t.Error("the written SOUL.md is not in the next prompt")
+	}
+	hb := `{"content":"- [ ] water the plants"}`
+	if code, body := call(http.MethodPut, "/api/v1/agents/default/files/HEARTBEAT.md", token, hb); code != http.StatusOK {
+		t.Errorf("write HEARTBEAT.md: %d %s", code, body)
+	}
+	if b, err := os.ReadFile(filepath.Join(r.h.dir, "agents", "default", "HEARTBEAT.md")); err != nil || !strings.Contains(string(b), "water the plants") {
+		t.Errorf("HEARTBEAT.md on disk: %q %v", b, err)
+	}
+	if code, body := call(http.MethodGet, "/api/v1/agents/default", token, ""); code != http.StatusOK || !strings.Contains(body, `"HEARTBEAT.md"`) {
+		t.Errorf("the agent's files do not list HEARTBEAT.md: %d %s", code, body)
 	}
 	for _, bad := range []string{"/api/v1/agents/default/files/secrets.txt", "/api/v1/agents/default/files/..%2F..%2Fconfig.yaml"} {
 		if code, body := call(http.MethodPut, bad, token, soul); code < 400 || code >= 500 {
@@ -401,4 +413,32 @@ func (r *chatRig) adminConfigEdit(token string) {
 		t.Errorf("config set of a bad value: exit %d %s", res.code, res.stderr)
 	}
 	r.h.must("config", "unset", "gateway.console.session_hours")
+}
+
+// everyRouteNeedsTheToken calls every route of the OpenAPI document
+// without the token and with a wrong one: 401 in the error shape, each.
+func (r *chatRig) everyRouteNeedsTheToken(token string) {
+	t := r.t
+	t.Helper()
+	_, body, _ := r.adminCall(http.MethodGet, "/api/v1/openapi.json", token, "")
+	var doc struct {
+		Paths map[string]map[string]any `json:"paths"`
+	}
+	if err := json.Unmarshal([]byte(body), &doc); err != nil || len(doc.Paths) < 30 {
+		t.Fatalf("openapi.json: %v (%d paths)", err, len(doc.Paths))
+	}
+	n := 0
+	for p, ops := range doc.Paths {
+		path := regexp.MustCompile(`\{[a-z]+\}`).ReplaceAllString(p, "x")
+		for method := range ops {
+			for _, tok := range []string{"", strings.Repeat("w", len(token))} {
+				code, body, _ := r.adminCall(strings.ToUpper(method), path, tok, "{}")
+				if code != http.StatusUnauthorized || !strings.Contains(body, `"error"`) {
+					t.Errorf("%s %s with token %q: %d %.120s, want 401", strings.ToUpper(method), path, tok, code, body)
+				}
+			}
+			n++
+		}
+	}
+	t.Logf("%d admin API routes refuse a request without the token", n)
 }
