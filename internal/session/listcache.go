@@ -17,7 +17,7 @@ type summaryCache struct {
 	// refresh is held by a list for its whole take-read-merge, so that
 	// two lists cannot merge what they read in the wrong order.
 	refresh  sync.Mutex
-	mu       sync.Mutex // the fields below
+	mu       sync.Mutex         // the fields below
 	sums     map[string]Summary // nil until the first list
 	building bool               // the first list is scanning: writes are marked
 	dirty    map[string]struct{}
