@@ -24,7 +24,7 @@ func TestCachedListFollowsEveryWrite(t *testing.T) {
 	byID := func(sums []Summary) []Summary {
 		out := slices.Clone(sums)
 		for i := range out {
-			out[i].Live = false // the catalog cannot know
+			out[i].Live, out[i].Working, out[i].Waiting = false, false, false // live state: the catalog cannot know
 		}
 		slices.SortFunc(out, func(a, b Summary) int { return cmpString(a.ID, b.ID) })
 		return out
