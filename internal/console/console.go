@@ -63,10 +63,7 @@ func New(opts Options) (*Console, error) {
 		return nil, fmt.Errorf("console: %w", err)
 	}
 	c := &Console{opts: opts, log: opts.Logger.With("component", "console"), assets: assets}
-	if c.hashes, err = hashAssets(assets); err != nil {
-		return nil, err
-	}
-	if c.gz, err = compress(assets); err != nil {
+	if c.hashes, c.gz, err = prepare(assets); err != nil {
 		return nil, err
 	}
 	if c.pages, err = c.parse(); err != nil {

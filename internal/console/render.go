@@ -171,37 +171,11 @@ func (c *Console) asset(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(b)
 }
 
-// compress gzips every asset once, at start.
-func compress(assets fs.FS) (map[string][]byte, error) {
-	out := map[string][]byte{}
-	err := fs.WalkDir(assets, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := fs.ReadFile(assets, p)
-		if err != nil {
-			return err
-		}
-		var buf bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-		if _, err := zw.Write(b); err != nil {
-			return err
-		}
-		if err := zw.Close(); err != nil {
-			return err
-		}
-		out[p] = buf.Bytes()
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("console: %w", err)
-	}
-	return out, nil
-}
-
-func hashAssets(assets fs.FS) (map[string]string, error) {
-	out := map[string]string{}
-	err := fs.WalkDir(assets, ".", func(p string, d fs.DirEntry, err error) error {
+// prepare reads every asset once, at start: a short hash of each (its
+// URL's cache key) and its gzip.
+func prepare(assets fs.FS) (hashes map[string]string, gz map[string][]byte, err error) {
+	hashes, gz = map[string]string{}, map[string][]byte{}
+	err = fs.WalkDir(assets, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -210,14 +184,24 @@ func hashAssets(assets fs.FS) (map[string]string, error) {
 			return err
 		}
 		sum := sha256.Sum256(b)
-		out[p] = hex.EncodeToString(sum[:6])
+		hashes[p] = hex.EncodeToString(sum[:6])
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		if _, err := zw.Write(b); err != nil {
+			return err
+		}
+		if err := zw.Close(); err != nil {
+			return err
+		}
+		gz[p] = buf.Bytes()
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("console: %w", err)
+		return nil, nil, fmt.Errorf("console: %w", err)
 	}
-	return out, nil
+	return hashes, gz, nil
 }
+
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")

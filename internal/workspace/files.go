@@ -39,6 +39,12 @@ func (s *Store) WriteFile(name, file, content string) error {
 	if file == FileBootstrap && strings.TrimSpace(content) == "" {
 		return s.CompleteBootstrap(name)
 	}
+	return s.replace(name, file, content)
+}
+
+// replace writes file of agent name whole (atomically), within the size
+// limit, and forgets its cached text.
+func (s *Store) replace(name, file, content string) error {
 	if err := checkSize(len(content)); err != nil {
 		return err
 	}
@@ -222,14 +228,5 @@ func (s *Store) WriteOperatorFile(name, file, content string) error {
 	if file != FileHeartbeat {
 		return s.WriteFile(name, file, content)
 	}
-	if err := checkSize(len(content)); err != nil {
-		return err
-	}
-	return s.change(name, func(root *os.Root) error {
-		defer s.cache.forget(filepath.Join(root.Name(), file))
-		if err := writeAtomic(root, file, []byte(content)); err != nil {
-			return fmt.Errorf("agent %s: %w", name, err)
-		}
-		return nil
-	})
+	return s.replace(name, file, content)
 }
