@@ -202,7 +202,6 @@ func prepare(assets fs.FS) (hashes map[string]string, gz map[string][]byte, err 
 	return hashes, gz, nil
 }
 
-
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
