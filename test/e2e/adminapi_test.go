@@ -441,4 +441,24 @@ func (r *chatRig) everyRouteNeedsTheToken(token string) {
 		}
 	}
 	t.Logf("%d admin API routes refuse a request without the token", n)
+
+	// Bad input, with the token: a body that is not JSON, or an id that
+	// names nothing, is a 4xx in the error shape on every route that takes
+	// one (never a 5xx, never a success).
+	bad := 0
+	for p, ops := range doc.Paths {
+		path := regexp.MustCompile(`\{[a-z]+\}`).ReplaceAllString(p, "no-such-thing")
+		for method := range ops {
+			m := strings.ToUpper(method)
+			if m == http.MethodGet && path == p {
+				continue // a read without an id: nothing to get wrong
+			}
+			code, body, _ := r.adminCall(m, path, token, "{")
+			if code < 400 || code >= 500 || !strings.Contains(body, `"error"`) {
+				t.Errorf("%s %s with bad input: %d %.160s, want a 4xx in the error shape", m, path, code, body)
+			}
+			bad++
+		}
+	}
+	t.Logf("%d admin API routes answer bad input with a 4xx", bad)
 }
