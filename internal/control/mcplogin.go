@@ -50,7 +50,7 @@ func (c *handlers) mcpLoginStart(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	done := make(chan error, 1)
-	ctx, cancel := context.WithTimeout(context.Background(), loginWait) // the browser comes back after the request
+	ctx, cancel := context.WithTimeout(c.life, loginWait) // the browser comes back after the request; a stop ends it
 	go func() {
 		defer c.loginFlows.Delete(req.Server)
 		defer cancel()

@@ -47,6 +47,7 @@ type handlers struct {
 	health       func(context.Context) protocol.Health // nil: none
 	a2a          A2ATasks                              // nil: the A2A edge is off
 	loginFlows   sync.Map                              // MCP servers whose login the daemon runs now (server -> struct{})
+	life         context.Context                       // Deps.Context
 }
 
 // Deps is what the control routes work on: the daemon's live MCP
@@ -85,6 +86,10 @@ type Deps struct {
 	// EditConfig sets (value != nil) or unsets a key of the config file
 	// and returns the file's path (nil: the file cannot be edited here).
 	EditConfig func(key string, value *string) (file string, err error)
+	// Context is the daemon's life: work a route starts that outlives its
+	// request (an MCP login waiting for its browser) ends with it.
+	// Default: context.Background().
+	Context context.Context
 	// Skills are the agents' skill catalogs; DefaultAgent the agent a
 	// request names by default.
 	Skills       Skills
@@ -106,9 +111,12 @@ func Routes(d Deps) []gateway.Mount {
 	if d.Scrub == nil {
 		d.Scrub = func(s string) string { return s }
 	}
+	if d.Context == nil {
+		d.Context = context.Background()
+	}
 	c := &handlers{sessions: d.Sessions, mcp: d.MCP, tokens: d.Tokens, scrub: d.Scrub, db: d.DB, pairing: pairing.New(d.DB, pairing.Options{}),
 		agentsDir: d.AgentsDir, log: d.Log, sandbox: d.Sandbox, gate: d.SandboxGate, scheduler: d.Scheduler,
-		memory: d.Memory, links: d.Links, clock: clock.Or(d.Clock), ledger: d.Ledger, workspaces: d.Workspaces, events: d.Events, config: d.Config, editConfig: d.EditConfig,
+		memory: d.Memory, links: d.Links, clock: clock.Or(d.Clock), ledger: d.Ledger, workspaces: d.Workspaces, events: d.Events, config: d.Config, editConfig: d.EditConfig, life: d.Context,
 		skills: d.Skills, defaultAgent: d.DefaultAgent, health: d.Health, a2a: d.A2A}
 	return slices.Concat(c.routes(), c.schedulerRoutes(), c.userRoutes(), c.agentRoutes())
 }

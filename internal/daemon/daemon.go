@@ -62,7 +62,8 @@ type daemon struct {
 	sandbox *sandbox.Manager // nil unless sandbox.enabled; closed after the tree
 	started time.Time
 	stop    context.CancelFunc
-	watch   *stopwatch // the start-up phases' durations (debug lines)
+	ctx     context.Context // the daemon's life: ended by a stop
+	watch   *stopwatch      // the start-up phases' durations (debug lines)
 
 	// admit is the console's sign-in check for the gateway (nil: no console).
 	admit func(r *http.Request) bool
@@ -116,7 +117,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	defer cancel()
 	cfg := l.Config
 	show := func() ([]byte, error) { return cfg.Show(opts.Getenv) } // the admin API's config view, rendered when asked
-	d := &daemon{opts: opts, plan: p, paths: l.Paths, log: log, started: time.Now(), stop: cancel, show: show,
+	d := &daemon{opts: opts, plan: p, paths: l.Paths, log: log, started: time.Now(), stop: cancel, show: show, ctx: ctx,
 		watch: watch, checks: map[string]func() protocol.Subsystem{}}
 	if err := d.open(); err != nil {
 		return err

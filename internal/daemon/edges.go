@@ -147,7 +147,7 @@ func (d *daemon) controlRoutes(rt *agentRuntime, tasks control.A2ATasks) (socket
 	deps := control.Deps{Sessions: rt.sessions, MCP: rt.mcp, Tokens: rt.tokens,
 		Scrub: rt.scrubber.String, DB: d.db, AgentsDir: d.paths.AgentsDir, Log: d.log,
 		Sandbox: rt.sandbox, SandboxGate: rt.sandboxGate, Memory: rt.agents, Links: rt.links, Ledger: rt.ledger,
-		Workspaces: rt.agents.Workspaces(), Events: d.events, Config: d.show, EditConfig: d.editConfig,
+		Workspaces: rt.agents.Workspaces(), Events: d.events, Config: d.show, EditConfig: d.editConfig, Context: d.ctx,
 		Skills: rt.agents, DefaultAgent: d.plan.DefaultAgent, Health: d.health, A2A: tasks}
 	if rt.scheduler != nil {
 		deps.Scheduler = rt.scheduler

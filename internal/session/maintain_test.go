@@ -294,6 +294,8 @@ func TestMaintenanceSkipsABusySession(t *testing.T) {
 		fc.Advance(time.Second)
 		rec, _ := e.send(t, u, "remember "+u)
 		rec.wait(t)
+		// the final answer is out; the lane ends its run just after
+		waitUntil(t, u+" idle", func() bool { return !e.m.busy(e.sid(u)) })
 	}
 	fc.Advance(9*time.Hour + 30*time.Minute) // everyone 9.5 h idle (TTL 10 h); ana's turn still runs
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
