@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
@@ -47,13 +48,21 @@ type Options struct {
 type Console struct {
 	opts   Options
 	log    *slog.Logger
-	pages  map[string]*template.Template
 	assets fs.FS
+	// built is the parsed templates and the prepared assets, made on the
+	// first request: 9 ms a daemon start need not pay.
+	built func() (*built, error)
+}
+
+// built is what the first request makes (Console.built).
+type built struct {
+	pages  map[string]*template.Template
 	hashes map[string]string // asset name -> short content hash (cache busting)
 	gz     map[string][]byte // asset name -> its gzip
 }
 
-// New parses the templates; it serves nothing until mounted.
+// New returns the console; it parses nothing before its first request
+// and serves nothing until mounted.
 func New(opts Options) (*Console, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -63,12 +72,17 @@ func New(opts Options) (*Console, error) {
 		return nil, fmt.Errorf("console: %w", err)
 	}
 	c := &Console{opts: opts, log: opts.Logger.With("component", "console"), assets: assets}
-	if c.hashes, c.gz, err = prepare(assets); err != nil {
-		return nil, err
-	}
-	if c.pages, err = c.parse(); err != nil {
-		return nil, err
-	}
+	c.built = sync.OnceValues(func() (*built, error) {
+		b := &built{}
+		var err error
+		if b.hashes, b.gz, err = prepare(assets); err != nil {
+			return nil, err
+		}
+		if b.pages, err = parse(b.hashes); err != nil {
+			return nil, err
+		}
+		return b, nil
+	})
 	return c, nil
 }
 

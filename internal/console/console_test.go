@@ -349,3 +349,27 @@ func TestAssetsAreGzippedAndCached(t *testing.T) {
 		t.Errorf("first paint %d bytes, over 100 KB", total)
 	}
 }
+
+// Every page's template parses and every asset is prepared (the console
+// makes them on its first request, not at the daemon's start).
+func TestPagesAndAssetsBuild(t *testing.T) {
+	c, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.built()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"login", "error", "chat", "sessions", "session", "approvals", "agents", "agent", "file",
+		"skills", "mcp", "jobs", "runs", "sandboxes", "usage", "events", "config"} {
+		if b.pages[name] == nil {
+			t.Errorf("no page %s", name)
+		}
+	}
+	for _, name := range []string{"console.css", "console.js", "htmx.min.js", "icon.svg"} {
+		if b.hashes[name] == "" || len(b.gz[name]) == 0 {
+			t.Errorf("asset %s not prepared", name)
+		}
+	}
+}

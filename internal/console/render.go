@@ -45,10 +45,11 @@ func csrfOf(ctx context.Context) string {
 	return s
 }
 
-// parse builds one template set per page: the layout plus the page.
-func (c *Console) parse() (map[string]*template.Template, error) {
+// parse builds one template set per page: the layout plus the page, its
+// asset URLs carrying hashes.
+func parse(hashes map[string]string) (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
-		"asset": func(name string) string { return Prefix + "/assets/" + name + "?v=" + c.hashes[name] },
+		"asset": func(name string) string { return Prefix + "/assets/" + name + "?v=" + hashes[name] },
 		"when": func(t time.Time) string {
 			if t.IsZero() {
 				return "—"
@@ -93,7 +94,11 @@ func (c *Console) parse() (map[string]*template.Template, error) {
 
 // render writes page name: its "page" template inside the layout.
 func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
-	t, ok := c.pages[name]
+	b, ok := c.ready(w)
+	if !ok {
+		return
+	}
+	t, ok := b.pages[name]
 	if !ok {
 		http.Error(w, "no template "+name, http.StatusInternalServerError)
 		return
@@ -117,8 +122,12 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 // part writes the template name of page's set with data: a fragment
 // htmx swaps into the page.
 func (c *Console) part(w http.ResponseWriter, _ *http.Request, pageName, name string, data any) {
+	b, ok := c.ready(w)
+	if !ok {
+		return
+	}
 	var buf bytes.Buffer
-	if err := c.pages[pageName].ExecuteTemplate(&buf, name, data); err != nil {
+	if err := b.pages[pageName].ExecuteTemplate(&buf, name, data); err != nil {
 		c.log.Error("console fragment failed", "page", pageName, "part", name, "err", err)
 		http.Error(w, "the page could not be drawn", http.StatusInternalServerError)
 		return
@@ -126,6 +135,18 @@ func (c *Console) part(w http.ResponseWriter, _ *http.Request, pageName, name st
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	_, _ = w.Write(buf.Bytes())
+}
+
+// ready returns the templates and assets (made on the first request), or
+// answers 500 when they cannot be made.
+func (c *Console) ready(w http.ResponseWriter) (*built, bool) {
+	b, err := c.built()
+	if err != nil {
+		c.log.Error("the console's pages cannot be built", "err", err)
+		http.Error(w, "the console cannot be drawn", http.StatusInternalServerError)
+		return nil, false
+	}
+	return b, true
 }
 
 // fail answers an error: a page for a browser, a fragment for htmx.
@@ -144,6 +165,10 @@ func (c *Console) fail(w http.ResponseWriter, r *http.Request, status int, msg s
 // asset serves an embedded file; a URL carrying its hash is cached for
 // good.
 func (c *Console) asset(w http.ResponseWriter, r *http.Request) {
+	ready, ok := c.ready(w)
+	if !ok {
+		return
+	}
 	name := r.PathValue("name")
 	b, err := fs.ReadFile(c.assets, name)
 	if err != nil {
@@ -158,12 +183,12 @@ func (c *Console) asset(w http.ResponseWriter, r *http.Request) {
 	case ".svg":
 		w.Header().Set("Content-Type", "image/svg+xml")
 	}
-	if r.URL.Query().Get("v") == c.hashes[name] {
+	if r.URL.Query().Get("v") == ready.hashes[name] {
 		w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
 	} else {
 		w.Header().Set("Cache-Control", "no-cache")
 	}
-	if z, ok := c.gz[name]; ok && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+	if z, ok := ready.gz[name]; ok && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
 		w.Header().Set("Content-Encoding", "gzip")
 		w.Header().Set("Vary", "Accept-Encoding")
 		b = z
@@ -171,7 +196,7 @@ func (c *Console) asset(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(b)
 }
 
-// prepare reads every asset once, at start: a short hash of each (its
+// prepare reads every asset once, on the first request: a short hash of each (its
 // URL's cache key) and its gzip.
 func prepare(assets fs.FS) (hashes map[string]string, gz map[string][]byte, err error) {
 	hashes, gz = map[string]string{}, map[string][]byte{}
