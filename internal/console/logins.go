@@ -58,9 +58,9 @@ type Logins struct {
 	ttl   time.Duration
 	token []byte // the gateway token ("": codes only)
 
-	mu       sync.Mutex
-	codes    map[string]time.Time // code -> expiry
-	failures []time.Time
+	mu      sync.Mutex
+	codes   map[string]time.Time // code -> expiry
+	guesses pairing.Guesses      // wrong secrets within the last CodeTTL
 }
 
 // NewLogins opens the console's logins in db. token is the resolved
@@ -73,7 +73,7 @@ func NewLogins(db *store.DB, clk clock.Clock, rnd io.Reader, token string, ttl t
 		return nil, fmt.Errorf("console: %w", err)
 	}
 	return &Logins{db: db, clock: clock.Or(clk), rand: rnd, ttl: ttl, token: []byte(token),
-		codes: map[string]time.Time{}}, nil
+		codes: map[string]time.Time{}, guesses: pairing.Guesses{Max: maxFailures, Window: CodeTTL}}, nil
 }
 
 // Code makes a one-time code, valid for CodeTTL.
@@ -145,13 +145,12 @@ func (l *Logins) accept(secret string) bool {
 	if len(l.token) > 0 && subtle.ConstantTimeCompare([]byte(secret), l.token) == 1 {
 		return true
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	now := l.clock.Now()
-	l.failures = recent(l.failures, now)
-	if len(l.failures) >= maxFailures {
+	if l.guesses.LockedOut(now) {
 		return false
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	code := pairing.NormalizeCode(secret)
 	if exp, ok := l.codes[code]; ok {
 		delete(l.codes, code)
@@ -162,23 +161,12 @@ func (l *Logins) accept(secret string) bool {
 
 // fail counts a wrong secret and says why it was refused.
 func (l *Logins) fail() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	now := l.clock.Now()
-	l.failures = recent(l.failures, now)
-	if len(l.failures) >= maxFailures {
+	if l.guesses.LockedOut(now) {
 		return ErrTooManyTries
 	}
-	l.failures = append(l.failures, now)
+	l.guesses.Wrong(now)
 	return ErrBadSecret
-}
-
-func recent(ts []time.Time, now time.Time) []time.Time {
-	i := 0
-	for i < len(ts) && now.Sub(ts[i]) >= CodeTTL {
-		i++
-	}
-	return ts[i:]
 }
 
 // Lookup returns the CSRF token of the live login of cookie.

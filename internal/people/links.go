@@ -65,15 +65,16 @@ type Links struct {
 	clock clock.Clock
 	rand  io.Reader
 
-	wmu      sync.Mutex // one Redeem or Unlink at a time
-	mu       sync.RWMutex
-	person   map[string]string // account -> person (only linked accounts)
-	failures []time.Time       // wrong codes within the last CodeTTL
+	wmu     sync.Mutex // one Redeem or Unlink at a time
+	mu      sync.RWMutex
+	person  map[string]string // account -> person (only linked accounts)
+	guesses pairing.Guesses   // wrong codes within the last CodeTTL
 }
 
 // Open loads the link table of db. clk and rnd may be nil (the system's).
 func Open(db *store.DB, clk clock.Clock, rnd io.Reader) (*Links, error) {
-	l := &Links{db: db, clock: clock.Or(clk), rand: rnd, person: map[string]string{}}
+	l := &Links{db: db, clock: clock.Or(clk), rand: rnd, person: map[string]string{},
+		guesses: pairing.Guesses{Max: maxFailures, Window: CodeTTL}}
 	err := db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketLinks)
 		if b == nil {
@@ -184,14 +185,14 @@ func (l *Links) Redeem(ctx context.Context, account, code string) (string, error
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
 	now := l.clock.Now()
-	if l.lockedOut(now) {
+	if l.guesses.LockedOut(now) {
 		return "", ErrTooManyTries
 	}
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
 	if !l.known(code, now) { // a wrong code costs a read, not a write
-		l.failed(now)
+		l.guesses.Wrong(now)
 		return "", ErrBadCode
 	}
 	var person string
@@ -228,7 +229,7 @@ func (l *Links) Redeem(ctx context.Context, account, code string) (string, error
 		return nil
 	})
 	if errors.Is(err, ErrBadCode) {
-		l.failed(now)
+		l.guesses.Wrong(now)
 	}
 	if err != nil {
 		return "", err
@@ -314,26 +315,4 @@ func (l *Links) known(code string, now time.Time) bool {
 		return nil
 	})
 	return found
-}
-
-// lockedOut reports whether maxFailures wrong codes came within CodeTTL.
-func (l *Links) lockedOut(now time.Time) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	recent := l.failures[:0]
-	for _, t := range l.failures {
-		if now.Sub(t) < CodeTTL {
-			recent = append(recent, t)
-		}
-	}
-	l.failures = recent
-	return len(recent) >= maxFailures
-}
-
-func (l *Links) failed(now time.Time) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.failures) < maxFailures {
-		l.failures = append(l.failures, now)
-	}
 }
