@@ -121,10 +121,7 @@ func (a *Admin) ConfigEdit(key string, value *string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if value == nil {
-		return paths.ConfigFile, config.UnsetKey(paths.ConfigFile, key)
-	}
-	return paths.ConfigFile, config.SetKey(paths.ConfigFile, key, *value)
+	return paths.ConfigFile, config.EditKey(paths.ConfigFile, key, value)
 }
 
 // ConfigShow renders the effective config with secrets as references.

@@ -80,3 +80,12 @@ func UnsetKey(path, key string) error {
 		return fmt.Errorf("%s does not set %s; nothing written", path, key)
 	})
 }
+
+// EditKey sets key to *value, or unsets it when value is nil (SetKey,
+// UnsetKey): what `beamclaw config set|unset` and the admin API do.
+func EditKey(path, key string, value *string) error {
+	if value == nil {
+		return UnsetKey(path, key)
+	}
+	return SetKey(path, key, *value)
+}

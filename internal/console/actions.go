@@ -8,15 +8,14 @@ import (
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
-// done answers a change: back to where the browser came from (a plain
-// form), or the notice in the flash area (htmx).
-func (c *Console) done(w http.ResponseWriter, r *http.Request, back, notice string) {
+// done answers a change by sending the browser to back: htmx follows
+// HX-Redirect, a plain form the 303.
+func (c *Console) done(w http.ResponseWriter, r *http.Request, back string) {
 	if r.Header.Get("HX-Request") == "true" {
 		w.Header().Set("HX-Redirect", back)
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	_ = notice
 	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 
@@ -27,7 +26,7 @@ func (c *Console) change(w http.ResponseWriter, r *http.Request, method, path st
 		c.fail(w, r, statusOf(err), err.Error())
 		return
 	}
-	c.done(w, r, back, "")
+	c.done(w, r, back)
 }
 
 func (c *Console) sessionReset(w http.ResponseWriter, r *http.Request) {

@@ -2,6 +2,7 @@ package console
 
 import (
 	"bytes"
+	"cmp"
 	"net/http"
 	"net/url"
 	"slices"
@@ -124,7 +125,7 @@ func (c *Console) sessionExport(w http.ResponseWriter, r *http.Request) {
 	if format != "json" {
 		format = "markdown"
 	}
-	c.pass(w, r, protocol.ControlSession+"/"+r.PathValue("id")+"/export", url.Values{"format": {format}})
+	c.pass(w, r, protocol.ControlSession+"/"+url.PathEscape(r.PathValue("id"))+"/export", url.Values{"format": {format}})
 }
 
 func (c *Console) agents(w http.ResponseWriter, r *http.Request) {
@@ -262,14 +263,21 @@ func (u unnamed) Unwrap() http.ResponseWriter { return u.ResponseWriter }
 type configData struct{ YAML, Key, Value string }
 
 func (c *Console) config(w http.ResponseWriter, r *http.Request) {
+	yaml, status := c.configYAML(r)
+	if status != http.StatusOK {
+		c.render(w, r, status, "config", page{Title: "Configuration", Error: "the configuration cannot be shown"})
+		return
+	}
+	c.render(w, r, http.StatusOK, "config", page{Title: "Configuration", Data: configData{YAML: yaml}})
+}
+
+// configYAML is the running configuration as the API renders it (YAML,
+// not JSON: read straight from its handler), and the API's status.
+func (c *Console) configYAML(r *http.Request) (string, int) {
 	rec := &recorder{header: http.Header{}}
 	req, _ := http.NewRequestWithContext(r.Context(), http.MethodGet, protocol.ControlConfig, http.NoBody)
 	c.opts.API.ServeHTTP(rec, req)
-	if rec.status != 0 && rec.status != http.StatusOK {
-		c.render(w, r, rec.status, "config", page{Title: "Configuration", Error: "the configuration cannot be shown"})
-		return
-	}
-	c.render(w, r, http.StatusOK, "config", page{Title: "Configuration", Data: configData{YAML: rec.body.String()}})
+	return rec.body.String(), cmp.Or(rec.status, http.StatusOK)
 }
 
 // configEdit sets or unsets a key of the config file (the form's action)
@@ -283,10 +291,8 @@ func (c *Console) configEdit(w http.ResponseWriter, r *http.Request) {
 	} else {
 		err = c.call(r.Context(), http.MethodPut, protocol.ControlConfig, protocol.ConfigSet{Key: key, Value: r.PostFormValue("value")}, &done)
 	}
-	rec := &recorder{header: http.Header{}}
-	req, _ := http.NewRequestWithContext(r.Context(), http.MethodGet, protocol.ControlConfig, http.NoBody)
-	c.opts.API.ServeHTTP(rec, req)
-	p := page{Title: "Configuration", Data: configData{YAML: rec.body.String(), Key: key, Value: r.PostFormValue("value")}}
+	yaml, _ := c.configYAML(r)
+	p := page{Title: "Configuration", Data: configData{YAML: yaml, Key: key, Value: r.PostFormValue("value")}}
 	status := http.StatusOK
 	if err != nil {
 		p.Error, status = err.Error(), statusOf(err)

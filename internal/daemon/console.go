@@ -34,9 +34,5 @@ func (d *daemon) console(ctl []gateway.Mount) (public, socket []gateway.Mount, e
 func (d *daemon) editConfig(key string, value *string) (string, error) {
 	d.editMu.Lock()
 	defer d.editMu.Unlock()
-	file := d.paths.ConfigFile
-	if value == nil {
-		return file, config.UnsetKey(file, key)
-	}
-	return file, config.SetKey(file, key, *value)
+	return d.paths.ConfigFile, config.EditKey(d.paths.ConfigFile, key, value)
 }
