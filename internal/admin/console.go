@@ -28,6 +28,9 @@ func (a *Admin) ConsoleCode(ctx context.Context) (protocol.ConsoleCode, string, 
 	}
 	var out protocol.ConsoleCode
 	if _, err := controlDo(ctx, paths.Socket, http.MethodPost, protocol.ControlConsoleCode, nil, &out); err != nil {
+		if ce, ok := errors.AsType[*client.Error](err); ok && ce.Status == http.StatusNotFound {
+			return protocol.ConsoleCode{}, "", errors.New("the running daemon serves no web console (gateway.console.enabled: false)")
+		}
 		return protocol.ConsoleCode{}, "", err
 	}
 	return out, "http://" + st.HTTPAddr + out.Path, nil

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -49,7 +50,7 @@ type rig struct {
 // newRig serves the console (and an echo at /ws standing for the chat)
 // through a real gateway on 127.0.0.1, over a real bbolt file and a
 // small control API.
-func newRig(t *testing.T, token string) *rig {
+func newRig(t *testing.T, token string, trusted ...netip.Prefix) *rig {
 	t.Helper()
 	db, err := store.Open(filepath.Join(t.TempDir(), "beamclaw.db"), store.Options{})
 	if err != nil {
@@ -74,7 +75,7 @@ func newRig(t *testing.T, token string) *rig {
 	}
 	ws := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ws reached") })
 	routes := append(c.Routes(), gateway.Mount{Method: http.MethodGet, Pattern: protocol.WSPath, Handler: ws})
-	srv := httptest.NewServer(gateway.New(gateway.Options{Token: token, Routes: routes, Admit: c.Admit}).PublicHandler())
+	srv := httptest.NewServer(gateway.New(gateway.Options{Token: token, Routes: routes, Admit: c.Admit, TrustedProxies: trusted}).PublicHandler())
 	t.Cleanup(srv.Close)
 	return &rig{url: srv.URL, logins: logins, clock: fc, db: db, token: token}
 }
@@ -370,6 +371,33 @@ func TestPagesAndAssetsBuild(t *testing.T) {
 	for _, name := range []string{"console.css", "console.js", "htmx.min.js", "icon.svg"} {
 		if b.hashes[name] == "" || len(b.gz[name]) == 0 {
 			t.Errorf("asset %s not prepared", name)
+		}
+	}
+}
+
+// Behind a TLS proxy the operator trusts, the sign-in cookie is Secure
+// and the proxy's https origin is the console's own; a client that only
+// claims to be behind one gets neither.
+func TestBehindATrustedTLSProxy(t *testing.T) {
+	for _, tc := range []struct {
+		trusted string
+		secure  bool
+	}{{"127.0.0.1/32", true}, {"10.0.0.0/8", false}} {
+		r := newRig(t, "", netip.MustParsePrefix(tc.trusted))
+		code, _, _ := r.logins.Code()
+		origin := strings.Replace(r.url, "http://", "https://", 1)
+		req, _ := http.NewRequest(http.MethodPost, r.url+Prefix+"/login", strings.NewReader(url.Values{"secret": {code}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", origin)
+		req.Header.Set("X-Forwarded-Proto", "https")
+		resp, err := browser(t).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		ck := cookieOf(resp)
+		if got := ck != nil && ck.Secure; got != tc.secure {
+			t.Errorf("trusted %s: signed in with a Secure cookie = %v (status %d), want %v", tc.trusted, got, resp.StatusCode, tc.secure)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -179,5 +180,20 @@ func TestConsoleMCPLogin(t *testing.T) {
 	}
 	if len(mine) > 0 {
 		t.Errorf("the console reported errors:\n%s", strings.Join(mine, "\n"))
+	}
+}
+
+// gateway.console.enabled: false serves no console: its pages and / are
+// not found, and beamclaw console has no code to give.
+func TestConsoleOff(t *testing.T) {
+	r := newChatRig(t, rigOptions{gateway: "  console: {enabled: false}\n"})
+	r.start()
+	for _, p := range []string{"/", "/console/login", "/console/assets/htmx.min.js"} {
+		if code, _ := get(t, "http://"+r.addr+p); code != http.StatusNotFound {
+			t.Errorf("GET %s with the console off: %d, want 404", p, code)
+		}
+	}
+	if res := r.h.run("console", "--no-open"); res.code == 0 || !strings.Contains(res.stderr, "gateway.console.enabled: false") {
+		t.Errorf("beamclaw console with the console off: exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
 }
