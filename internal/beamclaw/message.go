@@ -55,6 +55,10 @@ type ToolDef struct {
 	Source      string          `json:"source,omitempty"`
 }
 
+// SourceClient is the ToolDef.Source of a client's own function (the
+// OpenAI APIs' tools): the client runs it, not beamclaw.
+const SourceClient = "client"
+
 // ToolCall is a model's request to run a tool. Args is the raw JSON object
 // of arguments as the model produced it.
 type ToolCall struct {

@@ -40,6 +40,11 @@ type Sampling struct {
 	ResponseFormat    json.RawMessage // {"type":"json_object"} or {"type":"json_schema",...}; nil = text
 	ReasoningEffort   string
 	ParallelToolCalls *bool
+	// ToolChoice is the client's tool_choice in the chat completions wire
+	// form ("auto", "none", "required" or {"type":"function",...}), sent
+	// with the run's first model call only: once a tool ran the model
+	// chooses freely, so "required" cannot loop.
+	ToolChoice json.RawMessage
 }
 
 // MaxTokensWithin is the output cap of a call: the client's when it asked for

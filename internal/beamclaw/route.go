@@ -19,6 +19,7 @@ const (
 	EvElicitation     RunEventType = "elicitation"      // a tool asks the user a question and waits
 	EvElicitResult    RunEventType = "elicit_result"    // the question was answered (Text holds the action)
 	EvWaiting         RunEventType = "waiting"          // queued behind a run that waits for the user (Text says on what)
+	EvNeedsApproval   RunEventType = "needs_approval"   // a call needed an approval nobody on this route can give: it was not run (Tool says which)
 	EvFinal           RunEventType = "final"            // the run's answer; the last event
 	EvError           RunEventType = "error"            // the run failed; the last event
 )
@@ -34,6 +35,9 @@ type RunEvent struct {
 	Approval  *ApprovalRequest `json:"approval,omitempty"`
 	Elicit    *Elicitation     `json:"elicitation,omitempty"`
 	Usage     *Usage           `json:"usage,omitempty"`
+	// Calls are an EvFinal's calls of the client's own functions
+	// (Inbound.Functions): the run is parked until their results come.
+	Calls []ToolCall `json:"calls,omitempty"`
 	// An EvError's kind (KindInternal when unknown) and, for an upstream
 	// that asked for it, how long to wait before retrying.
 	Kind       Kind          `json:"kind,omitempty"`
@@ -129,6 +133,27 @@ type Inbound struct {
 	// Thread names a conversation of the user with the agent kept apart
 	// from their default session ("" = the default session).
 	Thread string
+	// Functions are the client's own function tools (the OpenAI APIs'
+	// "tools"), offered to the model beside the agent's: a call to one
+	// ends the run with the call (EvFinal's Calls), and the run is parked
+	// in the session until the client sends the call's result
+	// (ToolResults).
+	Functions []ToolDef
+	// ToolResults, when set, are the client's results of the function
+	// calls the session's last run ended with: they are the new input
+	// instead of Content, and the run that answers them continues that
+	// turn. Every call still open must have its result.
+	ToolResults []ToolResult
+	// Response, when set, names the Responses API response this message
+	// starts (see ResponseRef): the session stores its record with the
+	// message and the run's answer, in the same writes.
+	Response *ResponseRef
+	// From, when set, continues a session of the same user and agent
+	// from a point of its history (a Responses API previous_response_id):
+	// at the end of its history the message continues that session;
+	// before it, a new thread starts as a copy of the history up to that
+	// point (a branch), and the original is left untouched.
+	From *Point
 	// Transcript, when set, is the client's own copy of the conversation
 	// before Content, sent whole with every message (chat UIs on the
 	// OpenAI API): the session is found by it and made to match it.
@@ -144,6 +169,26 @@ type Inbound struct {
 // ErrMessageReused is the cause of the KindConflict error of a message
 // whose id (Inbound.MessageID) came before with another MessageDigest.
 var ErrMessageReused = errors.New("message id already used for a different message")
+
+// ResponseRef is a Responses API response a run answers: its id and the
+// edge's own description of the request (kept as sent, returned by
+// GET /v1/responses/{id}).
+type ResponseRef struct {
+	ID   string
+	Echo []byte
+}
+
+// Point is a point in a session's history: just before the message whose
+// key is Seq (the end of the history when Seq is the next key).
+type Point struct {
+	Session string
+	Seq     uint64
+}
+
+// ErrOpenCalls is the cause of the KindInvalid error of a message sent to
+// a session whose last run ended with client function calls still
+// waiting for their results, or of results that do not match them.
+var ErrOpenCalls = errors.New("function calls wait for their results")
 
 // Transcript is a client's copy of a conversation.
 type Transcript struct {

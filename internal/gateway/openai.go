@@ -30,7 +30,8 @@ type Agents interface {
 // returns once route got its terminal event.
 type Sessions interface {
 	Send(ctx context.Context, in beamclaw.Inbound) (runID string, err error)
-	RunEphemeral(ctx context.Context, agentID string, history []beamclaw.Message, sampling *beamclaw.Sampling, route beamclaw.Route) (runID string, err error)
+	RunEphemeral(ctx context.Context, agentID string, history []beamclaw.Message, sampling *beamclaw.Sampling,
+		functions []beamclaw.ToolDef, route beamclaw.Route) (runID string, err error)
 	// MarkTurn records that after runID the client holds a copy of the
 	// conversation with key (see beamclaw.Transcript).
 	MarkTurn(ctx context.Context, sessionID, runID, key string) error

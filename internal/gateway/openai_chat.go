@@ -54,6 +54,10 @@ type chatInput struct {
 	// before the new message, when it sent more than that message.
 	thread     string
 	transcript *beamclaw.Transcript
+	// functions are the client's tools; results, when the request's new
+	// input is the results of the calls its last answer ended with.
+	functions []beamclaw.ToolDef
+	results   []beamclaw.ToolResult
 }
 
 // chat serves POST /v1/chat/completions.
@@ -182,7 +186,7 @@ func (o *OpenAI) start(ctx context.Context, in *chatInput, route *chatRoute) (wa
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		runID, err := o.opts.Sessions.RunEphemeral(ctx, in.agent, in.history, in.req.sampling, route)
+		runID, err := o.opts.Sessions.RunEphemeral(ctx, in.agent, in.history, in.req.sampling, in.functions, route)
 		if err != nil {
 			o.log.LogAttrs(ctx, slog.LevelWarn, "ephemeral run failed", slog.String("agent", in.agent),
 				slog.String("run_id", runID), slog.String("kind", beamclaw.KindOf(err).String()),

@@ -40,6 +40,7 @@ type oaiSessions struct {
 	samplings []*beamclaw.Sampling
 	marks     []string
 	agents    []string
+	functions [][]beamclaw.ToolDef
 	wg        sync.WaitGroup
 }
 
@@ -58,8 +59,10 @@ func (f *oaiSessions) Send(_ context.Context, in beamclaw.Inbound) (string, erro
 	return "run-1", nil
 }
 
-func (f *oaiSessions) RunEphemeral(ctx context.Context, agentID string, history []beamclaw.Message, sampling *beamclaw.Sampling, route beamclaw.Route) (string, error) {
+func (f *oaiSessions) RunEphemeral(ctx context.Context, agentID string, history []beamclaw.Message, sampling *beamclaw.Sampling,
+	functions []beamclaw.ToolDef, route beamclaw.Route) (string, error) {
 	f.mu.Lock()
+	f.functions = append(f.functions, functions)
 	f.histories = append(f.histories, history)
 	f.samplings = append(f.samplings, sampling)
 	f.agents = append(f.agents, agentID)

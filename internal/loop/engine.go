@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
@@ -71,6 +72,11 @@ type Run struct {
 	// Sampling is the client's controls, sent with every model call of
 	// the run (not with the hidden memory-flush or summary calls).
 	Sampling *beamclaw.Sampling
+	// Functions are the client's own function tools, offered beside the
+	// agent's (a name the agent's tools already use is not offered): a
+	// model response calling one ends the run (Run's EvFinal carries the
+	// calls), after the agent's own calls of that response ran.
+	Functions []beamclaw.ToolDef
 	// Origin is the usage ledger's and the budgets' origin of its calls
 	// (usage.Origin*: interactive, heartbeat, job, a2a, maintenance).
 	Origin string
@@ -140,7 +146,7 @@ func (e *Engine) Run(ctx context.Context, r Run) error {
 			return rs.fail(ctx, fmt.Errorf("system prompt of agent %s: %w", r.AgentID, err))
 		}
 	}
-	rs.defs = e.toolDefs(r.AgentID)
+	rs.defs = withFunctions(e.toolDefs(r.AgentID), r.Functions)
 	return rs.iterate(ctx)
 }
 
@@ -164,6 +170,36 @@ func (e *Engine) toolDefs(agentID string) []beamclaw.ToolDef {
 		defs = append(defs, s.Def)
 	}
 	return defs
+}
+
+// withFunctions appends the client's functions to the agent's tools,
+// leaving out a name the agent's tools use (the edge refuses those; a tool
+// registered since keeps its name).
+func withFunctions(defs, fns []beamclaw.ToolDef) []beamclaw.ToolDef {
+	if len(fns) == 0 {
+		return defs
+	}
+	out := slices.Grow(slices.Clip(defs), len(fns))
+	for _, f := range fns {
+		if !slices.ContainsFunc(defs, func(d beamclaw.ToolDef) bool { return d.Name == f.Name }) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// isFunction reports whether name is one of the client's functions the
+// run offered (and so runs on the client).
+func (rs *runState) isFunction(name string) bool {
+	if len(rs.r.Functions) == 0 {
+		return false
+	}
+	for _, d := range rs.defs {
+		if d.Name == name {
+			return d.Source == beamclaw.SourceClient
+		}
+	}
+	return false
 }
 
 func (e *Engine) emit(ctx context.Context, r Run, name beamclaw.EventName, attrs ...slog.Attr) {

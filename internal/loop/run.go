@@ -28,6 +28,7 @@ type runState struct {
 	notes    []string // budget warnings for the user, said after the answer
 	lastCall string   // identity of the previous call, for the repeat guard
 	repeats  int      // how many times in a row lastCall was issued
+	chats    int      // model calls of the turn so far
 }
 
 // iterate streams, executes tools and loops until an answer or a limit.
@@ -77,9 +78,12 @@ func (rs *runState) iterate(ctx context.Context) error {
 				name, opts.MaxRepeatedToolCalls)))
 		}
 		rs.ran += len(calls)
-		msgs, err := rs.step(ctx, text, calls)
+		msgs, parked, err := rs.step(ctx, text, calls)
 		if err != nil {
 			return err
+		}
+		if len(parked) > 0 {
+			return rs.park(ctx, text, msgs, parked)
 		}
 		if err := rs.r.Lane.Commit(ctx, msgs); err != nil {
 			return rs.commitFailed(ctx, fmt.Errorf("commit tool step of run %s: %w", rs.r.ID, err))
@@ -90,8 +94,14 @@ func (rs *runState) iterate(ctx context.Context) error {
 
 // chat makes one provider call, streaming text to the route.
 func (rs *runState) chat(ctx context.Context) (beamclaw.ChatResponse, error) {
+	sampling := rs.r.Sampling
+	if sampling != nil && sampling.ToolChoice != nil && (rs.chats > 0 || len(rs.defs) == 0) {
+		s := *sampling // tool_choice holds for the run's first call only
+		s.ToolChoice, sampling = nil, &s
+	}
+	rs.chats++
 	req := beamclaw.ChatRequest{Model: rs.model, System: rs.system, Messages: rs.history, Tools: rs.defs,
-		MaxTokens: rs.e.opts.MaxTokens, Sampling: rs.r.Sampling, Conversation: rs.r.SessionID}
+		MaxTokens: rs.e.opts.MaxTokens, Sampling: sampling, Conversation: rs.r.SessionID}
 	count := len(rs.history)
 	if rs.system != "" {
 		count++
@@ -240,6 +250,24 @@ func (rs *runState) finish(ctx context.Context, text string) error {
 	}
 	usage := rs.usage
 	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, Text: text, Usage: &usage})
+	rs.complete(ctx, true)
+	return nil
+}
+
+// park ends a run whose model called the client's functions: the step
+// (the calls, and the results of the agent's own calls among them) is
+// persisted, and the final event hands the client its calls. The client's
+// results continue the turn as a run of their own.
+func (rs *runState) park(ctx context.Context, text string, msgs []beamclaw.Message, calls []beamclaw.ToolCall) error {
+	rs.setState(ctx, StateFinalizing)
+	if err := rs.r.Lane.Commit(ctx, msgs); err != nil {
+		return rs.commitFailed(ctx, fmt.Errorf("commit function calls of run %s: %w", rs.r.ID, err))
+	}
+	for _, n := range rs.notes {
+		text = joinText(text, "(Budget: "+n+".)")
+	}
+	usage := rs.usage
+	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, Text: text, Usage: &usage, Calls: calls})
 	rs.complete(ctx, true)
 	return nil
 }

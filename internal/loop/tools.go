@@ -15,8 +15,9 @@ import (
 
 // step runs the tool calls of one model response and returns the messages
 // to append: the assistant message carrying the (scrubbed) calls, then one
-// tool message per call, in order.
-func (rs *runState) step(ctx context.Context, text string, calls []beamclaw.ToolCall) ([]beamclaw.Message, error) {
+// tool message per call it ran, in order. Calls of the client's functions
+// are not run here: they are returned (scrubbed) for the client.
+func (rs *runState) step(ctx context.Context, text string, calls []beamclaw.ToolCall) (msgs []beamclaw.Message, parked []beamclaw.ToolCall, err error) {
 	now := rs.e.opts.Clock.Now()
 	shown := make([]beamclaw.ToolCall, len(calls))
 	for i := range calls {
@@ -29,17 +30,21 @@ func (rs *runState) step(ctx context.Context, text string, calls []beamclaw.Tool
 		shown[i] = calls[i]
 		shown[i].Args = rs.e.opts.Scrub.JSON(calls[i].Args)
 	}
-	msgs := make([]beamclaw.Message, 0, len(calls)+1)
+	msgs = make([]beamclaw.Message, 0, len(calls)+1)
 	msgs = append(msgs, beamclaw.Message{Role: beamclaw.RoleAssistant, Content: text, ToolCalls: shown, Time: now})
 	for i := range calls {
+		if rs.isFunction(calls[i].Name) {
+			parked = append(parked, shown[i])
+			continue
+		}
 		res, err := rs.call(ctx, calls[i], shown[i])
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		msgs = append(msgs, beamclaw.Message{Role: beamclaw.RoleTool, ToolCallID: calls[i].ID, Name: calls[i].Name,
 			Content: res.Content, Time: rs.e.opts.Clock.Now()})
 	}
-	return msgs, nil
+	return msgs, parked, nil
 }
 
 // call applies policy and approval to one call and runs it. The result is
@@ -94,6 +99,7 @@ func deniedResult(c beamclaw.ToolCall, reason string) beamclaw.ToolResult {
 func (rs *runState) approve(ctx context.Context, spec beamclaw.ToolSpec, c beamclaw.ToolCall, why string, asking func() string) (bool, string, error) {
 	opts := rs.e.opts
 	if rs.r.NoApproval {
+		rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvNeedsApproval, Tool: &c, Text: why})
 		return false, noApprovalReason(c.Name, why, rs.r.Autonomy, rs.r.Channel), nil
 	}
 	key := opts.Shape(c.Name, c.Args)

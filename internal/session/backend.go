@@ -32,7 +32,7 @@ type change struct {
 	reset   bool               // delete the whole history first
 	from    uint64             // key of msgs[0]
 	msgs    []beamclaw.Message // appended to history
-	pend    *beamclaw.Message  // stored as pending at key pendSeq
+	pend    []beamclaw.Message // stored as pending at keys pendSeq, pendSeq+1, ...
 	pendSeq uint64
 	unpend  []uint64          // pending keys to delete
 	created bool              // the record did not exist before
@@ -40,6 +40,7 @@ type change struct {
 	forget  []string          // remembered message ids that left the window
 	index   map[string]string // thread index entries to write (threadKey -> thread)
 	usage   []usage.Entry     // model calls written to the usage ledger in the same transaction
+	resp    *Response         // a Responses API record to store (response.go)
 }
 
 // seenID is a channel's message id remembered with the run that answers
@@ -73,7 +74,9 @@ type backend interface {
 	setArchived(ids []string, at time.Time) error // archive (or, with a zero at, restore) sessions
 	count() int
 	thread(key string) (string, bool, error) // the thread of a threadKey
-	threaded(prefix string) (bool, error)    // any thread index entry under prefix
+	response(id string) (Response, bool, error)
+	deleteResponse(id string) error       // removing a session removes its responses
+	threaded(prefix string) (bool, error) // any thread index entry under prefix
 	// maintained is what maintenance did (maintain.go): its marks by
 	// session and the date of the last nightly pass.
 	maintained() (marks map[string]maintMark, night string, err error)
@@ -92,10 +95,25 @@ type memBackend struct {
 	mu       sync.Mutex
 	sessions map[string]*stored
 	threads  map[string]string
+	resps    map[string]Response
 }
 
 func newMemBackend() *memBackend {
-	return &memBackend{sessions: make(map[string]*stored), threads: make(map[string]string)}
+	return &memBackend{sessions: make(map[string]*stored), threads: make(map[string]string), resps: make(map[string]Response)}
+}
+
+func (b *memBackend) response(id string) (Response, bool, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r, ok := b.resps[id]
+	return r, ok, nil
+}
+
+func (b *memBackend) deleteResponse(id string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.resps, id)
+	return nil
 }
 
 func (b *memBackend) thread(key string) (string, bool, error) {
@@ -149,9 +167,12 @@ func (b *memBackend) apply(id string, c change) error {
 			s.pending = slices.Delete(s.pending, i, i+1)
 		}
 	}
-	if c.pend != nil {
-		s.pending = append(s.pending, *c.pend)
-		s.seqs = append(s.seqs, c.pendSeq)
+	for i, m := range c.pend {
+		s.pending = append(s.pending, m)
+		s.seqs = append(s.seqs, c.pendSeq+uint64(i))
+	}
+	if c.resp != nil {
+		b.resps[c.resp.ID] = *c.resp
 	}
 	s.seen = slices.DeleteFunc(s.seen, func(e seenID) bool { return slices.Contains(c.forget, e.ID) })
 	if c.seen != nil {
@@ -165,6 +186,11 @@ func (b *memBackend) remove(ids []string) error {
 	defer b.mu.Unlock()
 	for _, id := range ids {
 		delete(b.sessions, id)
+	}
+	for k, r := range b.resps {
+		if slices.Contains(ids, r.Session) {
+			delete(b.resps, k)
+		}
 	}
 	return nil
 }

@@ -24,6 +24,10 @@ const (
 	nameSeen     = "session_msgids"      // id + 0 + channel message id -> seenID
 	nameThreads  = "session_threads"     // threadKey -> thread name (thread.go)
 	nameMaint    = "session_maintenance" // id -> maintMark; nightKey -> date of the last nightly pass (maintain.go)
+	// nameResponses holds Responses API records: response id -> the
+	// session's id (idLen bytes, so removing a session finds its
+	// responses without decoding them) and the Response's JSON.
+	nameResponses = "session_responses"
 )
 
 // nightKey holds the date of the last nightly pass among the session ids
@@ -31,12 +35,13 @@ const (
 const nightKey = "\x00last_night"
 
 var (
-	bucketSessions = []byte(nameSessions)
-	bucketHistory  = []byte(nameHistory)
-	bucketPending  = []byte(namePending)
-	bucketSeen     = []byte(nameSeen)
-	bucketThreads  = []byte(nameThreads)
-	bucketMaint    = []byte(nameMaint)
+	bucketSessions  = []byte(nameSessions)
+	bucketHistory   = []byte(nameHistory)
+	bucketPending   = []byte(namePending)
+	bucketSeen      = []byte(nameSeen)
+	bucketThreads   = []byte(nameThreads)
+	bucketMaint     = []byte(nameMaint)
+	bucketResponses = []byte(nameResponses)
 )
 
 // boltBackend stores sessions in bbolt.
@@ -48,7 +53,7 @@ type boltBackend struct {
 
 func newBoltBackend(db *store.DB) (*boltBackend, error) {
 	b := &boltBackend{db: db}
-	if err := db.Buckets(nameSessions, nameHistory, namePending, nameSeen, nameThreads, nameMaint); err != nil {
+	if err := db.Buckets(nameSessions, nameHistory, namePending, nameSeen, nameThreads, nameMaint, nameResponses); err != nil {
 		return nil, fmt.Errorf("session store: %w", err)
 	}
 	err := db.View(func(tx *bolt.Tx) error {
@@ -173,7 +178,7 @@ func (b *boltBackend) remove(ids []string) error {
 				return err
 			}
 		}
-		return nil
+		return deleteResponsesOf(tx.Bucket(bucketResponses), ids)
 	})
 	if err != nil {
 		return fmt.Errorf("delete sessions: %w", err)
@@ -332,5 +337,53 @@ func loadSeen(bk *bolt.Bucket, id string, s *stored) error {
 		s.seen = append(s.seen, e)
 	}
 	slices.SortFunc(s.seen, func(a, b seenID) int { return a.At.Compare(b.At) })
+	return nil
+}
+
+// encodeResponse is r's value in the responses bucket.
+func encodeResponse(r *Response) ([]byte, error) {
+	if len(r.Session) != idLen {
+		return nil, fmt.Errorf("response %s: session id %q is not a session id", r.ID, r.Session)
+	}
+	v, err := store.Encode(r)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(r.Session), v...), nil
+}
+
+func (b *boltBackend) response(id string) (r Response, ok bool, err error) {
+	err = b.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketResponses).Get([]byte(id))
+		if len(v) < idLen {
+			return nil
+		}
+		ok = true
+		return store.Decode(v[idLen:], &r)
+	})
+	if err != nil {
+		return Response{}, false, fmt.Errorf("load response %s: %w", id, err)
+	}
+	return r, ok, nil
+}
+
+func (b *boltBackend) deleteResponse(id string) error {
+	return b.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketResponses).Delete([]byte(id)) })
+}
+
+// deleteResponsesOf deletes the responses of the sessions ids.
+func deleteResponsesOf(bk *bolt.Bucket, ids []string) error {
+	c := bk.Cursor()
+	for k, v := c.First(); k != nil; {
+		if len(v) >= idLen && slices.Contains(ids, string(v[:idLen])) {
+			at := slices.Clone(k)
+			if err := c.Delete(); err != nil {
+				return err
+			}
+			k, v = c.Seek(at)
+			continue
+		}
+		k, v = c.Next()
+	}
 	return nil
 }

@@ -31,8 +31,9 @@ type sessionWrite struct {
 	c    change
 	rec  []byte   // c.rec
 	msgs [][]byte // c.msgs
-	pend []byte   // c.pend, nil without one
+	pend [][]byte // c.pend
 	seen []byte   // c.seen, nil without one
+	resp []byte   // c.resp's value, nil without one
 
 	ledger *usage.Ledger // writes c.usage (nil: none)
 }
@@ -48,8 +49,15 @@ func encodeWrite(id string, c change) (*sessionWrite, error) {
 			return nil, err
 		}
 	}
-	if c.pend != nil {
-		if w.pend, err = store.Encode(c.pend); err != nil {
+	for i := range c.pend {
+		v, err := store.Encode(&c.pend[i])
+		if err != nil {
+			return nil, err
+		}
+		w.pend = append(w.pend, v)
+	}
+	if c.resp != nil {
+		if w.resp, err = encodeResponse(c.resp); err != nil {
 			return nil, err
 		}
 	}
@@ -76,6 +84,11 @@ func (w *sessionWrite) put(tx *bolt.Tx) error {
 	}
 	if err := w.putThreads(tx); err != nil {
 		return err
+	}
+	if w.resp != nil {
+		if err := tx.Bucket(bucketResponses).Put([]byte(w.c.resp.ID), w.resp); err != nil {
+			return err
+		}
 	}
 	if w.ledger != nil {
 		if err := w.ledger.Put(tx, w.c.usage); err != nil {
@@ -108,7 +121,7 @@ func (w *sessionWrite) putHistory(tx *bolt.Tx) error {
 // putPending deletes the pending messages that joined history and stores
 // the new pending one.
 func (w *sessionWrite) putPending(tx *bolt.Tx) error {
-	if len(w.c.unpend) == 0 && w.pend == nil {
+	if len(w.c.unpend) == 0 && len(w.pend) == 0 {
 		return nil
 	}
 	pb := tx.Bucket(bucketPending)
@@ -117,8 +130,8 @@ func (w *sessionWrite) putPending(tx *bolt.Tx) error {
 			return err
 		}
 	}
-	if w.pend != nil {
-		if err := pb.Put(key(w.id, w.c.pendSeq), w.pend); err != nil {
+	for i, v := range w.pend {
+		if err := pb.Put(key(w.id, w.c.pendSeq+uint64(i)), v); err != nil {
 			return err
 		}
 	}

@@ -46,8 +46,11 @@ func (l *lane) pick(gen int) *run {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	r := l.pickLocked()
-	if r == nil && l.gen == gen {
-		l.active, l.parkedGen = false, gen
+	if r == nil {
+		l.wakeSettled()
+		if l.gen == gen {
+			l.active, l.parkedGen = false, gen
+		}
 	}
 	return r
 }
@@ -61,10 +64,10 @@ func (l *lane) pickLocked() *run {
 		if r.maintain != nil { // maintenance is not retried: the next scan asks again
 			r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: r.id, SessionID: l.id, Text: msgCrashed})
 		} else if !r.route.ended() {
-			text, answered := l.answered(r)
+			ev, answered := l.answered(r)
 			switch {
 			case answered:
-				r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, RunID: r.id, SessionID: l.id, Text: text})
+				r.route.Deliver(ev)
 			case r.attempts >= maxAttempts:
 				r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: r.id, SessionID: l.id, Text: msgCrashed})
 			default:
@@ -88,17 +91,22 @@ func (l *lane) pickLocked() *run {
 	return r
 }
 
-// answered finds the final answer of r when it was stored before a crash.
-func (l *lane) answered(r *run) (string, bool) {
-	if r.pending != 0 || r.epoch != l.epoch {
-		return "", false
+// answered finds the end of r's turn when it was stored before a crash:
+// its final answer, or the calls of the client's functions it stopped at.
+func (l *lane) answered(r *run) (beamclaw.RunEvent, bool) {
+	if len(r.pending) > 0 || r.epoch != l.epoch {
+		return beamclaw.RunEvent{}, false
 	}
-	for i := r.start + 1; i < len(l.history); i++ {
-		if m := l.history[i]; m.Role == beamclaw.RoleAssistant && len(m.ToolCalls) == 0 {
-			return m.Content, true
+	out := l.history[min(r.start+len(r.msgs), len(l.history)):]
+	for _, m := range out {
+		if m.Role == beamclaw.RoleAssistant && len(m.ToolCalls) == 0 {
+			return beamclaw.RunEvent{Type: beamclaw.EvFinal, RunID: r.id, SessionID: l.id, Text: m.Content}, true
 		}
 	}
-	return "", false
+	if open := OpenCalls(out); len(open) > 0 && len(r.functions) > 0 {
+		return beamclaw.RunEvent{Type: beamclaw.EvFinal, RunID: r.id, SessionID: l.id, Calls: open}, true
+	}
+	return beamclaw.RunEvent{}, false
 }
 
 // promote moves r's user message from the pending area (or, held in
@@ -107,18 +115,18 @@ func (l *lane) promote(r *run) error {
 	if r.held {
 		return l.promoteHeld(r)
 	}
-	if r.pending == 0 {
+	if len(r.pending) == 0 {
 		return nil
 	}
 	return l.update(func(rec *record) (change, bool) {
 		rec.Updated = l.m.clock.Now()
-		c := change{from: rec.NextSeq, msgs: []beamclaw.Message{r.msg}, unpend: []uint64{r.pending}}
-		rec.NextSeq++
-		rec.Messages++
+		c := change{from: rec.NextSeq, msgs: r.msgs, unpend: r.pending}
+		rec.NextSeq += uint64(len(r.msgs))
+		rec.Messages += len(r.msgs)
 		return c, true
 	}, func() {
-		l.history = append(l.history, r.msg)
-		r.start, r.epoch, r.pending = len(l.history)-1, l.epoch, 0
+		l.history = append(l.history, r.msgs...)
+		r.start, r.epoch, r.pending = len(l.history)-len(r.msgs), l.epoch, nil
 	})
 }
 
@@ -134,9 +142,9 @@ func (l *lane) promoteHeld(r *run) error {
 	l.mu.Lock()
 	rec := l.rec
 	rec.Updated = l.m.clock.Now()
-	c := change{from: rec.NextSeq, msgs: []beamclaw.Message{r.msg}, seen: r.heldSeen}
-	rec.NextSeq++
-	rec.Messages++
+	c := change{from: rec.NextSeq, msgs: r.msgs, seen: r.heldSeen}
+	rec.NextSeq += uint64(len(r.msgs))
+	rec.Messages += len(r.msgs)
 	c.rec = rec
 	l.mu.Unlock()
 	if l.m.store.writable() {
@@ -146,8 +154,8 @@ func (l *lane) promoteHeld(r *run) error {
 	}
 	l.mu.Lock()
 	l.rec = rec
-	l.history = append(l.history, r.msg)
-	r.start, r.epoch, r.held = len(l.history)-1, l.epoch, false
+	l.history = append(l.history, r.msgs...)
+	r.start, r.epoch, r.held = len(l.history)-len(r.msgs), l.epoch, false
 	l.mu.Unlock()
 	return nil
 }
@@ -160,7 +168,7 @@ func (l *lane) loopRun(r *run) loop.Run {
 	return loop.Run{ID: r.id, SessionID: l.id, UserID: l.m.opts.Person(l.rec.UserID), AgentID: l.rec.AgentID,
 		Origin:  usage.OriginOf(r.channel, l.rec.Thread, r.maintain != nil),
 		Channel: r.channel, Trust: r.trust, Autonomy: r.autonomy, History: l.history[:n:n], Route: r.route,
-		Lane: &runLane{l: l, r: r}, NoApproval: r.noAsk, Sampling: r.sampling, Maintain: r.maintain}
+		Lane: &runLane{l: l, r: r}, NoApproval: r.noAsk, Sampling: r.sampling, Maintain: r.maintain, Functions: r.functions}
 }
 
 // finish records that the loop completed r. A user message still
@@ -173,9 +181,13 @@ func (l *lane) finish(r *run) {
 	if !r.route.ended() {
 		r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: r.id, SessionID: l.id, Text: msgCrashed})
 	}
+	l.endResponse(r)
 	l.mu.Lock()
 	if l.inflight == r {
 		l.inflight = nil
 	}
 	l.mu.Unlock()
+	if r.ended != nil {
+		close(r.ended)
+	}
 }

@@ -14,13 +14,17 @@ import (
 )
 
 // RunEphemeral answers history (the caller's whole conversation, ending
-// with the new user message, with the caller's sampling controls) for agentID without a session: nothing is
+// with the new user message or the results of the client's function
+// calls, with the caller's sampling controls and functions) for agentID
+// without a session: nothing is
 // stored and no approval can be asked, so tools that need one are denied
 // unless the agent's autonomy allows them. It runs in the caller's
 // goroutine and returns when route got its terminal event; the error is
 // only for the caller's logs (route already got an EvError).
-func (m *Manager) RunEphemeral(ctx context.Context, agentID string, history []beamclaw.Message, sampling *beamclaw.Sampling, route beamclaw.Route) (runID string, err error) {
-	return m.RunDetached(ctx, Detached{Agent: agentID, Channel: beamclaw.ChannelHTTP, History: history, Sampling: sampling}, route)
+func (m *Manager) RunEphemeral(ctx context.Context, agentID string, history []beamclaw.Message, sampling *beamclaw.Sampling,
+	functions []beamclaw.ToolDef, route beamclaw.Route) (runID string, err error) {
+	return m.RunDetached(ctx, Detached{Agent: agentID, Channel: beamclaw.ChannelHTTP, History: history, Sampling: sampling,
+		Functions: functions}, route)
 }
 
 // Detached is a run in no session (see RunDetached).
@@ -35,6 +39,8 @@ type Detached struct {
 	Autonomy beamclaw.Autonomy // a ceiling below the agent's and the channel's ("" = none)
 	History  []beamclaw.Message
 	Sampling *beamclaw.Sampling
+	// Functions are the client's own function tools (loop.Run.Functions).
+	Functions []beamclaw.ToolDef
 	// Origin is the usage ledger's origin of its calls (usage.Origin*;
 	// "" = by its channel).
 	Origin string
@@ -76,7 +82,7 @@ func (m *Manager) RunDetached(ctx context.Context, d Detached, route beamclaw.Ro
 		ID: runID, SessionID: sessionID, UserID: d.User, AgentID: agentID, Channel: d.Channel, Trust: d.Trust,
 		Origin:   cmp.Or(d.Origin, usage.OriginOf(d.Channel, "", false)),
 		Autonomy: m.autonomy(beamclaw.Inbound{AgentID: agentID, Channel: d.Channel, Trust: d.Trust, Autonomy: d.Autonomy}), History: slices.Clip(history), Route: or,
-		Lane: lane, NoApproval: true, Sampling: sampling,
+		Lane: lane, NoApproval: true, Sampling: sampling, Functions: d.Functions,
 	})
 	return runID, err
 }

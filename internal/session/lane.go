@@ -30,13 +30,15 @@ type run struct {
 	sampling   *beamclaw.Sampling
 	transcript *beamclaw.Transcript // the client's copy of a thread (thread.go)
 	route      *onceRoute
-	msg        beamclaw.Message // the user message
-	pending    uint64           // its pending key while not yet in history
-	attempts   int
-	start      int                // index of msg in history once dispatched
-	epoch      int                // the lane's epoch when dispatched (a reset bumps it)
-	canceled   bool               // Manager.Cancel was called (l.mu)
-	cancel     context.CancelFunc // cancels the run's context while it runs (l.mu)
+	// msgs are the run's input: the user message, or the client's results
+	// of the function calls the session's last run ended with.
+	msgs     []beamclaw.Message
+	pending  []uint64 // their pending keys while not yet in history
+	attempts int
+	start    int                // index of msgs[0] in history once dispatched
+	epoch    int                // the lane's epoch when dispatched (a reset bumps it)
+	canceled bool               // Manager.Cancel was called (l.mu)
+	cancel   context.CancelFunc // cancels the run's context while it runs (l.mu)
 	// ackOnAnswer: the channel acknowledges r only with its answer, so its
 	// user message is stored with the run's first write (Inbound.AckOnAnswer).
 	ackOnAnswer bool
@@ -54,6 +56,14 @@ type run struct {
 	// spent holds the model calls r made since its last write (the
 	// run's goroutine only): the next write takes them to the ledger.
 	spent []beamclaw.LLMCall
+	used  beamclaw.Usage // every call's usage, for its response record
+	// functions are the client's own tools offered with r
+	// (Inbound.Functions); resp is the Responses API response r answers
+	// (nil: none), respDone once its record is written.
+	functions []beamclaw.ToolDef
+	resp      *beamclaw.ResponseRef
+	respDone  bool
+	ended     chan struct{} // closed when r ended (lane.finish)
 }
 
 // lane is a session's serialization point: history, metadata, the FIFO of
@@ -93,8 +103,9 @@ type lane struct {
 	// With nothing to do the loop parks and the supervisor ends, so a
 	// session waiting for its next message holds no goroutine at all.
 	active    bool
-	gen       int // activations so far
-	parkedGen int // the activation whose loop parked last
+	gen       int           // activations so far
+	parkedGen int           // the activation whose loop parked last
+	settled   chan struct{} // closed when the lane next has no run (settle)
 }
 
 type approval struct {
@@ -135,6 +146,7 @@ func (l *lane) stop() {
 		runs = append([]*run{l.inflight}, runs...)
 	}
 	l.inflight, l.queue = nil, nil
+	l.wakeSettled()
 	l.mu.Unlock()
 	for _, r := range runs {
 		r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: r.id, SessionID: l.id, Text: msgStopped})
@@ -151,4 +163,34 @@ func (l *lane) snapshot() []beamclaw.Message {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.Clone(l.history)
+}
+
+// settle waits until no run of the lane is queued or in flight (the loop
+// parked), or ctx ends.
+func (l *lane) settle(ctx context.Context) error {
+	for {
+		l.mu.Lock()
+		if l.inflight == nil && len(l.queue) == 0 {
+			l.mu.Unlock()
+			return nil
+		}
+		if l.settled == nil {
+			l.settled = make(chan struct{})
+		}
+		ch := l.settled
+		l.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// wakeSettled wakes the callers of settle. The caller holds l.mu.
+func (l *lane) wakeSettled() {
+	if l.settled != nil {
+		close(l.settled)
+		l.settled = nil
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -122,6 +123,11 @@ func (m *Manager) Send(ctx context.Context, in beamclaw.Inbound) (string, error)
 	if in.UserID == "" || in.AgentID == "" {
 		return "", beamclaw.E(op, beamclaw.KindInvalid, "a message needs a user and an agent", nil)
 	}
+	if in.From != nil {
+		if err := m.continueFrom(ctx, &in); err != nil {
+			return "", err
+		}
+	}
 	if err := m.resolveThread(&in); err != nil {
 		return "", beamclaw.E(op, beamclaw.KindStorage, "", err)
 	}
@@ -152,10 +158,19 @@ func (m *Manager) Send(ctx context.Context, in beamclaw.Inbound) (string, error)
 	}
 	r := &run{id: runID, channel: in.Channel, trust: in.Trust, origin: in.Origin, autonomy: m.autonomy(in), noAsk: in.NoApproval, route: route,
 		sampling: in.Sampling, transcript: in.Transcript, ackOnAnswer: in.AckOnAnswer, digest: in.MessageDigest,
-		msg: beamclaw.Message{ID: runID, Role: beamclaw.RoleUser, Content: in.Content,
-			Attachments: in.Attachments, Time: m.clock.Now()}}
+		msgs: m.input(runID, in), functions: in.Functions, resp: in.Response, ended: make(chan struct{})}
+	if len(in.ToolResults) > 0 || len(in.Functions) > 0 || in.Response != nil {
+		// The input answers, or may leave, calls at the end of the
+		// history: it is checked against the history once the run ahead
+		// (which may be the one that stopped at them) ended.
+		if err := l.settle(ctx); err != nil {
+			return "", beamclaw.E(op, beamclaw.KindTimeout, "the conversation stayed busy", err)
+		}
+	}
 	prev, err := l.submit(r, in.MessageID)
 	switch {
+	case errors.Is(err, beamclaw.ErrOpenCalls):
+		return "", err
 	case errors.Is(err, beamclaw.ErrMessageReused):
 		return "", beamclaw.E(op, beamclaw.KindConflict, "this message id was already used for a different message", err)
 	case err != nil:
@@ -319,5 +334,54 @@ func (m *Manager) apply(id string, c change) error {
 			m.log.Warn("usage ledger", "session_id", id, "err", err)
 		}
 	}
+	return nil
+}
+
+// input is the messages a run of in starts with: the client's function
+// results, or its user message. The first carries the run's id.
+func (m *Manager) input(runID string, in beamclaw.Inbound) []beamclaw.Message {
+	now := m.clock.Now()
+	if len(in.ToolResults) == 0 {
+		return []beamclaw.Message{{ID: runID, Role: beamclaw.RoleUser, Content: in.Content, Attachments: in.Attachments, Time: now}}
+	}
+	out := make([]beamclaw.Message, len(in.ToolResults))
+	for i, res := range in.ToolResults {
+		out[i] = beamclaw.Message{Role: beamclaw.RoleTool, ToolCallID: res.ToolCallID, Name: res.Name, Content: res.Content, Time: now}
+	}
+	out[0].ID = runID
+	return out
+}
+
+// continueFrom resolves in.From: the session itself when the point is the
+// end of its history; otherwise a new thread holding a copy of the history
+// up to the point (a branch; the original is untouched).
+func (m *Manager) continueFrom(ctx context.Context, in *beamclaw.Inbound) error {
+	const op = "session.Send"
+	p := *in.From
+	src, err := m.acquire(ctx, p.Session, nil)
+	if err != nil {
+		return err
+	}
+	defer m.release(src)
+	if !src.ownedBy(in.UserID, in.AgentID, m.opts.Person) {
+		return notFound(op, p.Session)
+	}
+	if err := src.settle(ctx); err != nil {
+		return beamclaw.E(op, beamclaw.KindTimeout, "the conversation stayed busy", err)
+	}
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	next := src.rec.NextSeq
+	base := next - uint64(len(src.history))
+	switch {
+	case p.Seq == next:
+		in.Session = p.Session
+		return nil
+	case p.Seq < base || p.Seq > next:
+		return beamclaw.E(op, beamclaw.KindConflict, "the conversation was compacted or reset after this response: "+
+			"continue from its newest response", nil)
+	}
+	in.Thread = newThread()
+	in.Transcript = &beamclaw.Transcript{Messages: slices.Clone(src.history[:p.Seq-base])}
 	return nil
 }

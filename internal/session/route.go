@@ -15,6 +15,8 @@ type onceRoute struct {
 	r     beamclaw.Route
 	extra []beamclaw.Route // routes of resends of the same message
 	done  bool
+	end   beamclaw.RunEvent // the terminal event, once done
+	asked bool              // a call needed an approval nobody here could give
 }
 
 func newOnceRoute(r beamclaw.Route) *onceRoute { return &onceRoute{r: r} }
@@ -28,6 +30,10 @@ func (o *onceRoute) Deliver(ev beamclaw.RunEvent) {
 		return
 	}
 	o.done = ev.Terminal()
+	if o.done {
+		o.end = ev
+	}
+	o.asked = o.asked || ev.Type == beamclaw.EvNeedsApproval
 	if o.r != nil {
 		o.r.Deliver(ev)
 	}
@@ -46,6 +52,21 @@ func (o *onceRoute) attach(r beamclaw.Route) bool {
 	}
 	o.extra = append(o.extra, r)
 	return true
+}
+
+// terminal is the terminal event delivered (zero before there is one).
+func (o *onceRoute) terminal() beamclaw.RunEvent {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.end
+}
+
+// neededApproval reports whether a call of the run was not run for want
+// of an approval nobody on its route could give.
+func (o *onceRoute) neededApproval() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.asked
 }
 
 // ended reports whether the terminal event was delivered.

@@ -1,7 +1,9 @@
 package session
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
@@ -27,6 +29,10 @@ func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
 		forget = l.expiring(now)
 	}
 	idle := l.inflight == nil && len(l.queue) == 0
+	if err := l.checkInput(r, idle); err != nil {
+		l.mu.Unlock()
+		return "", err
+	}
 	rec := l.rec
 	rec.Updated, rec.Archived = now, time.Time{} // a message makes an archived session active again
 	c := change{created: !l.stored, seen: seen, forget: forget}
@@ -34,7 +40,7 @@ func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
 	if idle && r.transcript != nil {
 		hist, marks, same := l.transcriptHistory(r.transcript)
 		if !same {
-			rewrite = append(hist, r.msg)
+			rewrite = append(hist, r.msgs...)
 			c.reset, c.from, c.msgs = true, rec.NextSeq, rewrite
 			rec.NextSeq += uint64(len(rewrite))
 			rec.Messages, rec.Marks = len(rewrite), marks
@@ -43,12 +49,12 @@ func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
 	switch {
 	case rewrite != nil:
 	case idle:
-		c.from, c.msgs = rec.NextSeq, []beamclaw.Message{r.msg}
-		rec.NextSeq++
-		rec.Messages++
+		c.from, c.msgs = rec.NextSeq, r.msgs
+		rec.NextSeq += uint64(len(r.msgs))
+		rec.Messages += len(r.msgs)
 	default:
-		rec.NextPending++
-		c.pend, c.pendSeq = &r.msg, rec.NextPending
+		c.pend, c.pendSeq = r.msgs, rec.NextPending+1
+		rec.NextPending += uint64(len(r.msgs))
 	}
 	c.rec = rec
 	deferWrite := rewrite == nil && r.ackOnAnswer && l.m.store.writable()
@@ -75,11 +81,13 @@ func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
 	switch {
 	case idle:
 		if rewrite == nil {
-			l.history = append(l.history, r.msg)
+			l.history = append(l.history, r.msgs...)
 		}
-		r.start, r.epoch = len(l.history)-1, l.epoch
+		r.start, r.epoch = len(l.history)-len(r.msgs), l.epoch
 	case !r.held:
-		r.pending = c.pendSeq
+		for i := range r.msgs {
+			r.pending = append(r.pending, c.pendSeq+uint64(i))
+		}
 	}
 	l.queue = append(l.queue, r)
 	l.forgetIDs(forget)
@@ -130,7 +138,7 @@ func (l *lane) answerResend(prevRunID string, resend *run) {
 		}
 	}
 	idx := slices.IndexFunc(l.history, func(m beamclaw.Message) bool {
-		return m.Role == beamclaw.RoleUser && m.ID == prevRunID
+		return (m.Role == beamclaw.RoleUser || m.Role == beamclaw.RoleTool) && m.ID == prevRunID
 	})
 	if idx < 0 {
 		l.mu.Unlock()
@@ -144,14 +152,15 @@ func (l *lane) answerResend(prevRunID string, resend *run) {
 			return
 		}
 	}
-	if idx != len(l.history)-1 {
+	end := idx + len(resend.msgs)
+	if end != len(l.history) {
 		l.mu.Unlock()
 		route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: prevRunID, SessionID: l.id, Text: msgStopped})
 		return
 	}
 	// Stored, unanswered and newest: answer it now, without storing it twice.
-	resend.id, resend.msg = prevRunID, l.history[idx]
-	resend.start, resend.epoch, resend.pending = idx, l.epoch, 0
+	resend.id, resend.msgs = prevRunID, slices.Clone(l.history[idx:end])
+	resend.start, resend.epoch, resend.pending = idx, l.epoch, nil
 	l.queue = append(l.queue, resend)
 	l.mu.Unlock()
 	l.activate()
@@ -209,4 +218,64 @@ func (l *lane) forgetIDs(ids []string) {
 		delete(l.seen, id)
 	}
 	l.seenOrder = l.seenOrder[len(ids):]
+}
+
+// checkInput refuses r when the session cannot take it now: results of
+// function calls that are not the ones open, or a new user message while
+// calls of the client's functions wait for their results (the model
+// cannot be asked with calls unanswered). Results need an idle session
+// (Send waits for it): they answer the end of the history as it stands.
+// The caller holds l.mu.
+func (l *lane) checkInput(r *run, idle bool) error {
+	results := r.msgs[0].Role == beamclaw.RoleTool
+	if !idle {
+		if results {
+			return beamclaw.E("session.Send", beamclaw.KindConflict, "the conversation is busy: a run is in progress", beamclaw.ErrOpenCalls)
+		}
+		return nil
+	}
+	hist := l.history
+	if r.transcript != nil { // a thread's history is about to be made to match the client's copy
+		if h, _, same := l.transcriptHistory(r.transcript); !same {
+			hist = h
+		}
+	}
+	return matchOpenCalls(OpenCalls(hist), r.msgs, results)
+}
+
+// matchOpenCalls checks input against the calls open at the end of the
+// history.
+func matchOpenCalls(open []beamclaw.ToolCall, input []beamclaw.Message, results bool) error {
+	const op = "session.Send"
+	ids := make([]string, len(open))
+	for i, c := range open {
+		ids[i] = c.ID
+	}
+	if !results {
+		if len(open) > 0 {
+			return beamclaw.E(op, beamclaw.KindInvalid, "the conversation waits for the results of the function calls "+
+				strings.Join(ids, ", ")+": send them before a new message", beamclaw.ErrOpenCalls)
+		}
+		return nil
+	}
+	got := make([]string, 0, len(input))
+	for _, m := range input {
+		if !slices.Contains(ids, m.ToolCallID) {
+			return beamclaw.E(op, beamclaw.KindInvalid, fmt.Sprintf("no function call %q waits for a result in this conversation", m.ToolCallID), beamclaw.ErrOpenCalls)
+		}
+		if slices.Contains(got, m.ToolCallID) {
+			return beamclaw.E(op, beamclaw.KindInvalid, fmt.Sprintf("the function call %q has two results", m.ToolCallID), beamclaw.ErrOpenCalls)
+		}
+		got = append(got, m.ToolCallID)
+	}
+	var missing []string
+	for _, id := range ids {
+		if !slices.Contains(got, id) {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		return beamclaw.E(op, beamclaw.KindInvalid, "no result was sent for the function calls "+strings.Join(missing, ", "), beamclaw.ErrOpenCalls)
+	}
+	return nil
 }

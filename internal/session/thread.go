@@ -59,6 +59,10 @@ func (m *Manager) resolveThread(in *beamclaw.Inbound) error {
 		if in.Thread != "" {
 			return nil
 		}
+		if len(in.Functions) > 0 { // a run that may stop at the client's calls: the conversation the results continue
+			in.Thread = newThread()
+			return nil
+		}
 		used, err := m.store.threaded(threadPrefix(in.UserID, in.AgentID))
 		if used {
 			in.Thread = newThread()
@@ -107,7 +111,9 @@ func (l *lane) transcriptHistory(t *beamclaw.Transcript) (hist []beamclaw.Messag
 	now := l.m.clock.Now()
 	hist = make([]beamclaw.Message, 0, len(t.Messages))
 	for _, msg := range t.Messages {
-		msg.Time = now
+		if msg.Time.IsZero() { // a client's copy; a branch keeps its times
+			msg.Time = now
+		}
 		hist = append(hist, msg)
 	}
 	return hist, nil, false

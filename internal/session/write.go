@@ -35,6 +35,10 @@ func (rl *runLane) Commit(_ context.Context, msgs []beamclaw.Message) error {
 	rec.NextSeq += uint64(len(msgs))
 	rec.Messages += len(msgs)
 	c.rec = rec
+	ends := rl.r.endsTurn(msgs)
+	if ends && rl.r.resp != nil {
+		c.resp = l.responseOf(rl.r, msgs, rec.NextSeq) // stored with the answer
+	}
 	l.mu.Unlock()
 	calls := rl.r.spent
 	c.usage, rl.r.spent = l.usageOf(rl.r, rec, calls), nil
@@ -48,7 +52,7 @@ func (rl *runLane) Commit(_ context.Context, msgs []beamclaw.Message) error {
 		// The run's user message and its first messages, in one write.
 		merged := *d
 		merged.msgs = append(slices.Clip(d.msgs), c.msgs...)
-		merged.rec, merged.usage = c.rec, c.usage
+		merged.rec, merged.usage, merged.resp = c.rec, c.usage, c.resp
 		if err := l.m.apply(l.id, merged); err != nil {
 			l.refusedLocked(err)
 			return err
@@ -59,6 +63,7 @@ func (rl *runLane) Commit(_ context.Context, msgs []beamclaw.Message) error {
 	}
 	written = true
 	l.mu.Lock()
+	rl.r.respDone = rl.r.respDone || c.resp != nil
 	l.rec = rec
 	l.history = append(l.history, msgs...)
 	l.last = rec.Updated
@@ -66,8 +71,8 @@ func (rl *runLane) Commit(_ context.Context, msgs []beamclaw.Message) error {
 		l.mu.Unlock()
 		return nil
 	}
-	if last := msgs[len(msgs)-1]; rec.Thread != "" && last.Role == beamclaw.RoleAssistant && len(last.ToolCalls) == 0 {
-		l.endTurn(rl.r.id) // the answer: the client's copy will end here
+	if ends && rec.Thread != "" {
+		l.endTurn(rl.r.id) // the answer, or the calls for the client: the client's copy will end here
 	}
 	l.mu.Unlock()
 	return nil
@@ -75,7 +80,10 @@ func (rl *runLane) Commit(_ context.Context, msgs []beamclaw.Message) error {
 
 // Spend implements loop.Lane: the run's next write takes call to the
 // usage ledger.
-func (rl *runLane) Spend(call beamclaw.LLMCall) { rl.r.spent = append(rl.r.spent, call) }
+func (rl *runLane) Spend(call beamclaw.LLMCall) {
+	rl.r.spent = append(rl.r.spent, call)
+	rl.r.used = rl.r.used.Add(call.Usage)
+}
 
 // usageOf is the ledger entries of calls r made in the session whose
 // record is rec (nil without a ledger).

@@ -30,6 +30,7 @@ type chatRequest struct {
 	ResponseFormat    json.RawMessage `json:"response_format,omitempty"`
 	ReasoningEffort   string          `json:"reasoning_effort,omitempty"`
 	ParallelToolCalls *bool           `json:"parallel_tool_calls,omitempty"`
+	ToolChoice        json.RawMessage `json:"tool_choice,omitempty"`
 }
 
 type streamOptions struct {
@@ -159,7 +160,7 @@ func encodeChatHead(req beamclaw.ChatRequest, model string, maxCompletion bool) 
 		out.PresencePenalty, out.FrequencyPenalty = s.PresencePenalty, s.FrequencyPenalty
 		out.ResponseFormat, out.ReasoningEffort = s.ResponseFormat, s.ReasoningEffort
 		if len(req.Tools) > 0 {
-			out.ParallelToolCalls = s.ParallelToolCalls // providers refuse it without tools
+			out.ParallelToolCalls, out.ToolChoice = s.ParallelToolCalls, s.ToolChoice // providers refuse them without tools
 		}
 	}
 	return out

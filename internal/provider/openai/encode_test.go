@@ -114,9 +114,17 @@ func TestEncodeChatSampling(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", k, diff)
 		}
 	}
-	if _, ok := got["parallel_tool_calls"]; ok {
-		t.Error("parallel_tool_calls sent without tools (providers refuse it)")
+	for _, k := range []string{"parallel_tool_calls", "tool_choice"} {
+		if _, ok := got[k]; ok {
+			t.Errorf("%s sent without tools (providers refuse it)", k)
+		}
 	}
+	req.Sampling.ToolChoice = json.RawMessage(`{"type":"function","function":{"name":"lookup"}}`)
+	req.Tools = []beamclaw.ToolDef{{Name: "lookup", Source: beamclaw.SourceClient}}
+	if out := encodeChat(req, "m", false); string(out.ToolChoice) != string(req.Sampling.ToolChoice) || out.ParallelToolCalls == nil {
+		t.Errorf("with tools: tool_choice %s, parallel_tool_calls %v; want both sent", out.ToolChoice, out.ParallelToolCalls)
+	}
+	req.Tools = nil
 
 	// The agent's cap holds over a client asking for more.
 	req.Sampling.MaxTokens = 5000

@@ -1,0 +1,189 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+)
+
+// Response is a stored Responses API response (Inbound.Response): where
+// its run left the session, and what the run answered. A completed run's
+// record is written with its answer, in the same transaction; a run that
+// failed or was canceled has its record written when it ends.
+type Response struct {
+	ID      string `json:"id"`
+	Session string `json:"session"`
+	User    string `json:"user"`
+	Agent   string `json:"agent"`
+	Run     string `json:"run"`
+	// Status: completed, incomplete (Reason says why: approval_required),
+	// failed (Reason holds the error's words) or cancelled.
+	Status  string    `json:"status"`
+	Reason  string    `json:"reason,omitempty"`
+	Created time.Time `json:"created"`
+	Done    time.Time `json:"done"`
+	// At is where the run left the session's history: a message
+	// continuing from this response continues from there.
+	At beamclaw.Point `json:"at"`
+	// Output is what the run added after its input: assistant messages
+	// (with their tool calls) and the agent's tool results. Calls of the
+	// client's functions without a result are the response's open calls.
+	Output []beamclaw.Message `json:"output,omitempty"`
+	Usage  beamclaw.Usage     `json:"usage"`
+	// Echo is the edge's description of the request (ResponseRef.Echo).
+	Echo json.RawMessage `json:"echo,omitempty"`
+}
+
+// Response statuses.
+const (
+	StatusCompleted  = "completed"
+	StatusIncomplete = "incomplete"
+	StatusFailed     = "failed"
+	StatusCancelled  = "cancelled"
+	// ReasonApproval: a tool needed an approval nobody on the route could
+	// give (the OpenAI-compatible APIs), so it was not run.
+	ReasonApproval = "approval_required"
+)
+
+// Response returns stored response id of userID (KindNotFound for
+// another user's).
+func (m *Manager) Response(_ context.Context, userID, id string) (Response, error) {
+	const op = "session.Response"
+	r, ok, err := m.store.response(id)
+	switch {
+	case err != nil:
+		return Response{}, loadError(op, err)
+	case !ok || r.User != userID:
+		return Response{}, beamclaw.E(op, beamclaw.KindNotFound, "no such response", nil)
+	}
+	return r, nil
+}
+
+// DeleteResponse deletes stored response id of userID; the conversation
+// it is part of stays.
+func (m *Manager) DeleteResponse(ctx context.Context, userID, id string) error {
+	if _, err := m.Response(ctx, userID, id); err != nil {
+		return err
+	}
+	if err := m.store.deleteResponse(id); err != nil {
+		return beamclaw.E("session.DeleteResponse", beamclaw.KindStorage, "could not delete the response", err)
+	}
+	return nil
+}
+
+// CancelResponse cancels the run in progress that answers response id of
+// userID and returns once it ended (its record written), or when ctx
+// ends. KindNotFound: no such run in progress.
+func (m *Manager) CancelResponse(ctx context.Context, userID, id string) error {
+	for _, l := range m.lanes() {
+		l.mu.Lock()
+		var found *run
+		for _, r := range append([]*run{l.inflight}, l.queue...) {
+			if r != nil && r.resp != nil && r.resp.ID == id && l.rec.UserID == userID {
+				found = r
+				break
+			}
+		}
+		l.mu.Unlock()
+		if found == nil {
+			continue
+		}
+		if err := m.Cancel(ctx, l.id, found.id); err != nil {
+			return err
+		}
+		select {
+		case <-found.ended:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		return nil
+	}
+	return beamclaw.E("session.CancelResponse", beamclaw.KindNotFound, "no such response in progress", nil)
+}
+
+// responseOf is the record of r's response after its turn ended with
+// the messages msgs (appended to history now, not yet in l.history), the
+// session's next key being next. The caller holds l.mu.
+func (l *lane) responseOf(r *run, msgs []beamclaw.Message, next uint64) *Response {
+	status, reason := StatusCompleted, ""
+	if r.route.neededApproval() {
+		status, reason = StatusIncomplete, ReasonApproval
+	}
+	var out []beamclaw.Message
+	if from := r.start + len(r.msgs); r.epoch == l.epoch && from <= len(l.history) {
+		out = slices.Clone(l.history[from:])
+	}
+	out = append(out, msgs...)
+	return &Response{ID: r.resp.ID, Session: l.id, User: l.rec.UserID, Agent: l.rec.AgentID, Run: r.id,
+		Status: status, Reason: reason, Created: r.msgs[0].Time, Done: l.m.clock.Now(),
+		At: beamclaw.Point{Session: l.id, Seq: next}, Output: out, Usage: r.used, Echo: r.resp.Echo}
+}
+
+// endResponse stores the record of r's response when its run ended
+// without answering (failed, canceled): its error's words, and the point
+// the history reached.
+func (l *lane) endResponse(r *run) {
+	if r.resp == nil || r.respDone {
+		return
+	}
+	ev := r.route.terminal()
+	err := l.update(func(rec *record) (change, bool) {
+		resp := l.responseOf(r, nil, rec.NextSeq)
+		resp.Status, resp.Reason = StatusFailed, ev.Text
+		if r.canceled {
+			resp.Status, resp.Reason = StatusCancelled, ""
+		}
+		return change{resp: resp}, true
+	}, func() { r.respDone = true })
+	if err != nil && beamclaw.KindOf(err) != beamclaw.KindStorage {
+		l.m.log.Error("store the response of a run that did not answer", "session_id", l.id, "run_id", r.id, "err", err)
+	}
+}
+
+// endsTurn reports whether msgs, committed by r, end its turn: an answer,
+// or calls of the client's functions, which park it.
+func (r *run) endsTurn(msgs []beamclaw.Message) bool {
+	if len(msgs) == 0 {
+		return false
+	}
+	if last := msgs[len(msgs)-1]; last.Role == beamclaw.RoleAssistant && len(last.ToolCalls) == 0 {
+		return true
+	}
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			if slices.ContainsFunc(r.functions, func(d beamclaw.ToolDef) bool { return d.Name == c.Name }) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// OpenCalls are the tool calls at the end of history still waiting for
+// their results: those of its last assistant message with calls, when
+// only tool results follow it. They are calls of a client's functions
+// (the agent's own calls get their results in the same write).
+func OpenCalls(history []beamclaw.Message) []beamclaw.ToolCall {
+	answered := map[string]bool{}
+	for i := len(history) - 1; i >= 0; i-- {
+		m := history[i]
+		switch {
+		case m.Role == beamclaw.RoleTool:
+			answered[m.ToolCallID] = true
+			continue
+		case m.Role == beamclaw.RoleAssistant && len(m.ToolCalls) > 0:
+			var open []beamclaw.ToolCall
+			for _, c := range m.ToolCalls {
+				if !answered[c.ID] {
+					open = append(open, c)
+				}
+			}
+			return open
+		}
+		return nil
+	}
+	return nil
+}
