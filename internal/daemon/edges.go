@@ -37,6 +37,14 @@ func (d *daemon) edges(rt *agentRuntime) (routes, socket []gateway.Mount, servic
 	wsOpts.Missed = d.missed(rt, scheduler.DeliverWS)
 	oo := d.plan.OpenAI
 	oo.Sessions, oo.Agents, oo.Logger, oo.UserID = api, rt.agents, d.log, userID
+	oo.ToolNames = func(agent string) []string {
+		specs := rt.tools.Specs(agent)
+		names := make([]string, len(specs))
+		for i, s := range specs {
+			names[i] = s.Def.Name
+		}
+		return names
+	}
 	openai := gateway.NewOpenAI(oo)
 	routes = append(routes, openai.Routes()...)
 	public := gateway.NewWS(wsOpts)

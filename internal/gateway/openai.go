@@ -11,9 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-chi/chi/v5"
+
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/clock"
-	"github.com/go-chi/chi/v5"
 )
 
 // Agents is what the OpenAI routes need to know about agents: a request's
@@ -49,6 +50,9 @@ type OpenAIOptions struct {
 	// a session user id, applying BEAMCLAW_USER (session.UserID). Default:
 	// "api:" + id.
 	UserID func(channelPrefix, id string) string
+	// ToolNames lists the names of an agent's own tools: a client's
+	// function may not take one (nil: none are known).
+	ToolNames func(agent string) []string
 	// DefaultAgent is the agent model "default" names (core.default_agent,
 	// default "default").
 	DefaultAgent string
@@ -82,6 +86,9 @@ func NewOpenAI(opts OpenAIOptions) *OpenAI {
 	}
 	if opts.UserID == nil {
 		opts.UserID = func(prefix, id string) string { return prefix + ":" + id }
+	}
+	if opts.ToolNames == nil {
+		opts.ToolNames = func(string) []string { return nil }
 	}
 	if opts.DefaultAgent == "" {
 		opts.DefaultAgent = "default"

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -90,7 +91,8 @@ func (o *OpenAI) chat(w http.ResponseWriter, r *http.Request) {
 		// Before the client reads the answer, record the copy its next
 		// message will carry.
 		call.onAnswer = func(ans answered) {
-			next := append(slices.Clip(req.Messages), chatMessage{Role: "assistant", Content: chatContent{Text: ans.text}})
+			next := append(slices.Clip(req.Messages), chatMessage{Role: "assistant", Content: chatContent{Text: ans.text},
+				ToolCalls: wireCalls(ans.calls)})
 			if err := o.opts.Sessions.MarkTurn(context.WithoutCancel(ctx), ans.sessionID, ans.runID, transcriptKey(next)); err != nil {
 				o.log.LogAttrs(ctx, slog.LevelWarn, "could not mark the conversation's turn", slog.String("session_id", ans.sessionID),
 					slog.String("error", err.Error()))
@@ -107,6 +109,7 @@ func (o *OpenAI) chat(w http.ResponseWriter, r *http.Request) {
 // answered is the run's answer as the client gets it.
 type answered struct {
 	text             string
+	calls            []beamclaw.ToolCall // of the client's functions
 	sessionID, runID string
 }
 
@@ -136,11 +139,19 @@ func (o *OpenAI) parse(r *http.Request, body []byte) (*chatInput, error) {
 	if err != nil {
 		return nil, err
 	}
-	last := len(req.Messages) - 1
-	if req.Messages[last].Role != string(beamclaw.RoleUser) {
-		return nil, badRequest("the last message must be from the user: it is the new input", "messages")
+	first, err := newInput(req.Messages)
+	if err != nil {
+		return nil, err
 	}
 	in := &chatInput{req: req, agent: agent, user: user}
+	if in.functions, err = functionDefs(req.Tools, o.opts.ToolNames(agent)); err != nil {
+		return nil, err
+	}
+	choice, err := toolChoice(req.ToolChoice, in.functions)
+	if err != nil {
+		return nil, err
+	}
+	req.sampling = withToolChoice(req.sampling, choice)
 	if in.thread, err = threadOf(r, req); err != nil {
 		return nil, err
 	}
@@ -158,11 +169,45 @@ func (o *OpenAI) parse(r *http.Request, body []byte) (*chatInput, error) {
 		return nil, err
 	}
 	if user != "" {
-		in.text, in.atts = in.history[last].Content, in.history[last].Attachments
-		in.transcript = &beamclaw.Transcript{Messages: in.history[:last:last], Key: transcriptKey(req.Messages[:last])}
+		if req.Messages[first].Role == string(beamclaw.RoleTool) {
+			for _, m := range in.history[first:] {
+				in.results = append(in.results, beamclaw.ToolResult{ToolCallID: m.ToolCallID, Name: m.Name, Content: m.Content})
+			}
+		} else {
+			in.text, in.atts = in.history[first].Content, in.history[first].Attachments
+		}
+		in.transcript = &beamclaw.Transcript{Messages: in.history[:first:first], Key: transcriptKey(req.Messages[:first])}
 		in.history = nil
 	}
 	return in, nil
+}
+
+// newInput finds where a request's new input starts: its last message,
+// from the user, or the tool messages that end it, the client's results
+// of the calls of the assistant message before them.
+func newInput(msgs []chatMessage) (int, error) {
+	last := len(msgs) - 1
+	switch msgs[last].Role {
+	case string(beamclaw.RoleUser):
+		return last, nil
+	case string(beamclaw.RoleTool):
+	default:
+		return 0, badRequest("the last message must be from the user (the new input) or the results of tool calls (role tool)", "messages")
+	}
+	first := last
+	for first > 0 && msgs[first-1].Role == string(beamclaw.RoleTool) {
+		first--
+	}
+	if first == 0 || len(msgs[first-1].ToolCalls) == 0 {
+		return 0, badRequest("tool messages must follow the assistant message whose tool_calls they answer", "messages")
+	}
+	for i := first; i <= last; i++ {
+		if msgs[i].ToolCallID == "" {
+			return 0, badRequest(fmt.Sprintf("messages[%d].tool_call_id is required: it names the call the result answers", i),
+				fmt.Sprintf("messages[%d].tool_call_id", i))
+		}
+	}
+	return first, nil
 }
 
 // start hands the request to the sessions. With a user id only the last
@@ -174,6 +219,7 @@ func (o *OpenAI) start(ctx context.Context, in *chatInput, route *chatRoute) (wa
 	if in.user != "" {
 		_, err := o.opts.Sessions.Send(ctx, beamclaw.Inbound{Channel: beamclaw.ChannelHTTP, UserID: o.opts.UserID("api", in.user),
 			AgentID: in.agent, Content: in.text, Attachments: in.atts, NoApproval: true, Route: route,
+			Functions: in.functions, ToolResults: in.results,
 			MessageID: in.idem, MessageDigest: in.idemDigest,
 			Sampling: in.req.sampling, Thread: in.thread, Transcript: in.transcript, AckOnAnswer: true})
 		if errors.Is(err, beamclaw.ErrMessageReused) {
@@ -221,12 +267,18 @@ func (o *OpenAI) complete(ctx context.Context, w http.ResponseWriter, call *chat
 				return
 			case beamclaw.EvFinal:
 				text := withNote(ev.Text, notes.note())
-				call.answered(answered{text: text, sessionID: ev.SessionID, runID: ev.RunID})
+				call.answered(answered{text: text, calls: ev.Calls, sessionID: ev.SessionID, runID: ev.RunID})
+				msg, finish := answerMessage{Role: "assistant", Content: &text}, "stop"
+				if len(ev.Calls) > 0 {
+					msg.ToolCalls, finish = wireCalls(ev.Calls), "tool_calls"
+					if text == "" {
+						msg.Content = nil
+					}
+				}
 				writeJSON(w, http.StatusOK, chatCompletion{
 					ID: call.id, Object: "chat.completion", Created: call.created, Model: call.model,
-					Choices: []chatChoice{{Message: answerMessage{Role: "assistant",
-						Content: text}, FinishReason: "stop"}},
-					Usage: usageOf(ev.Usage),
+					Choices: []chatChoice{{Message: msg, FinishReason: finish}},
+					Usage:   usageOf(ev.Usage),
 				})
 				return
 			}

@@ -169,7 +169,14 @@ func transcriptKey(msgs []chatMessage) string {
 			}
 			text = b.String()
 		}
-		fmt.Fprintf(h, "%s\x00%d\x00%s\x1e", role, images, strings.TrimSpace(text))
+		fmt.Fprintf(h, "%s\x00%d\x00%s", role, images, strings.TrimSpace(text))
+		for _, c := range m.ToolCalls { // a conversation with function calls: which calls, and which results
+			fmt.Fprintf(h, "\x00call:%s", c.ID)
+		}
+		if m.ToolCallID != "" {
+			fmt.Fprintf(h, "\x00result:%s", m.ToolCallID)
+		}
+		h.Write([]byte{0x1e})
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }

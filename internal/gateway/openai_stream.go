@@ -189,13 +189,23 @@ func (st *streamState) final(ev beamclaw.RunEvent) error {
 		rest = strings.TrimLeft(rest, "\n")
 	}
 	st.all.WriteString(rest)
-	st.call.answered(answered{text: st.all.String(), sessionID: ev.SessionID, runID: ev.RunID})
+	st.call.answered(answered{text: st.all.String(), calls: ev.Calls, sessionID: ev.SessionID, runID: ev.RunID})
 	if rest != "" {
 		if err := st.delta(chunkDelta{Content: &rest}, nil); err != nil {
 			return err
 		}
 	}
 	stop := "stop"
+	if len(ev.Calls) > 0 {
+		calls := make([]chunkCall, len(ev.Calls))
+		for i, c := range wireCalls(ev.Calls) {
+			calls[i] = chunkCall{Index: i, toolCall: c}
+		}
+		if err := st.delta(chunkDelta{ToolCalls: calls}, nil); err != nil {
+			return err
+		}
+		stop = "tool_calls"
+	}
 	if err := st.delta(chunkDelta{}, &stop); err != nil {
 		return err
 	}

@@ -216,8 +216,24 @@ func TestOpenAIBadRequests(t *testing.T) {
 		{name: "wrong type", body: `{"model":"default","messages":"hi"}`, status: 400, param: "messages", msg: "offset"},
 		{name: "no model", body: `{"messages":[{"role":"user","content":"hi"}]}`, status: 400, param: "model"},
 		{name: "no messages", body: `{"model":"default","messages":[]}`, status: 400, param: "messages"},
-		{name: "client tools", status: 400, param: "tools", msg: "client-side tools are not supported",
-			body: `{"model":"default","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f"}}]}`},
+		{name: "a function named like the agent's tool", status: 400, param: "tools[0].name", msg: "the agent has its own tool named \"shell\"",
+			body: `{"model":"default","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"shell"}}]}`},
+		{name: "a tool that is not a function", status: 400, param: "tools[0].type", msg: "only function tools are",
+			body: `{"model":"default","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"web_search"}]}`},
+		{name: "a function without a name", status: 400, param: "tools[0].name",
+			body: `{"model":"default","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"parameters":{}}}]}`},
+		{name: "parameters not an object", status: 400, param: "tools[0].parameters",
+			body: `{"model":"default","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":[1]}}]}`},
+		{name: "tool_choice names no declared function", status: 400, param: "tool_choice", msg: "is not among the request's tools",
+			body: `{"model":"default","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":{"type":"function","function":{"name":"g"}}}`},
+		{name: "tool_choice without tools", status: 400, param: "tool_choice",
+			body: `{"model":"default","messages":[{"role":"user","content":"hi"}],"tool_choice":"required"}`},
+		{name: "a tool result after no call", status: 400, param: "messages", msg: "must follow the assistant message",
+			body: `{"model":"default","messages":[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"c1","content":"x"}]}`},
+		{name: "a tool result without its call id", status: 400, param: "messages[2].tool_call_id",
+			body: `{"model":"default","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","content":"x"}]}`},
+		{name: "legacy functions", status: 400, param: "functions",
+			body: `{"model":"default","messages":[{"role":"user","content":"hi"}],"functions":[{"name":"f"}]}`},
 		{name: "n>1", body: `{"model":"default","n":2,"messages":[{"role":"user","content":"hi"}]}`, status: 400, param: "n"},
 		{name: "last not user with user id", status: 400, param: "messages", msg: "last message must be from the user",
 			header: map[string]string{"X-User-Id": "dave"},
@@ -262,7 +278,7 @@ func TestOpenAIBadRequests(t *testing.T) {
 		{name: "oversized", body: `{"model":"default","messages":[{"role":"user","content":"` + strings.Repeat("x", 700) + `"}]}`,
 			status: 413},
 	}
-	env := newOAIEnv(t, &oaiSessions{}, OpenAIOptions{}, Options{MaxBodyBytes: 600})
+	env := newOAIEnv(t, &oaiSessions{}, OpenAIOptions{ToolNames: func(string) []string { return []string{"shell"} }}, Options{MaxBodyBytes: 600})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			resp := env.post(t, tc.body, tc.header)

@@ -21,7 +21,8 @@ type chatRequest struct {
 	StreamOptions *streamOptions    `json:"stream_options"`
 	User          string            `json:"user"`
 	N             *int              `json:"n"`
-	Tools         []json.RawMessage `json:"tools"`
+	Tools         []functionTool    `json:"tools"`
+	ToolChoice    json.RawMessage   `json:"tool_choice"`
 	Functions     []json.RawMessage `json:"functions"`
 	Metadata      map[string]string `json:"metadata"`
 
@@ -97,8 +98,8 @@ func decodeChat(body []byte) (*chatRequest, error) {
 		return nil, badRequest("model is required: use \"default\" or \"beamclaw/<agent>\"", "model")
 	case len(req.Messages) == 0:
 		return nil, badRequest("messages must hold at least one message", "messages")
-	case len(req.Tools) > 0 || len(req.Functions) > 0:
-		return nil, badRequest("client-side tools are not supported; the agent's own tools run inside beamclaw", "tools")
+	case len(req.Functions) > 0:
+		return nil, badRequest("'functions' is deprecated and not supported: declare them as 'tools'", "functions")
 	case req.N != nil && *req.N != 1:
 		return nil, badRequest("n must be 1: one choice per request is supported", "n")
 	}
@@ -173,8 +174,9 @@ type chatChoice struct {
 }
 
 type answerMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role      string     `json:"role"`
+	Content   *string    `json:"content"` // null beside tool calls without text
+	ToolCalls []toolCall `json:"tool_calls,omitempty"`
 }
 
 type chatUsage struct {
@@ -199,8 +201,15 @@ type chunkChoice struct {
 }
 
 type chunkDelta struct {
-	Role    string  `json:"role,omitempty"`
-	Content *string `json:"content,omitempty"`
+	Role      string      `json:"role,omitempty"`
+	Content   *string     `json:"content,omitempty"`
+	ToolCalls []chunkCall `json:"tool_calls,omitempty"`
+}
+
+// chunkCall is a tool call in a streamed delta: whole, in one chunk.
+type chunkCall struct {
+	Index int `json:"index"`
+	toolCall
 }
 
 type modelList struct {
