@@ -144,6 +144,10 @@ type Inbound struct {
 	// instead of Content, and the run that answers them continues that
 	// turn. Every call still open must have its result.
 	ToolResults []ToolResult
+	// Instructions are the client's instructions for this run only (the
+	// Responses API's "instructions"): added to the system prompt of its
+	// model calls, not stored in the conversation.
+	Instructions string
 	// Response, when set, names the Responses API response this message
 	// starts (see ResponseRef): the session stores its record with the
 	// message and the run's answer, in the same writes.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/clock"
+	"github.com/beamclaw/beamclaw-go/internal/session"
 )
 
 // Agents is what the OpenAI routes need to know about agents: a request's
@@ -27,15 +28,19 @@ type Agents interface {
 // Sessions is the session manager as the OpenAI routes use it. Send
 // persists in's message before it returns and later delivers the run's
 // events to in.Route, ending with exactly one EvFinal or EvError.
-// RunEphemeral answers a whole conversation without storing anything; it
+// RunDetached answers a whole conversation without storing anything; it
 // returns once route got its terminal event.
 type Sessions interface {
 	Send(ctx context.Context, in beamclaw.Inbound) (runID string, err error)
-	RunEphemeral(ctx context.Context, agentID string, history []beamclaw.Message, sampling *beamclaw.Sampling,
-		functions []beamclaw.ToolDef, route beamclaw.Route) (runID string, err error)
+	RunDetached(ctx context.Context, d session.Detached, route beamclaw.Route) (runID string, err error)
 	// MarkTurn records that after runID the client holds a copy of the
 	// conversation with key (see beamclaw.Transcript).
 	MarkTurn(ctx context.Context, sessionID, runID, key string) error
+	// Response, DeleteResponse and CancelResponse reach a stored
+	// Responses API response by id (of userID; "" for any user).
+	Response(ctx context.Context, userID, id string) (session.Response, error)
+	DeleteResponse(ctx context.Context, userID, id string) error
+	CancelResponse(ctx context.Context, userID, id string) error
 }
 
 // OpenAIOptions configures the OpenAI-compatible routes.

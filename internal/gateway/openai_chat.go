@@ -15,6 +15,7 @@ import (
 	"unicode"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/session"
 )
 
 // chatCall is one accepted request: what was asked and where the answer
@@ -232,7 +233,8 @@ func (o *OpenAI) start(ctx context.Context, in *chatInput, route *chatRoute) (wa
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		runID, err := o.opts.Sessions.RunEphemeral(ctx, in.agent, in.history, in.req.sampling, in.functions, route)
+		runID, err := o.opts.Sessions.RunDetached(ctx, session.Detached{Agent: in.agent, Channel: beamclaw.ChannelHTTP,
+			History: in.history, Sampling: in.req.sampling, Functions: in.functions}, route)
 		if err != nil {
 			o.log.LogAttrs(ctx, slog.LevelWarn, "ephemeral run failed", slog.String("agent", in.agent),
 				slog.String("run_id", runID), slog.String("kind", beamclaw.KindOf(err).String()),

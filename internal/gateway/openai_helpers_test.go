@@ -16,6 +16,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/session"
 )
 
 // oaiAgents knows a fixed list of agents.
@@ -25,7 +26,7 @@ func (a oaiAgents) Exists(name string) bool { return slices.Contains(a, name) }
 func (a oaiAgents) List() []string          { return a }
 
 // oaiSessions plays scripted run events to the request's route: Send
-// from its own goroutine (as the session lanes do), RunEphemeral in the
+// from its own goroutine (as the session lanes do), RunDetached in the
 // caller's. A non-nil hold delays the terminal event until it is closed
 // (or the run's context ends, for ephemeral runs).
 type oaiSessions struct {
@@ -59,13 +60,12 @@ func (f *oaiSessions) Send(_ context.Context, in beamclaw.Inbound) (string, erro
 	return "run-1", nil
 }
 
-func (f *oaiSessions) RunEphemeral(ctx context.Context, agentID string, history []beamclaw.Message, sampling *beamclaw.Sampling,
-	functions []beamclaw.ToolDef, route beamclaw.Route) (string, error) {
+func (f *oaiSessions) RunDetached(ctx context.Context, d session.Detached, route beamclaw.Route) (string, error) {
 	f.mu.Lock()
-	f.functions = append(f.functions, functions)
-	f.histories = append(f.histories, history)
-	f.samplings = append(f.samplings, sampling)
-	f.agents = append(f.agents, agentID)
+	f.functions = append(f.functions, d.Functions)
+	f.histories = append(f.histories, d.History)
+	f.samplings = append(f.samplings, d.Sampling)
+	f.agents = append(f.agents, d.Agent)
 	f.mu.Unlock()
 	if f.ephErr != nil {
 		return "run-e", f.ephErr
@@ -74,6 +74,18 @@ func (f *oaiSessions) RunEphemeral(ctx context.Context, agentID string, history 
 		return "run-e", err
 	}
 	return "run-e", nil
+}
+
+func (f *oaiSessions) Response(context.Context, string, string) (session.Response, error) {
+	return session.Response{}, beamclaw.E("fake", beamclaw.KindNotFound, "no such response", nil)
+}
+
+func (f *oaiSessions) DeleteResponse(context.Context, string, string) error {
+	return beamclaw.E("fake", beamclaw.KindNotFound, "no such response", nil)
+}
+
+func (f *oaiSessions) CancelResponse(context.Context, string, string) error {
+	return beamclaw.E("fake", beamclaw.KindNotFound, "no such response", nil)
 }
 
 func (f *oaiSessions) MarkTurn(_ context.Context, sessionID, runID, key string) error {
@@ -113,7 +125,7 @@ func (f *oaiSessions) lastHistory(t *testing.T) []beamclaw.Message {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.histories) == 0 {
-		t.Fatal("RunEphemeral was not called")
+		t.Fatal("RunDetached was not called")
 	}
 	return f.histories[len(f.histories)-1]
 }

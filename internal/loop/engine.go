@@ -72,6 +72,9 @@ type Run struct {
 	// Sampling is the client's controls, sent with every model call of
 	// the run (not with the hidden memory-flush or summary calls).
 	Sampling *beamclaw.Sampling
+	// Instructions are the client's instructions for this run, added to
+	// the agent's system prompt ("" = none).
+	Instructions string
 	// Functions are the client's own function tools, offered beside the
 	// agent's (a name the agent's tools already use is not offered): a
 	// model response calling one ends the run (Run's EvFinal carries the
@@ -145,6 +148,9 @@ func (e *Engine) Run(ctx context.Context, r Run) error {
 		if rs.system, err = e.opts.Prompt(ctx, r.AgentID, r.UserID, lastUserText(rs.history)); err != nil {
 			return rs.fail(ctx, fmt.Errorf("system prompt of agent %s: %w", r.AgentID, err))
 		}
+	}
+	if r.Instructions != "" {
+		rs.system = joinText(rs.system, r.Instructions)
 	}
 	rs.defs = withFunctions(e.toolDefs(r.AgentID), r.Functions)
 	return rs.iterate(ctx)

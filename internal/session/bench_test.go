@@ -102,7 +102,7 @@ func BenchmarkEphemeralTurn(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := e.m.RunEphemeral(context.Background(), "default", hist, nil, nil, discard{}); err != nil {
+		if _, err := e.m.RunDetached(context.Background(), Detached{Agent: "default", Channel: beamclaw.ChannelHTTP, History: hist}, discard{}); err != nil {
 			b.Fatal(err)
 		}
 	}

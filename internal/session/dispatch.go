@@ -168,7 +168,8 @@ func (l *lane) loopRun(r *run) loop.Run {
 	return loop.Run{ID: r.id, SessionID: l.id, UserID: l.m.opts.Person(l.rec.UserID), AgentID: l.rec.AgentID,
 		Origin:  usage.OriginOf(r.channel, l.rec.Thread, r.maintain != nil),
 		Channel: r.channel, Trust: r.trust, Autonomy: r.autonomy, History: l.history[:n:n], Route: r.route,
-		Lane: &runLane{l: l, r: r}, NoApproval: r.noAsk, Sampling: r.sampling, Maintain: r.maintain, Functions: r.functions}
+		Lane: &runLane{l: l, r: r}, NoApproval: r.noAsk, Sampling: r.sampling, Maintain: r.maintain, Functions: r.functions,
+		Instructions: r.instructions}
 }
 
 // finish records that the loop completed r. A user message still

@@ -13,20 +13,6 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/usage"
 )
 
-// RunEphemeral answers history (the caller's whole conversation, ending
-// with the new user message or the results of the client's function
-// calls, with the caller's sampling controls and functions) for agentID
-// without a session: nothing is
-// stored and no approval can be asked, so tools that need one are denied
-// unless the agent's autonomy allows them. It runs in the caller's
-// goroutine and returns when route got its terminal event; the error is
-// only for the caller's logs (route already got an EvError).
-func (m *Manager) RunEphemeral(ctx context.Context, agentID string, history []beamclaw.Message, sampling *beamclaw.Sampling,
-	functions []beamclaw.ToolDef, route beamclaw.Route) (runID string, err error) {
-	return m.RunDetached(ctx, Detached{Agent: agentID, Channel: beamclaw.ChannelHTTP, History: history, Sampling: sampling,
-		Functions: functions}, route)
-}
-
 // Detached is a run in no session (see RunDetached).
 type Detached struct {
 	Agent string
@@ -39,8 +25,10 @@ type Detached struct {
 	Autonomy beamclaw.Autonomy // a ceiling below the agent's and the channel's ("" = none)
 	History  []beamclaw.Message
 	Sampling *beamclaw.Sampling
-	// Functions are the client's own function tools (loop.Run.Functions).
-	Functions []beamclaw.ToolDef
+	// Functions are the client's own function tools (loop.Run.Functions),
+	// Instructions its instructions for the run (loop.Run.Instructions).
+	Functions    []beamclaw.ToolDef
+	Instructions string
 	// Origin is the usage ledger's origin of its calls (usage.Origin*;
 	// "" = by its channel).
 	Origin string
@@ -83,6 +71,7 @@ func (m *Manager) RunDetached(ctx context.Context, d Detached, route beamclaw.Ro
 		Origin:   cmp.Or(d.Origin, usage.OriginOf(d.Channel, "", false)),
 		Autonomy: m.autonomy(beamclaw.Inbound{AgentID: agentID, Channel: d.Channel, Trust: d.Trust, Autonomy: d.Autonomy}), History: slices.Clip(history), Route: or,
 		Lane: lane, NoApproval: true, Sampling: sampling, Functions: d.Functions,
+		Instructions: d.Instructions,
 	})
 	return runID, err
 }

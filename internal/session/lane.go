@@ -60,8 +60,9 @@ type run struct {
 	// functions are the client's own tools offered with r
 	// (Inbound.Functions); resp is the Responses API response r answers
 	// (nil: none), respDone once its record is written.
-	functions []beamclaw.ToolDef
-	resp      *beamclaw.ResponseRef
+	functions    []beamclaw.ToolDef
+	instructions string
+	resp         *beamclaw.ResponseRef
 	respDone  bool
 	ended     chan struct{} // closed when r ended (lane.finish)
 }

@@ -145,7 +145,7 @@ func TestEphemeralStoresNothingAndDeniesApproval(t *testing.T) {
 	r := newRecorder()
 	hist := []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "hi"}, {Role: beamclaw.RoleAssistant, Content: "hello"},
 		{Role: beamclaw.RoleUser, Content: "write x"}}
-	if _, err := e.m.RunEphemeral(context.Background(), "default", hist, nil, nil, r); err != nil {
+	if _, err := e.m.RunDetached(context.Background(), Detached{Agent: "default", Channel: beamclaw.ChannelHTTP, History: hist}, r); err != nil {
 		t.Fatal(err)
 	}
 	if ev := r.wait(t); ev.Text != "could not write" {

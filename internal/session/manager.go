@@ -158,7 +158,7 @@ func (m *Manager) Send(ctx context.Context, in beamclaw.Inbound) (string, error)
 	}
 	r := &run{id: runID, channel: in.Channel, trust: in.Trust, origin: in.Origin, autonomy: m.autonomy(in), noAsk: in.NoApproval, route: route,
 		sampling: in.Sampling, transcript: in.Transcript, ackOnAnswer: in.AckOnAnswer, digest: in.MessageDigest,
-		msgs: m.input(runID, in), functions: in.Functions, resp: in.Response, ended: make(chan struct{})}
+		msgs: m.input(runID, in), functions: in.Functions, instructions: in.Instructions, resp: in.Response, ended: make(chan struct{})}
 	if len(in.ToolResults) > 0 || len(in.Functions) > 0 || in.Response != nil {
 		// The input answers, or may leave, calls at the end of the
 		// history: it is checked against the history once the run ahead
