@@ -63,8 +63,8 @@ type run struct {
 	functions    []beamclaw.ToolDef
 	instructions string
 	resp         *beamclaw.ResponseRef
-	respDone  bool
-	ended     chan struct{} // closed when r ended (lane.finish)
+	respDone     bool
+	ended        chan struct{} // closed when r ended (lane.finish)
 }
 
 // lane is a session's serialization point: history, metadata, the FIFO of
