@@ -19,7 +19,7 @@ const (
 	EvElicitation     RunEventType = "elicitation"      // a tool asks the user a question and waits
 	EvElicitResult    RunEventType = "elicit_result"    // the question was answered (Text holds the action)
 	EvWaiting         RunEventType = "waiting"          // queued behind a run that waits for the user (Text says on what)
-	EvNeedsApproval   RunEventType = "needs_approval"   // a call needed an approval nobody on this route can give: it was not run (Tool says which)
+	EvNeedsApproval   RunEventType = "needs_approval"   // a call needed an approval nobody on this route can give: it was not run (Tool says which, Text is its result)
 	EvFinal           RunEventType = "final"            // the run's answer; the last event
 	EvError           RunEventType = "error"            // the run failed; the last event
 )

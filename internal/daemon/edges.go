@@ -37,14 +37,7 @@ func (d *daemon) edges(rt *agentRuntime) (routes, socket []gateway.Mount, servic
 	wsOpts.Missed = d.missed(rt, scheduler.DeliverWS)
 	oo := d.plan.OpenAI
 	oo.Sessions, oo.Agents, oo.Logger, oo.UserID = api, rt.agents, d.log, userID
-	oo.ToolNames = func(agent string) []string {
-		specs := rt.tools.Specs(agent)
-		names := make([]string, len(specs))
-		for i, s := range specs {
-			names[i] = s.Def.Name
-		}
-		return names
-	}
+	oo.ToolNames = rt.toolNames
 	openai := gateway.NewOpenAI(oo)
 	routes = append(routes, openai.Routes()...)
 	public := gateway.NewWS(wsOpts)
@@ -164,4 +157,15 @@ func (d *daemon) controlRoutes(rt *agentRuntime, tasks control.A2ATasks) (socket
 		public = control.APIRoutes(deps)
 	}
 	return control.Routes(deps), public
+}
+
+// toolNames lists the names of an agent's own tools: a client's function
+// may not take one (the OpenAI APIs' tools).
+func (rt *agentRuntime) toolNames(agent string) []string {
+	specs := rt.tools.Specs(agent)
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Def.Name
+	}
+	return names
 }

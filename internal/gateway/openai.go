@@ -72,8 +72,8 @@ type OpenAIOptions struct {
 	WriteTimeout time.Duration
 }
 
-// OpenAI serves POST /v1/chat/completions, GET /v1/models and
-// GET /v1/models/{id}.
+// OpenAI serves POST /v1/chat/completions, GET /v1/models,
+// GET /v1/models/{id} and the Responses API (/v1/responses, responses.go).
 type OpenAI struct {
 	opts    OpenAIOptions
 	log     *slog.Logger
@@ -114,6 +114,11 @@ func (o *OpenAI) Routes() []Mount {
 		{Method: http.MethodPost, Pattern: "/v1/chat/completions", Handler: http.HandlerFunc(o.chat)},
 		{Method: http.MethodGet, Pattern: "/v1/models", Handler: http.HandlerFunc(o.models)},
 		{Method: http.MethodGet, Pattern: "/v1/models/*", Handler: http.HandlerFunc(o.model)},
+		{Method: http.MethodPost, Pattern: "/v1/responses", Handler: http.HandlerFunc(o.createResponse)},
+		{Method: http.MethodGet, Pattern: "/v1/responses/{id}", Handler: http.HandlerFunc(o.getResponse)},
+		{Method: http.MethodDelete, Pattern: "/v1/responses/{id}", Handler: http.HandlerFunc(o.deleteResponse)},
+		{Method: http.MethodPost, Pattern: "/v1/responses/{id}/cancel", Handler: http.HandlerFunc(o.cancelResponse)},
+		{Method: http.MethodGet, Pattern: "/v1/responses/{id}/input_items", Handler: http.HandlerFunc(o.inputItems)},
 	}
 }
 

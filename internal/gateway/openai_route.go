@@ -27,15 +27,16 @@ func newChatRoute(chunks bool) *chatRoute {
 	return &chatRoute{chunks: chunks, q: runqueue.New(0)}
 }
 
-// Deliver queues the events this route answers with; state and tool
-// progress stay inside the daemon.
+// Deliver queues the events this route answers with (tool activity, which
+// the Responses API reports as output items); state stays inside the
+// daemon.
 func (r *chatRoute) Deliver(ev beamclaw.RunEvent) {
 	switch ev.Type {
 	case beamclaw.EvChunk:
 		if !r.chunks {
 			return
 		}
-	case beamclaw.EvFinal, beamclaw.EvError, beamclaw.EvToolStart,
+	case beamclaw.EvFinal, beamclaw.EvError, beamclaw.EvToolStart, beamclaw.EvToolResult, beamclaw.EvNeedsApproval,
 		beamclaw.EvApprovalRequest, beamclaw.EvApprovalResult:
 	default:
 		return
@@ -80,6 +81,10 @@ type deniedApprovals struct {
 }
 
 func (a *deniedApprovals) observe(ev beamclaw.RunEvent) {
+	if ev.Type == beamclaw.EvNeedsApproval && ev.Tool != nil { // refused at once: nobody here can approve
+		ev.Approval = &beamclaw.ApprovalRequest{ID: "call:" + ev.Tool.ID, ToolName: ev.Tool.Name}
+		ev.Type = beamclaw.EvApprovalRequest
+	}
 	if ev.Approval == nil {
 		return
 	}

@@ -99,8 +99,10 @@ func deniedResult(c beamclaw.ToolCall, reason string) beamclaw.ToolResult {
 func (rs *runState) approve(ctx context.Context, spec beamclaw.ToolSpec, c beamclaw.ToolCall, why string, asking func() string) (bool, string, error) {
 	opts := rs.e.opts
 	if rs.r.NoApproval {
-		rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvNeedsApproval, Tool: &c, Text: why})
-		return false, noApprovalReason(c.Name, why, rs.r.Autonomy, rs.r.Channel), nil
+		reason := noApprovalReason(c.Name, why, rs.r.Autonomy, rs.r.Channel)
+		// Text is the call's result, as the history keeps it.
+		rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvNeedsApproval, Tool: &c, Text: deniedResult(c, reason).Content})
+		return false, reason, nil
 	}
 	key := opts.Shape(c.Name, c.Args)
 	if rs.r.Lane.Allowed(key) {

@@ -6,8 +6,8 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
 
-// msgCanceled ends a run its caller canceled.
-const msgCanceled = "the run was canceled"
+// MsgCanceled ends a run its caller canceled (the EvError's text).
+const MsgCanceled = "the run was canceled"
 
 // Cancel stops run runID of session sessionID: a queued run never
 // starts (its message still joins the history, unanswered), a running
@@ -57,7 +57,7 @@ func (l *lane) endCanceled(r *run) bool {
 		return false
 	}
 	if !r.route.ended() {
-		r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: r.id, SessionID: l.id, Text: msgCanceled})
+		r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: r.id, SessionID: l.id, Text: MsgCanceled})
 	}
 	l.finish(r)
 	return true

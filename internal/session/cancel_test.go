@@ -32,7 +32,7 @@ func TestCancelStopsTheRunningAndTheQueuedRun(t *testing.T) {
 		t.Error("the model call was not aborted")
 	}
 	for _, r := range []*recorder{first, second} {
-		if ev := r.wait(t); ev.Type != beamclaw.EvError || ev.Text != msgCanceled {
+		if ev := r.wait(t); ev.Type != beamclaw.EvError || ev.Text != MsgCanceled {
 			t.Errorf("terminal %+v, want the cancel error", ev)
 		}
 	}

@@ -36,27 +36,7 @@ func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
 	rec := l.rec
 	rec.Updated, rec.Archived = now, time.Time{} // a message makes an archived session active again
 	c := change{created: !l.stored, seen: seen, forget: forget}
-	var rewrite []beamclaw.Message // a thread's history made to match the client's copy
-	if idle && r.transcript != nil {
-		hist, marks, same := l.transcriptHistory(r.transcript)
-		if !same {
-			rewrite = append(hist, r.msgs...)
-			c.reset, c.from, c.msgs = true, rec.NextSeq, rewrite
-			rec.NextSeq += uint64(len(rewrite))
-			rec.Messages, rec.Marks = len(rewrite), marks
-		}
-	}
-	switch {
-	case rewrite != nil:
-	case idle:
-		c.from, c.msgs = rec.NextSeq, r.msgs
-		rec.NextSeq += uint64(len(r.msgs))
-		rec.Messages += len(r.msgs)
-	default:
-		c.pend, c.pendSeq = r.msgs, rec.NextPending+1
-		rec.NextPending += uint64(len(r.msgs))
-	}
-	c.rec = rec
+	rewrite := l.inputChange(r, idle, &rec, &c)
 	deferWrite := rewrite == nil && r.ackOnAnswer && l.m.store.writable()
 	if deferWrite && !idle { // held in memory until it joins history (promote)
 		rec, c.rec = l.rec, l.rec
@@ -96,6 +76,34 @@ func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
 	}
 	l.queued(r)
 	return "", nil
+}
+
+// inputChange puts r's input into c and rec: appended to history when
+// the lane is idle, pending otherwise; a thread whose history must first
+// match the client's copy is rewritten whole (returned: the new history).
+// The caller holds l.mu.
+func (l *lane) inputChange(r *run, idle bool, rec *record, c *change) (rewrite []beamclaw.Message) {
+	if idle && r.transcript != nil {
+		hist, marks, same := l.transcriptHistory(r.transcript)
+		if !same {
+			rewrite = append(hist, r.msgs...)
+			c.reset, c.from, c.msgs = true, rec.NextSeq, rewrite
+			rec.NextSeq += uint64(len(rewrite))
+			rec.Messages, rec.Marks = len(rewrite), marks
+		}
+	}
+	switch {
+	case rewrite != nil:
+	case idle:
+		c.from, c.msgs = rec.NextSeq, r.msgs
+		rec.NextSeq += uint64(len(r.msgs))
+		rec.Messages += len(r.msgs)
+	default:
+		c.pend, c.pendSeq = r.msgs, rec.NextPending+1
+		rec.NextPending += uint64(len(r.msgs))
+	}
+	c.rec = *rec
+	return rewrite
 }
 
 // queued tells r's sender when its message waits behind a run that waits

@@ -1,0 +1,272 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/session"
+)
+
+// The Responses API: POST /v1/responses with the conversation kept in a
+// beamclaw session; a response id names the point of the session its run
+// left (docs/responses.md).
+
+// anonymous is the user of a request that names none: its conversations
+// are stored like anyone's.
+const anonymous = "anonymous"
+
+// respCall is one accepted POST /v1/responses.
+type respCall struct {
+	id      string
+	created int64
+	echo    responseEcho
+	route   *chatRoute
+}
+
+// createResponse serves POST /v1/responses.
+func (o *OpenAI) createResponse(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	req, err := decodeResponseRequest(body)
+	if err != nil {
+		writeChatError(w, err)
+		return
+	}
+	call := &respCall{id: "resp_" + randomID() + randomID()[:8], created: o.opts.Clock.Now().Unix(), echo: echoOf(req),
+		route: newChatRoute(req.Stream)}
+	defer call.route.close()
+	in, err := o.responseInput(r, req, body)
+	if err != nil {
+		writeChatError(w, err)
+		return
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	wait, err := o.startResponse(ctx, req, in, call)
+	defer func() {
+		cancel()
+		wait()
+	}()
+	if err != nil {
+		writeChatError(w, err)
+		return
+	}
+	if req.Stream {
+		o.streamResponse(ctx, w, call)
+		return
+	}
+	o.completeResponse(ctx, w, call)
+}
+
+// responseInput resolves a request's agent, user, functions and new
+// input: what the run is given, before anything runs.
+func (o *OpenAI) responseInput(r *http.Request, req *responseRequest, body []byte) (*beamclaw.Inbound, error) {
+	agent, ok := o.agentOf(req.Model)
+	if !ok {
+		return nil, modelNotFound(req.Model)
+	}
+	user, err := o.userOf(r, req.User)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkMetadata(req.Metadata); err != nil {
+		return nil, err
+	}
+	if _, err := newItems(req.items); err != nil {
+		return nil, err
+	}
+	fns, err := functionDefs(req.Tools, o.opts.ToolNames(agent))
+	if err != nil {
+		return nil, err
+	}
+	choice, err := toolChoice(req.ToolChoice, fns)
+	if err != nil {
+		return nil, err
+	}
+	in := &beamclaw.Inbound{Channel: beamclaw.ChannelHTTP, AgentID: agent, NoApproval: true, AckOnAnswer: true,
+		Sampling: withToolChoice(req.sampling, choice), Functions: fns}
+	if req.Instructions != nil {
+		in.Instructions = *req.Instructions
+	}
+	if user != "" {
+		in.UserID = o.opts.UserID("api", user)
+	}
+	if k := r.Header.Get("Idempotency-Key"); k != "" {
+		if len(k) > 255 {
+			return nil, badRequest("Idempotency-Key is longer than 255 characters", "")
+		}
+		in.MessageID, in.MessageDigest = "idem:"+k, bodyDigest(body)
+	}
+	if !req.store {
+		if req.PreviousResponseID != "" {
+			return nil, badRequest("previous_response_id needs store: true (a response that is not stored cannot continue one)", "previous_response_id")
+		}
+		return in, nil
+	}
+	return in, o.storedInput(r.Context(), req, in)
+}
+
+// storedInput sets the new input of a stored response and where it goes:
+// on from its previous response, or a conversation of its own.
+func (o *OpenAI) storedInput(ctx context.Context, req *responseRequest, in *beamclaw.Inbound) error {
+	first, err := newItems(req.items)
+	if err != nil {
+		return err
+	}
+	for _, it := range req.items[first:] {
+		if it.Type == "function_call_output" {
+			in.ToolResults = append(in.ToolResults, beamclaw.ToolResult{ToolCallID: it.CallID, Content: it.msg.Content})
+		} else {
+			in.Content, in.Attachments = it.msg.Content, it.msg.Attachments
+		}
+	}
+	if req.PreviousResponseID == "" {
+		if in.UserID == "" {
+			in.UserID = o.opts.UserID("api", anonymous)
+		}
+		if first > 0 {
+			in.Transcript = &beamclaw.Transcript{Messages: historyOf(req.items[:first])}
+		}
+		return nil
+	}
+	prev, err := o.opts.Sessions.Response(ctx, in.UserID, req.PreviousResponseID)
+	switch {
+	case beamclaw.KindOf(err) == beamclaw.KindNotFound:
+		return &requestError{status: http.StatusNotFound, param: "previous_response_id",
+			msg: fmt.Sprintf("Previous response with id '%s' not found.", req.PreviousResponseID)}
+	case err != nil:
+		return err
+	case first > 0:
+		return badRequest("with previous_response_id, input holds only the new message or the function call outputs", "input")
+	case prev.Agent != in.AgentID:
+		return badRequest(fmt.Sprintf("the previous response was answered by agent %q: use its model", prev.Agent), "model")
+	}
+	in.UserID, in.From = prev.User, &prev.At
+	return nil
+}
+
+// newItems finds where the new input starts: the last item, a user
+// message, or the function call outputs that end the input.
+func newItems(items []inputItem) (int, error) {
+	last := len(items) - 1
+	if items[last].Type == "message" && items[last].Role == "user" {
+		return last, nil
+	}
+	if items[last].Type != "function_call_output" {
+		return 0, badRequest("the last input item must be a user message or a function_call_output: it is the new input", "input")
+	}
+	first := last
+	for first > 0 && items[first-1].Type == "function_call_output" {
+		first--
+	}
+	return first, nil
+}
+
+// historyOf is items as a conversation: a function call joins the
+// assistant message before it (the calls of one model response).
+func historyOf(items []inputItem) []beamclaw.Message {
+	out := make([]beamclaw.Message, 0, len(items))
+	for _, it := range items {
+		if n := len(out); it.Type == "function_call" && n > 0 && out[n-1].Role == beamclaw.RoleAssistant {
+			out[n-1].ToolCalls = append(out[n-1].ToolCalls, it.msg.ToolCalls...)
+			continue
+		}
+		out = append(out, it.msg)
+	}
+	return out
+}
+
+// checkMetadata applies OpenAI's limits: 16 pairs, keys of 64 characters,
+// values of 512.
+func checkMetadata(md map[string]string) error {
+	if len(md) > 16 {
+		return badRequest("Invalid 'metadata': too many properties. Expected an object with at most 16 properties.", "metadata")
+	}
+	for k, v := range md {
+		if len(k) > 64 || len(v) > 512 {
+			return badRequest("Invalid 'metadata': keys are at most 64 characters and values at most 512.", "metadata")
+		}
+	}
+	return nil
+}
+
+// startResponse hands the run over: a stored response to its session, an
+// unstored one to a detached run in its own goroutine until wait returns.
+func (o *OpenAI) startResponse(ctx context.Context, req *responseRequest, in *beamclaw.Inbound, call *respCall) (wait func(), err error) {
+	in.Route = call.route
+	if req.store {
+		in.Response = &beamclaw.ResponseRef{ID: call.id}
+		if in.Response.Echo, err = json.Marshal(call.echo); err != nil {
+			return func() {}, err
+		}
+		if in.Transcript == nil && in.From == nil {
+			in.Thread = "r-" + call.id
+		}
+		_, err = o.opts.Sessions.Send(ctx, *in)
+		if errors.Is(err, beamclaw.ErrMessageReused) {
+			err = &requestError{status: http.StatusUnprocessableEntity, code: "idempotency_key_reused",
+				msg: "Idempotency-Key was already used with a different request body; send a new key for a new request"}
+		}
+		return func() {}, err
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d := session.Detached{Agent: in.AgentID, User: in.UserID, Channel: beamclaw.ChannelHTTP, History: historyOf(req.items),
+			Sampling: in.Sampling, Functions: in.Functions, Instructions: in.Instructions}
+		if _, err := o.opts.Sessions.RunDetached(ctx, d, call.route); err != nil {
+			o.log.LogAttrs(ctx, slog.LevelWarn, "unstored response failed", slog.String("agent", in.AgentID),
+				slog.String("kind", beamclaw.KindOf(err).String()), slog.String("error", beamclaw.UserMessage(err)))
+			call.route.fail(err)
+		}
+	}()
+	return func() { <-done }, nil
+}
+
+// completeResponse waits for the run's end and writes the response.
+func (o *OpenAI) completeResponse(ctx context.Context, w http.ResponseWriter, call *respCall) {
+	lr := newLiveResponse(call.id, nil)
+	var buf []beamclaw.RunEvent
+	for {
+		select {
+		case <-ctx.Done():
+			return // the client is gone; a stored response is still stored
+		case <-call.route.wake():
+		}
+		var cause error
+		buf, cause = call.route.take(buf)
+		for _, ev := range buf {
+			switch ev.Type {
+			case beamclaw.EvError:
+				if ev.Text == session.MsgCanceled {
+					obj := call.echo.object(call.id, call.created, session.StatusCancelled, lr.items)
+					writeJSON(w, http.StatusOK, obj)
+					return
+				}
+				if cause != nil {
+					writeError(w, cause)
+				} else {
+					writeRunError(w, ev)
+				}
+				return
+			case beamclaw.EvFinal:
+				_ = lr.handle(ev)
+				obj := call.echo.object(call.id, call.created, "", lr.items)
+				status, reason := lr.status()
+				obj.finish(status, reason, ev.Usage)
+				writeJSON(w, http.StatusOK, obj)
+				return
+			default:
+				_ = lr.handle(ev)
+			}
+		}
+	}
+}
