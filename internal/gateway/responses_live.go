@@ -70,6 +70,11 @@ func (lr *liveResponse) handle(ev beamclaw.RunEvent) error {
 		if ev.Tool == nil || ev.Result == nil {
 			return nil
 		}
+		if _, started := lr.tools[ev.Tool.ID]; !started { // refused before it ran (an unknown tool, the policy)
+			if err := lr.toolStart(*ev.Tool); err != nil {
+				return err
+			}
+		}
 		return lr.toolDone(ev.Tool.ID, ev.Result.Content)
 	case beamclaw.EvNeedsApproval:
 		if ev.Tool == nil {

@@ -51,7 +51,8 @@ func (rs *runState) step(ctx context.Context, text string, calls []beamclaw.Tool
 // scrubbed. An error means the run must stop (ctx ended).
 func (rs *runState) call(ctx context.Context, c, shown beamclaw.ToolCall) (beamclaw.ToolResult, error) {
 	t, v, refused, done := rs.resolve(c)
-	if done {
+	if done { // the route hears of it too: the call is in the history with this result
+		rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvToolResult, Tool: &shown, Result: &refused})
 		return refused, nil
 	}
 	if v.Action == tool.ActionAsk {

@@ -301,3 +301,82 @@ func TestResponsesBadInput(t *testing.T) {
 		t.Errorf("refused requests made sessions (%d -> %d)", before, n)
 	}
 }
+
+// The agent's own tools run inside beamclaw and are reported as mcp_call
+// items (server "beamclaw"), streamed as they run; a tool that needs an
+// approval, which this API cannot give, is not run and the response ends
+// incomplete, saying why.
+func TestResponsesReportTheAgentsTools(t *testing.T) {
+	r := newChatRig(t, rigOptions{})
+	r.llm.SetDefault(fakellm.Rules)
+	r.start()
+	c := r.sdkClient()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	stream := c.Responses.NewStreaming(ctx, responses.ResponseNewParams{Model: "default",
+		Input: respText(`call tool workspace_memory {"action":"append","content":"likes tea"}`)})
+	var added, doneItems []string
+	var done responses.Response
+	for stream.Next() {
+		ev := stream.Current()
+		switch ev.Type {
+		case "response.output_item.added":
+			added = append(added, ev.Item.Type)
+		case "response.output_item.done":
+			doneItems = append(doneItems, ev.Item.Type)
+		case "response.completed":
+			done = ev.Response
+		}
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(added, ",") != "mcp_call,message" || strings.Join(doneItems, ",") != "mcp_call,message" {
+		t.Errorf("items added %v, done %v; want the tool's call, then the answer", added, doneItems)
+	}
+	if len(done.Output) != 2 || done.Output[0].Type != "mcp_call" || done.Output[0].ServerLabel != "beamclaw" ||
+		done.Output[0].Name != "workspace_memory" || done.Output[0].Output.OfString == "" || done.Status != "completed" {
+		t.Fatalf("completed output %+v", done.Output)
+	}
+	stored, err := c.Responses.Get(ctx, done.ID, responses.ResponseGetParams{})
+	if err != nil || len(stored.Output) != 2 || stored.Output[0].ID != done.Output[0].ID || stored.Output[1].ID != done.Output[1].ID ||
+		stored.OutputText() != done.OutputText() {
+		t.Errorf("stored output differs from the streamed one: %v %+v", err, stored.Output)
+	}
+
+	denied, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "default",
+		Input: respText(`call tool bash {"command":"ls"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if denied.Status != "incomplete" || denied.IncompleteDetails.Reason != "approval_required" {
+		t.Errorf("status %q reason %q, want incomplete approval_required", denied.Status, denied.IncompleteDetails.Reason)
+	}
+	if len(denied.Output) == 0 || denied.Output[0].Type != "mcp_call" || !strings.HasPrefix(denied.Output[0].Output.OfString, "denied: ") {
+		t.Errorf("output %+v, want the refused call with why", denied.Output)
+	}
+}
+
+// A call of a tool the agent does not have is answered inside beamclaw
+// (the model hears why) and shows as the same item live and stored.
+func TestResponsesUnknownToolIsAnItem(t *testing.T) {
+	r := newChatRig(t, rigOptions{})
+	r.llm.SetDefault(fakellm.Rules)
+	r.start()
+	c := r.sdkClient()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	live, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "default", Input: respText(`call tool nosuch {}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := c.Responses.Get(ctx, live.ID, responses.ResponseGetParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(live.Output) != 2 || live.Output[0].Type != "mcp_call" || !strings.Contains(live.Output[0].Output.OfString, "unknown tool") ||
+		len(stored.Output) != 2 || stored.Output[0].Output.OfString != live.Output[0].Output.OfString {
+		t.Errorf("live %+v\nstored %+v", live.Output, stored.Output)
+	}
+}
