@@ -2,9 +2,10 @@
 # Installs what the test suite drives and a fresh machine lacks, and starts
 # Docker's engine: Debian's jq, tmux, Node and npm, chromium, docker.io and
 # mmdebstrap; the npm MCP reference servers, the MCP conformance suite with
-# Node 22, and @a2a-js/sdk into the test cache; the sandbox image. Each step
-# is skipped when its result is already there, so a second run takes a
-# moment. `make test` and `make check` run it first; .ci/run is `make check`.
+# Node 22, @a2a-js/sdk and the Vercel AI SDK into the test cache; the
+# sandbox image. Each step is skipped when its result is already there, so
+# a second run takes a moment. `make test` and `make check` run it first;
+# .ci/run is `make check`.
 # Without root (or without the registries) a step that cannot run says so:
 # a developer's suite goes on (the tests that need it skip with "MISSING
 # TOOL:"), and under CI=true the script fails.
@@ -57,12 +58,24 @@ npm_into() { # npm_into DIR PACKAGE...
   mkdir -p "$dir" && npm install --silent --no-audit --no-fund --prefix "$dir" "$@"
 }
 
+npm_pinned() { # npm_pinned DIR NAME@VERSION...: each is installed in DIR at that version
+  local dir=$1 spec name; shift
+  for spec in "$@"; do
+    name=${spec%@*}
+    [ "$(node -p "require(process.argv[1]).version" "$dir/node_modules/$name/package.json" 2>/dev/null)" = "${spec##*@}" ] || return 1
+  done
+}
+
 # The MCP suites run @modelcontextprotocol/server-everything and
 # server-filesystem; the official conformance suite needs Node 22, which
 # npm supplies as a package. Both go into the test cache, where the tests
-# look (BEAMCLAW_MCP_NPM_DIR, BEAMCLAW_A2A_NPM_DIR override it).
+# look (BEAMCLAW_MCP_NPM_DIR, BEAMCLAW_A2A_NPM_DIR, BEAMCLAW_VERCEL_AI_NPM_DIR
+# override it). The Vercel AI SDK is ai 6 (ai 7 wants Node 22; Debian's
+# Node is 20) with its OpenAI-compatible provider and zod, pinned together.
 MCP_DIR="${BEAMCLAW_MCP_NPM_DIR:-$HOME/.cache/beamclaw-test/npm}"
 A2A_DIR="${BEAMCLAW_A2A_NPM_DIR:-$HOME/.cache/beamclaw-test/a2a-npm}"
+VERCEL_AI_DIR="${BEAMCLAW_VERCEL_AI_NPM_DIR:-$HOME/.cache/beamclaw-test/vercel-ai-npm}"
+VERCEL_AI_PKGS=(ai@6.0.325 @ai-sdk/openai-compatible@2.0.92 zod@4.6.7)
 if command -v npm >/dev/null 2>&1; then
   if [ ! -d "$MCP_DIR/node_modules/@modelcontextprotocol/server-everything" ]; then
     say "installing the MCP reference servers into $MCP_DIR"
@@ -76,8 +89,12 @@ if command -v npm >/dev/null 2>&1; then
     say "installing @a2a-js/sdk into $A2A_DIR"
     npm_into "$A2A_DIR" @a2a-js/sdk@1.3.0 || warn "npm install of @a2a-js/sdk failed"
   fi
+  if ! npm_pinned "$VERCEL_AI_DIR" "${VERCEL_AI_PKGS[@]}"; then
+    say "installing the Vercel AI SDK into $VERCEL_AI_DIR"
+    npm_into "$VERCEL_AI_DIR" "${VERCEL_AI_PKGS[@]}" || warn "npm install of the Vercel AI SDK failed"
+  fi
 else
-  warn "no npm: the MCP, conformance and A2A SDK suites will say MISSING TOOL"
+  warn "no npm: the MCP, conformance, A2A SDK and Vercel AI SDK suites will say MISSING TOOL"
 fi
 
 # The code sandbox's image, built with the binary's own `sandbox build`

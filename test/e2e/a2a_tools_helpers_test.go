@@ -107,11 +107,7 @@ func startA2AEcho(t *testing.T) string {
 // by scripts/test-deps.sh, which make test runs), or skips (fails under CI).
 func a2aNodeModules(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("BEAMCLAW_A2A_NPM_DIR")
-	if dir == "" {
-		cache, _ := os.UserCacheDir()
-		dir = filepath.Join(cache, "beamclaw-test", "a2a-npm")
-	}
+	dir := testCacheDir("BEAMCLAW_A2A_NPM_DIR", "a2a-npm")
 	nm := filepath.Join(dir, "node_modules")
 	if _, err := os.Stat(filepath.Join(nm, "@a2a-js", "sdk", "package.json")); err != nil {
 		testenv.Unavailable(t, "npm @a2a-js/sdk in "+dir, "npm install --prefix "+dir+" @a2a-js/sdk@1.3.0")

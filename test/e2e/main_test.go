@@ -175,6 +175,16 @@ func get(t *testing.T, url string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
+// testCacheDir is where scripts/test-deps.sh installs a third-party tool:
+// $env when set, else name under the user's cache dir's beamclaw-test.
+func testCacheDir(env, name string) string {
+	if dir := os.Getenv(env); dir != "" {
+		return dir
+	}
+	cache, _ := os.UserCacheDir()
+	return filepath.Join(cache, "beamclaw-test", name)
+}
+
 // ended reports whether pid has exited: gone, or a zombie that init has
 // not reaped yet (the detached daemon's parent is init).
 func ended(pid int) bool {
