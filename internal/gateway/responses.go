@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,14 +43,14 @@ func (o *OpenAI) createResponse(w http.ResponseWriter, r *http.Request) {
 		writeChatError(w, err)
 		return
 	}
-	call := &respCall{id: "resp_" + randomID() + randomID()[:8], created: o.opts.Clock.Now().Unix(), echo: echoOf(req),
-		route: newChatRoute(req.Stream)}
+	call := &respCall{created: o.opts.Clock.Now().Unix(), echo: echoOf(req), route: newChatRoute(req.Stream)}
 	defer call.route.close()
 	in, err := o.responseInput(r, req, body)
 	if err != nil {
 		writeChatError(w, err)
 		return
 	}
+	call.id = responseID(in)
 	ctx, cancel := context.WithCancel(r.Context())
 	wait, err := o.startResponse(ctx, req, in, call)
 	defer func() {
@@ -153,6 +155,17 @@ func (o *OpenAI) storedInput(ctx context.Context, req *responseRequest, in *beam
 	return nil
 }
 
+// responseID is a new response's id: random, or, for a request with an
+// Idempotency-Key, the user's key's digest, so that a resend is the same
+// response (in the same conversation, answered from the first run).
+func responseID(in *beamclaw.Inbound) string {
+	if in.MessageID == "" {
+		return "resp_" + randomID() + randomID()[:8]
+	}
+	sum := sha256.Sum256([]byte("response\x00" + in.UserID + "\x00" + in.MessageID))
+	return "resp_" + hex.EncodeToString(sum[:16])
+}
+
 // newItems finds where the new input starts: the last item, a user
 // message, or the function call outputs that end the input.
 func newItems(items []inputItem) (int, error) {
@@ -207,9 +220,7 @@ func (o *OpenAI) startResponse(ctx context.Context, req *responseRequest, in *be
 		if in.Response.Echo, err = json.Marshal(call.echo); err != nil {
 			return func() {}, err
 		}
-		if in.Transcript == nil && in.From == nil {
-			in.Thread = "r-" + call.id
-		}
+		in.Thread = "r-" + call.id // its conversation, or the branch it starts
 		_, err = o.opts.Sessions.Send(ctx, *in)
 		if errors.Is(err, beamclaw.ErrMessageReused) {
 			err = &requestError{status: http.StatusUnprocessableEntity, code: "idempotency_key_reused",

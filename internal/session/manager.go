@@ -353,8 +353,10 @@ func (m *Manager) input(runID string, in beamclaw.Inbound) []beamclaw.Message {
 }
 
 // continueFrom resolves in.From: the session itself when the point is the
-// end of its history; otherwise a new thread holding a copy of the history
-// up to the point (a branch; the original is untouched).
+// end of its history (or when the session already holds in's message id:
+// a resend, answered there); otherwise in.Thread (a new one when unset)
+// holding a copy of the history up to the point (a branch; the original
+// is untouched).
 func (m *Manager) continueFrom(ctx context.Context, in *beamclaw.Inbound) error {
 	const op = "session.Send"
 	p := *in.From
@@ -373,15 +375,18 @@ func (m *Manager) continueFrom(ctx context.Context, in *beamclaw.Inbound) error 
 	defer src.mu.Unlock()
 	next := src.rec.NextSeq
 	base := next - uint64(len(src.history))
+	_, resent := src.seen[in.MessageID]
 	switch {
-	case p.Seq == next:
+	case p.Seq == next, resent && in.MessageID != "":
 		in.Session = p.Session
 		return nil
 	case p.Seq < base || p.Seq > next:
 		return beamclaw.E(op, beamclaw.KindConflict, "the conversation was compacted or reset after this response: "+
 			"continue from its newest response", nil)
 	}
-	in.Thread = newThread()
+	if in.Thread == "" {
+		in.Thread = newThread()
+	}
 	in.Transcript = &beamclaw.Transcript{Messages: slices.Clone(src.history[:p.Seq-base])}
 	return nil
 }

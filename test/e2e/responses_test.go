@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
+	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
@@ -378,5 +380,79 @@ func TestResponsesUnknownToolIsAnItem(t *testing.T) {
 	if len(live.Output) != 2 || live.Output[0].Type != "mcp_call" || !strings.Contains(live.Output[0].Output.OfString, "unknown tool") ||
 		len(stored.Output) != 2 || stored.Output[0].Output.OfString != live.Output[0].Output.OfString {
 		t.Errorf("live %+v\nstored %+v", live.Output, stored.Output)
+	}
+}
+
+// The sampling and output controls, the instructions and tool_choice reach
+// the provider; instructions are this response's only, not stored in the
+// conversation; an Idempotency-Key sent again is answered from the first
+// request, never run twice.
+func TestResponsesControlsReachTheProvider(t *testing.T) {
+	r := newChatRig(t, rigOptions{})
+	r.start()
+	c := r.sdkClient()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	lookup := responses.ToolParamOfFunction("lookup", map[string]any{"type": "object"}, false)
+	first, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "default", Input: respText("capital of France as JSON"),
+		Instructions: param.NewOpt("Answer in JSON."), Temperature: param.NewOpt(0.2), TopP: param.NewOpt(0.9),
+		MaxOutputTokens: param.NewOpt[int64](64), Reasoning: shared.ReasoningParam{Effort: shared.ReasoningEffortLow},
+		Tools: []responses.ToolUnionParam{lookup}, ToolChoice: responses.ResponseNewParamsToolChoiceUnion{
+			OfFunctionTool: &responses.ToolChoiceFunctionParam{Name: "lookup"}},
+		Text: responses.ResponseTextConfigParam{Format: responses.ResponseFormatTextConfigUnionParam{
+			OfJSONSchema: &responses.ResponseFormatTextJSONSchemaConfigParam{Name: "city", Schema: map[string]any{"type": "object"}}}}},
+		option.WithHeader("Idempotency-Key", "k-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := llmLast(t, r.llm)
+	var body map[string]any
+	if err := json.Unmarshal(req.Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"temperature": 0.2, "top_p": 0.9, "reasoning_effort": "low",
+		"tool_choice": map[string]any{"type": "function", "function": map[string]any{"name": "lookup"}}}
+	for k, v := range want {
+		if got, _ := json.Marshal(body[k]); string(got) != mustJSON(t, v) {
+			t.Errorf("provider got %s = %s, want %s", k, got, mustJSON(t, v))
+		}
+	}
+	if rf, _ := body["response_format"].(map[string]any); rf["type"] != "json_schema" {
+		t.Errorf("provider got response_format %v", body["response_format"])
+	}
+	if req.MaxTokens != 64 {
+		t.Errorf("provider got max tokens %d, want 64", req.MaxTokens)
+	}
+	if sys := req.Messages[0]; sys.Role != "system" || !strings.HasSuffix(sys.Content, "Answer in JSON.") {
+		t.Errorf("system prompt does not end with the instructions: %.80q", sys.Content)
+	}
+	calls := len(r.llm.Requests())
+
+	// The same key and body: the first answer, no second run.
+	again, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "default", Input: respText("capital of France as JSON"),
+		Instructions: param.NewOpt("Answer in JSON."), Temperature: param.NewOpt(0.2), TopP: param.NewOpt(0.9),
+		MaxOutputTokens: param.NewOpt[int64](64), Reasoning: shared.ReasoningParam{Effort: shared.ReasoningEffortLow},
+		Tools: []responses.ToolUnionParam{lookup}, ToolChoice: responses.ResponseNewParamsToolChoiceUnion{
+			OfFunctionTool: &responses.ToolChoiceFunctionParam{Name: "lookup"}},
+		Text: responses.ResponseTextConfigParam{Format: responses.ResponseFormatTextConfigUnionParam{
+			OfJSONSchema: &responses.ResponseFormatTextJSONSchemaConfigParam{Name: "city", Schema: map[string]any{"type": "object"}}}}},
+		option.WithHeader("Idempotency-Key", "k-1"))
+	if err != nil || again.OutputText() != first.OutputText() {
+		t.Fatalf("resent: %v %q, want %q", err, again.OutputText(), first.OutputText())
+	}
+	if n := len(r.llm.Requests()); n != calls {
+		t.Errorf("a resend with the same Idempotency-Key ran again (%d -> %d provider calls)", calls, n)
+	}
+
+	// Continuing without instructions: the earlier ones are not in the
+	// prompt, nor in the conversation.
+	if _, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "default", Input: respText("and Spain?"),
+		PreviousResponseID: param.NewOpt(first.ID)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range llmLast(t, r.llm).Messages {
+		if strings.Contains(m.Content, "Answer in JSON.") {
+			t.Errorf("the first response's instructions reached the next one (%s message)", m.Role)
+		}
 	}
 }
