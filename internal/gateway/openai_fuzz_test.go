@@ -11,7 +11,8 @@ import (
 )
 
 // FuzzChatRequest: any body either is refused with a request error or
-// converts into a history whose last message is the user's.
+// converts into a history whose last message is the new input: the
+// user's, or the results of the client's function calls.
 func FuzzChatRequest(f *testing.F) {
 	for _, s := range []string{
 		`{"model":"default","messages":[{"role":"user","content":"hi"}]}`,
@@ -36,14 +37,54 @@ func FuzzChatRequest(f *testing.F) {
 			}
 			return
 		}
-		if len(in.history) == 0 || in.history[len(in.history)-1].Role != beamclaw.RoleUser {
-			t.Fatalf("accepted body without a final user message: %q", body)
+		if len(in.history) == 0 {
+			return // stored: the new message is in.text or in.results
+		}
+		if last := in.history[len(in.history)-1].Role; last != beamclaw.RoleUser && last != beamclaw.RoleTool {
+			t.Fatalf("accepted body ending with a %s message: %q", last, body)
 		}
 		for _, m := range in.history {
 			for _, a := range m.Attachments {
 				if !strings.HasPrefix(a.MIME, "image/") || len(a.Data) == 0 {
 					t.Fatalf("bad attachment %+v", a)
 				}
+			}
+		}
+	})
+}
+
+// FuzzResponseRequest: any body either is refused with a request error or
+// holds input items that convert into messages of valid roles, ending with
+// a new input the Responses API accepts.
+func FuzzResponseRequest(f *testing.F) {
+	for _, s := range []string{
+		`{"model":"default","input":"hi"}`,
+		`{"model":"default","input":[{"role":"developer","content":"be terse"},{"type":"message","role":"user","content":[{"type":"input_text","text":"a"},{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgo="}]}]}`,
+		`{"model":"default","previous_response_id":"resp_1","input":[{"type":"function_call_output","call_id":"c1","output":"42"}]}`,
+		`{"model":"default","input":[{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"x"}]}],"store":false}`,
+		`{"model":"default","input":"hi","text":{"format":{"type":"json_schema","name":"x","schema":{"type":"object"}}},"reasoning":{"effort":"low"},"max_output_tokens":5}`,
+		`{"model":"default","input":"hi","tools":[{"type":"function","name":"f","parameters":{"type":"object"}}],"tool_choice":{"type":"function","name":"f"}}`,
+		`{"model":"default","input":[{"type":"reasoning"}]}`,
+		`{"model":"default","input":5}`,
+		`{"model":`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := decodeResponseRequest(body)
+		if err == nil {
+			_, err = newItems(req.items)
+		}
+		if err != nil {
+			var re *requestError
+			if !errors.As(err, &re) || re.status < 400 || re.status > 499 {
+				t.Fatalf("error %v is not a client error", err)
+			}
+			return
+		}
+		for _, m := range historyOf(req.items) {
+			if !m.Role.Valid() {
+				t.Fatalf("item became a message of role %q: %q", m.Role, body)
 			}
 		}
 	})
