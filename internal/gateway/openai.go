@@ -39,6 +39,7 @@ type Sessions interface {
 	// Response, DeleteResponse and CancelResponse reach a stored
 	// Responses API response by id (of userID; "" for any user).
 	Response(ctx context.Context, userID, id string) (session.Response, error)
+	ResponseHead(ctx context.Context, userID, id string) (session.ResponseHead, error)
 	DeleteResponse(ctx context.Context, userID, id string) error
 	CancelResponse(ctx context.Context, userID, id string) error
 }

@@ -10,13 +10,16 @@ import (
 )
 
 // BenchmarkOpenAIChatCompletion measures the handler's own overhead (the
-// gateway's middleware included, no network) for a completion answered at
-// once by the fake sessions.
+// gateway's middleware included, no network) for a completion, or a
+// response, answered at once by the fake sessions.
 func BenchmarkOpenAIChatCompletion(b *testing.B) {
-	cases := []struct{ name, body string }{
-		{"ephemeral", `{"model":"default","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"hello there"}]}`},
-		{"session", `{"model":"default","user":"bench","messages":[{"role":"user","content":"hello there"}]}`},
-		{"stream", `{"model":"default","stream":true,"messages":[{"role":"user","content":"hello there"}]}`},
+	cases := []struct{ name, path, body string }{
+		{"ephemeral", "/v1/chat/completions", `{"model":"default","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"hello there"}]}`},
+		{"session", "/v1/chat/completions", `{"model":"default","user":"bench","messages":[{"role":"user","content":"hello there"}]}`},
+		{"stream", "/v1/chat/completions", `{"model":"default","stream":true,"messages":[{"role":"user","content":"hello there"}]}`},
+		// The same stored turn over the Responses API.
+		{"responses", "/v1/responses", `{"model":"default","user":"bench","input":"hello there"}`},
+		{"responses-stream", "/v1/responses", `{"model":"default","user":"bench","stream":true,"input":"hello there"}`},
 	}
 	for _, bc := range cases {
 		b.Run(bc.name, func(b *testing.B) {
@@ -25,7 +28,7 @@ func BenchmarkOpenAIChatCompletion(b *testing.B) {
 			h := New(Options{Routes: o.Routes()}).PublicHandler()
 			b.ReportAllocs()
 			for b.Loop() {
-				r := httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(bc.body))
+				r := httptest.NewRequest(http.MethodPost, bc.path, strings.NewReader(bc.body))
 				w := httptest.NewRecorder()
 				h.ServeHTTP(w, r)
 				if w.Code != http.StatusOK {

@@ -80,6 +80,10 @@ func (f *oaiSessions) Response(context.Context, string, string) (session.Respons
 	return session.Response{}, beamclaw.E("fake", beamclaw.KindNotFound, "no such response", nil)
 }
 
+func (f *oaiSessions) ResponseHead(context.Context, string, string) (session.ResponseHead, error) {
+	return session.ResponseHead{}, beamclaw.E("fake", beamclaw.KindNotFound, "no such response", nil)
+}
+
 func (f *oaiSessions) DeleteResponse(context.Context, string, string) error {
 	return beamclaw.E("fake", beamclaw.KindNotFound, "no such response", nil)
 }

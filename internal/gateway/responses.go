@@ -139,7 +139,7 @@ func (o *OpenAI) storedInput(ctx context.Context, req *responseRequest, in *beam
 		}
 		return nil
 	}
-	prev, err := o.opts.Sessions.Response(ctx, in.UserID, req.PreviousResponseID)
+	prev, err := o.opts.Sessions.ResponseHead(ctx, in.UserID, req.PreviousResponseID)
 	switch {
 	case beamclaw.KindOf(err) == beamclaw.KindNotFound:
 		return &requestError{status: http.StatusNotFound, param: "previous_response_id",

@@ -74,7 +74,7 @@ type backend interface {
 	setArchived(ids []string, at time.Time) error // archive (or, with a zero at, restore) sessions
 	count() int
 	thread(key string) (string, bool, error) // the thread of a threadKey
-	response(id string) (Response, bool, error)
+	response(id string, into any) (bool, error) // into: *Response or *ResponseHead
 	deleteResponse(id string) error       // removing a session removes its responses
 	threaded(prefix string) (bool, error) // any thread index entry under prefix
 	// maintained is what maintenance did (maintain.go): its marks by
@@ -102,11 +102,17 @@ func newMemBackend() *memBackend {
 	return &memBackend{sessions: make(map[string]*stored), threads: make(map[string]string), resps: make(map[string]Response)}
 }
 
-func (b *memBackend) response(id string) (Response, bool, error) {
+func (b *memBackend) response(id string, into any) (bool, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	r, ok := b.resps[id]
-	return r, ok, nil
+	switch v := into.(type) {
+	case *Response:
+		*v = r
+	case *ResponseHead:
+		*v = r.ResponseHead
+	}
+	return ok, nil
 }
 
 func (b *memBackend) deleteResponse(id string) error {

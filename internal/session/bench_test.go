@@ -111,3 +111,41 @@ func BenchmarkEphemeralTurn(b *testing.B) {
 type discard struct{}
 
 func (discard) Deliver(beamclaw.RunEvent) {}
+
+// BenchmarkAPITurn: one stored turn as the OpenAI APIs send it (acknowledged
+// with the answer): a chat completion into the user's session, and a
+// Responses API turn continuing the previous response (its record written
+// with the answer). Their difference is what a Responses turn adds in the
+// session.
+func BenchmarkAPITurn(b *testing.B) {
+	api := func(in *beamclaw.Inbound) {
+		in.Channel, in.NoApproval, in.AckOnAnswer, in.Origin = beamclaw.ChannelHTTP, true, true, ""
+	}
+	b.Run("chat", func(b *testing.B) {
+		e := newEnv(b, envOpts{lean: true})
+		b.ReportAllocs()
+		for b.Loop() {
+			r, _ := e.send(b, "api:ana", "hi", api)
+			r.wait(b)
+		}
+	})
+	b.Run("responses", func(b *testing.B) {
+		e := newEnv(b, envOpts{lean: true})
+		var from *beamclaw.Point
+		n := 0
+		b.ReportAllocs()
+		for b.Loop() {
+			n++
+			id := fmt.Sprintf("resp_%d", n)
+			r, _ := e.send(b, "api:ana", "hi", api, func(in *beamclaw.Inbound) {
+				in.Response, in.From, in.Thread = &beamclaw.ResponseRef{ID: id, Echo: []byte(`{"model":"default","store":true}`)}, from, "r-"+id
+			})
+			r.wait(b)
+			rec, err := e.m.ResponseHead(context.Background(), "", id)
+			if err != nil {
+				b.Fatal(err)
+			}
+			from = &rec.At
+		}
+	})
+}

@@ -352,19 +352,19 @@ func encodeResponse(r *Response) ([]byte, error) {
 	return append([]byte(r.Session), v...), nil
 }
 
-func (b *boltBackend) response(id string) (r Response, ok bool, err error) {
+func (b *boltBackend) response(id string, into any) (ok bool, err error) {
 	err = b.db.View(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketResponses).Get([]byte(id))
 		if len(v) < idLen {
 			return nil
 		}
 		ok = true
-		return store.Decode(v[idLen:], &r)
+		return store.Decode(v[idLen:], into)
 	})
 	if err != nil {
-		return Response{}, false, fmt.Errorf("load response %s: %w", id, err)
+		return false, fmt.Errorf("load response %s: %w", id, err)
 	}
-	return r, ok, nil
+	return ok, nil
 }
 
 func (b *boltBackend) deleteResponse(id string) error {

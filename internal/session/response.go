@@ -14,20 +14,11 @@ import (
 // record is written with its answer, in the same transaction; a run that
 // failed or was canceled has its record written when it ends.
 type Response struct {
-	ID      string `json:"id"`
-	Session string `json:"session"`
-	User    string `json:"user"`
-	Agent   string `json:"agent"`
-	Run     string `json:"run"`
-	// Status: completed, incomplete (Reason says why: approval_required),
-	// failed (Reason holds the error's words) or cancelled.
-	Status  string    `json:"status"`
+	ResponseHead
+	Run     string    `json:"run"`
 	Reason  string    `json:"reason,omitempty"`
 	Created time.Time `json:"created"`
 	Done    time.Time `json:"done"`
-	// At is where the run left the session's history: a message
-	// continuing from this response continues from there.
-	At beamclaw.Point `json:"at"`
 	// Output is what the run added after its input: assistant messages
 	// (with their tool calls) and the agent's tool results. Calls of the
 	// client's functions without a result are the response's open calls.
@@ -35,6 +26,21 @@ type Response struct {
 	Usage  beamclaw.Usage     `json:"usage"`
 	// Echo is the edge's description of the request (ResponseRef.Echo).
 	Echo json.RawMessage `json:"echo,omitempty"`
+}
+
+// ResponseHead is what continuing from a response needs of it: whose it
+// is and where its run left the session.
+type ResponseHead struct {
+	ID      string `json:"id"`
+	Session string `json:"session"`
+	User    string `json:"user"`
+	Agent   string `json:"agent"`
+	// Status: completed, incomplete (Reason says why: approval_required),
+	// failed (Reason holds the error's words) or cancelled.
+	Status string `json:"status"`
+	// At is where the run left the session's history: a message
+	// continuing from this response continues from there.
+	At beamclaw.Point `json:"at"`
 }
 
 // Response statuses.
@@ -52,15 +58,30 @@ const (
 // another user's; userID "" reads anyone's: a response id is a random
 // capability).
 func (m *Manager) Response(_ context.Context, userID, id string) (Response, error) {
+	var r Response
+	err := m.readResponse(userID, id, &r, &r.ResponseHead)
+	return r, err
+}
+
+// ResponseHead reads only the head of stored response id of userID (as
+// Response does): what a message continuing from it needs.
+func (m *Manager) ResponseHead(_ context.Context, userID, id string) (ResponseHead, error) {
+	var h ResponseHead
+	err := m.readResponse(userID, id, &h, &h)
+	return h, err
+}
+
+// readResponse decodes response id into v, whose head is h.
+func (m *Manager) readResponse(userID, id string, v any, h *ResponseHead) error {
 	const op = "session.Response"
-	r, ok, err := m.store.response(id)
+	ok, err := m.store.response(id, v)
 	switch {
 	case err != nil:
-		return Response{}, loadError(op, err)
-	case !ok || (userID != "" && r.User != userID):
-		return Response{}, beamclaw.E(op, beamclaw.KindNotFound, "no such response", nil)
+		return loadError(op, err)
+	case !ok || (userID != "" && h.User != userID):
+		return beamclaw.E(op, beamclaw.KindNotFound, "no such response", nil)
 	}
-	return r, nil
+	return nil
 }
 
 // DeleteResponse deletes stored response id of userID; the conversation
@@ -118,9 +139,10 @@ func (l *lane) responseOf(r *run, msgs []beamclaw.Message, next uint64) *Respons
 		out = slices.Clone(l.history[from:])
 	}
 	out = append(out, msgs...)
-	return &Response{ID: r.resp.ID, Session: l.id, User: l.rec.UserID, Agent: l.rec.AgentID, Run: r.id,
-		Status: status, Reason: reason, Created: r.msgs[0].Time, Done: l.m.clock.Now(),
-		At: beamclaw.Point{Session: l.id, Seq: next}, Output: out, Usage: r.used, Echo: r.resp.Echo}
+	head := ResponseHead{ID: r.resp.ID, Session: l.id, User: l.rec.UserID, Agent: l.rec.AgentID, Status: status,
+		At: beamclaw.Point{Session: l.id, Seq: next}}
+	return &Response{ResponseHead: head, Run: r.id, Reason: reason, Created: r.msgs[0].Time, Done: l.m.clock.Now(),
+		Output: out, Usage: r.used, Echo: r.resp.Echo}
 }
 
 // endResponse stores the record of r's response when its run ended

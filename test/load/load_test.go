@@ -60,7 +60,7 @@ func TestSummarySub(t *testing.T) {
 }
 
 func TestParseMode(t *testing.T) {
-	for _, ok := range []string{"plain", "stream", "ephemeral"} {
+	for _, ok := range []string{"plain", "stream", "ephemeral", "responses"} {
 		if m, err := ParseMode(ok); err != nil || string(m) != ok {
 			t.Errorf("ParseMode(%q) = %q, %v", ok, m, err)
 		}

@@ -26,15 +26,20 @@ const (
 	// ModeEphemeral is a non-streamed request without a user id: the
 	// request's messages are the whole history and nothing is stored.
 	ModeEphemeral Mode = "ephemeral"
+	// ModeResponses is ModePlain over the Responses API: a non-streamed
+	// POST /v1/responses with a user id, continuing that user's last
+	// response (previous_response_id), so each user's turns are one
+	// stored conversation.
+	ModeResponses Mode = "responses"
 )
 
 // ParseMode checks a mode name.
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(s); m {
-	case ModePlain, ModeStream, ModeEphemeral:
+	case ModePlain, ModeStream, ModeEphemeral, ModeResponses:
 		return m, nil
 	}
-	return "", fmt.Errorf("unknown mode %q (want plain, stream or ephemeral)", s)
+	return "", fmt.Errorf("unknown mode %q (want plain, stream, ephemeral or responses)", s)
 }
 
 // chatRequest is the OpenAI request body a turn sends.
@@ -65,6 +70,36 @@ type turn struct {
 	ttft    time.Duration // request sent to first content chunk (streams)
 }
 
+// responseRequest is the Responses API body a turn sends.
+type responseRequest struct {
+	Model    string `json:"model"`
+	User     string `json:"user"`
+	Input    string `json:"input"`
+	Previous string `json:"previous_response_id,omitempty"`
+}
+
+// respond sends turn i of user as a response continuing previous ("" for
+// the first) and returns the new response's id.
+func respond(ctx context.Context, hc *http.Client, url, model, user, previous string, i int, token string) (turn, string, error) {
+	payload, err := json.Marshal(responseRequest{Model: model, User: user, Input: fmt.Sprintf("ping %d", i), Previous: previous})
+	if err != nil {
+		return turn{}, "", fmt.Errorf("encode request: %w", err)
+	}
+	var id string
+	t, err := post(ctx, hc, url, payload, token, func(b []byte) error {
+		var r struct {
+			ID     string `json:"id"`
+			Status string `json:"status"`
+		}
+		if err := json.Unmarshal(b, &r); err != nil || r.Status != "completed" {
+			return fmt.Errorf("response not completed (%v): %.200s", err, b)
+		}
+		id = r.ID
+		return nil
+	})
+	return t, id, err
+}
+
 // body encodes the request for turn i.
 func body(model string, mode Mode, user string, i int) ([]byte, error) {
 	req := chatRequest{
@@ -84,6 +119,14 @@ func body(model string, mode Mode, user string, i int) ([]byte, error) {
 
 // do sends one chat completion and reads the whole answer.
 func do(ctx context.Context, hc *http.Client, url string, payload []byte, stream bool, token string) (turn, error) {
+	if !stream {
+		return post(ctx, hc, url, payload, token, func(b []byte) error {
+			if !bytes.Contains(b, []byte(`"content"`)) {
+				return fmt.Errorf("answer without content: %.200s", b)
+			}
+			return nil
+		})
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
 	if err != nil {
 		return turn{}, fmt.Errorf("new request: %w", err)
@@ -101,16 +144,6 @@ func do(ctx context.Context, hc *http.Client, url string, payload []byte, stream
 	if res.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(res.Body, 512))
 		return turn{}, fmt.Errorf("status %d: %s", res.StatusCode, strings.TrimSpace(string(b)))
-	}
-	if !stream {
-		b, err := io.ReadAll(res.Body)
-		if err != nil {
-			return turn{}, fmt.Errorf("read answer: %w", err)
-		}
-		if !bytes.Contains(b, []byte(`"content"`)) {
-			return turn{}, fmt.Errorf("answer without content: %.200s", b)
-		}
-		return turn{latency: time.Since(start)}, nil
 	}
 	ttft, err := readStream(res.Body, start)
 	if err != nil {
@@ -151,4 +184,34 @@ func readStream(r io.Reader, start time.Time) (time.Duration, error) {
 		return 0, fmt.Errorf("read stream: %w", err)
 	}
 	return 0, fmt.Errorf("stream ended without [DONE]")
+}
+
+// post sends one non-streamed request, reads the whole answer and checks
+// it with ok.
+func post(ctx context.Context, hc *http.Client, url string, payload []byte, token string, ok func([]byte) error) (turn, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
+	if err != nil {
+		return turn{}, fmt.Errorf("new request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	start := time.Now()
+	res, err := hc.Do(req)
+	if err != nil {
+		return turn{}, fmt.Errorf("post: %w", err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		return turn{}, fmt.Errorf("read answer: %w", err)
+	}
+	if res.StatusCode != http.StatusOK {
+		return turn{}, fmt.Errorf("status %d: %.512s", res.StatusCode, strings.TrimSpace(string(b)))
+	}
+	if err := ok(b); err != nil {
+		return turn{}, err
+	}
+	return turn{latency: time.Since(start)}, nil
 }

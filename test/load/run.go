@@ -78,6 +78,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		defer hc.CloseIdleConnections()
 	}
 	url := strings.TrimSuffix(cfg.BaseURL, "/") + "/chat/completions"
+	if cfg.Mode == ModeResponses {
+		url = strings.TrimSuffix(cfg.BaseURL, "/") + "/responses"
+	}
 	return phase(ctx, hc, url, cfg)
 }
 
@@ -93,6 +96,7 @@ func phase(ctx context.Context, hc *http.Client, url string, cfg Config) (Result
 	)
 	lat := make([][]time.Duration, cfg.C)
 	ttft := make([][]time.Duration, cfg.C)
+	var last sync.Map // user -> the id of their last response (ModeResponses)
 	start := time.Now()
 	for w := range cfg.C {
 		wg.Go(func() {
@@ -101,7 +105,7 @@ func phase(ctx context.Context, hc *http.Client, url string, cfg Config) (Result
 				if i >= n || ctx.Err() != nil {
 					return
 				}
-				t, err := one(ctx, hc, url, cfg, i)
+				t, err := one(ctx, hc, url, cfg, i, &last)
 				if err != nil {
 					errs.Add(1)
 					firstMu.Lock()
@@ -132,9 +136,18 @@ func phase(ctx context.Context, hc *http.Client, url string, cfg Config) (Result
 	return res, nil
 }
 
-// one sends turn i of a run.
-func one(ctx context.Context, hc *http.Client, url string, cfg Config, i int) (turn, error) {
+// one sends turn i of a run; last holds each user's last response id.
+func one(ctx context.Context, hc *http.Client, url string, cfg Config, i int, last *sync.Map) (turn, error) {
 	user := fmt.Sprintf("%s%d", cfg.UserPrefix, i%cfg.Users)
+	if cfg.Mode == ModeResponses {
+		prev, _ := last.Load(user)
+		p, _ := prev.(string)
+		t, id, err := respond(ctx, hc, url, cfg.Model, user, p, i, cfg.Token)
+		if err == nil {
+			last.Store(user, id)
+		}
+		return t, err
+	}
 	payload, err := body(cfg.Model, cfg.Mode, user, i)
 	if err != nil {
 		return turn{}, err

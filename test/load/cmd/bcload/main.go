@@ -15,7 +15,7 @@
 //
 // Usage:
 //
-//	bcload -addr 127.0.0.1:18800 [-fake http://127.0.0.1:PORT/v1] [-mode plain|stream|ephemeral]
+//	bcload -addr 127.0.0.1:18800 [-fake http://127.0.0.1:PORT/v1] [-mode plain|stream|ephemeral|responses]
 //	       [-n 2000] [-c 1] [-users 100] [-warmup 50] [-pid PID] [-json]
 //	bcload -mode coldstart -bin bin/beamclaw [-n 20] [-json]
 //	bcload -mode exec -socket $BEAMCLAW_HOME/run/beamclaw.sock [-scopes 20] [-n 500] [-json]

@@ -44,7 +44,11 @@ func measure(ctx context.Context, o options, mode load.Mode) (report, error) {
 	rep := report{Mode: string(mode), N: o.n, C: o.c, Users: o.users}
 	cfg := load.Config{Mode: mode, N: o.n, C: o.c, Users: o.users, Limit: o.limit}
 	if o.fake != "" {
-		direct, err := phase(ctx, cfg, o.fake, o.fakeModel, o.prefix+"direct-", o.warmup)
+		base := cfg
+		if mode == load.ModeResponses { // the provider speaks chat completions: a stored turn's call
+			base.Mode = load.ModePlain
+		}
+		direct, err := phase(ctx, base, o.fake, o.fakeModel, o.prefix+"direct-", o.warmup)
 		if err != nil {
 			return rep, fmt.Errorf("direct baseline: %w", err)
 		}
