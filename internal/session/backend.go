@@ -73,10 +73,10 @@ type backend interface {
 	summary(id string) (Summary, bool, error)     // one stored session (false: none)
 	setArchived(ids []string, at time.Time) error // archive (or, with a zero at, restore) sessions
 	count() int
-	thread(key string) (string, bool, error) // the thread of a threadKey
+	thread(key string) (string, bool, error)    // the thread of a threadKey
 	response(id string, into any) (bool, error) // into: *Response or *ResponseHead
-	deleteResponse(id string) error       // removing a session removes its responses
-	threaded(prefix string) (bool, error) // any thread index entry under prefix
+	deleteResponse(id string) error             // removing a session removes its responses
+	threaded(prefix string) (bool, error)       // any thread index entry under prefix
 	// maintained is what maintenance did (maintain.go): its marks by
 	// session and the date of the last nightly pass.
 	maintained() (marks map[string]maintMark, night string, err error)
