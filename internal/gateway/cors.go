@@ -34,7 +34,7 @@ func (s *Server) cors(next http.Handler) http.Handler {
 			return
 		case preflight:
 			h.Set("Access-Control-Allow-Origin", origin)
-			h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+			h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS") // DELETE: /v1/responses/{id}
 			if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
 				h.Set("Access-Control-Allow-Headers", req)
 			}
