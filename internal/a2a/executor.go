@@ -15,7 +15,7 @@ import (
 const (
 	msgRunGone  = "This task's run is no longer going (the agent's daemon restarted, or it was canceled). Send the message again as a new task."
 	msgReask    = "Please answer yes, no or always."
-	MsgCanceled = "Canceled at the caller's request."
+	msgCanceled = "Canceled at the caller's request."
 )
 
 // executor is the SDK's AgentExecutor: an A2A message becomes a turn of a
@@ -200,6 +200,6 @@ func (x *executor) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.
 			}
 		}
 		t := &translator{info: info, now: s.clock.Now}
-		yield(t.status(a2a.TaskStateCanceled, agentMessage(info, MsgCanceled)), nil)
+		yield(t.status(a2a.TaskStateCanceled, agentMessage(info, msgCanceled)), nil)
 	}
 }

@@ -37,7 +37,7 @@ func (d *daemon) edges(rt *agentRuntime) (routes, socket []gateway.Mount, servic
 	wsOpts.Missed = d.missed(rt, scheduler.DeliverWS)
 	oo := d.plan.OpenAI
 	oo.Sessions, oo.Agents, oo.Logger, oo.UserID = api, rt.agents, d.log, userID
-	oo.ToolNames = rt.toolNames
+	oo.ToolNames, oo.Scrub = rt.toolNames, rt.scrubber.String
 	openai := gateway.NewOpenAI(oo)
 	routes = append(routes, openai.Routes()...)
 	public := gateway.NewWS(wsOpts)

@@ -56,6 +56,9 @@ type OpenAIOptions struct {
 	// a session user id, applying BEAMCLAW_USER (session.UserID). Default:
 	// "api:" + id.
 	UserID func(channelPrefix, id string) string
+	// Scrub removes credentials from the results of the client's functions
+	// before they are stored or sent to a model (nil: the identity).
+	Scrub func(string) string
 	// ToolNames lists the names of an agent's own tools: a client's
 	// function may not take one (nil: none are known).
 	ToolNames func(agent string) []string
@@ -92,6 +95,9 @@ func NewOpenAI(opts OpenAIOptions) *OpenAI {
 	}
 	if opts.UserID == nil {
 		opts.UserID = func(prefix, id string) string { return prefix + ":" + id }
+	}
+	if opts.Scrub == nil {
+		opts.Scrub = func(s string) string { return s }
 	}
 	if opts.ToolNames == nil {
 		opts.ToolNames = func(string) []string { return nil }

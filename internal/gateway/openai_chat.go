@@ -169,6 +169,7 @@ func (o *OpenAI) parse(r *http.Request, body []byte) (*chatInput, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.scrubResults(in.history)
 	if user != "" {
 		if req.Messages[first].Role == string(beamclaw.RoleTool) {
 			for _, m := range in.history[first:] {
@@ -181,6 +182,16 @@ func (o *OpenAI) parse(r *http.Request, body []byte) (*chatInput, error) {
 		in.history = nil
 	}
 	return in, nil
+}
+
+// scrubResults scrubs the tool results in msgs, the client's own: like
+// every tool result, they are scrubbed before they are stored or sent on.
+func (o *OpenAI) scrubResults(msgs []beamclaw.Message) {
+	for i := range msgs {
+		if msgs[i].Role == beamclaw.RoleTool {
+			msgs[i].Content = o.opts.Scrub(msgs[i].Content)
+		}
+	}
 }
 
 // newInput finds where a request's new input starts: its last message,

@@ -20,14 +20,14 @@ const maxFunctions = 128
 // completions nest it under "function", the Responses API does not.
 type functionTool struct {
 	Type       string          `json:"type"`
-	Name       string          `json:"name"`
-	Desc       string          `json:"description"`
-	Parameters json.RawMessage `json:"parameters"`
+	Name       string          `json:"name,omitempty"`
+	Desc       string          `json:"description,omitempty"`
+	Parameters json.RawMessage `json:"parameters,omitempty"`
 	Function   *struct {
 		Name       string          `json:"name"`
-		Desc       string          `json:"description"`
-		Parameters json.RawMessage `json:"parameters"`
-	} `json:"function"`
+		Desc       string          `json:"description,omitempty"`
+		Parameters json.RawMessage `json:"parameters,omitempty"`
+	} `json:"function,omitempty"`
 }
 
 // functionDefs checks the declared tools and returns them as the run's

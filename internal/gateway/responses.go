@@ -43,7 +43,9 @@ func (o *OpenAI) createResponse(w http.ResponseWriter, r *http.Request) {
 		writeChatError(w, err)
 		return
 	}
-	call := &respCall{created: o.opts.Clock.Now().Unix(), echo: echoOf(req), route: newChatRoute(req.Stream)}
+	// Text is kept unstreamed too: the output's messages are the same
+	// items as the stored response's.
+	call := &respCall{created: o.opts.Clock.Now().Unix(), echo: echoOf(req), route: newChatRoute(true)}
 	defer call.route.close()
 	in, err := o.responseInput(r, req, body)
 	if err != nil {
@@ -51,6 +53,9 @@ func (o *OpenAI) createResponse(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	call.id = responseID(in)
+	if in.MessageID != "" && req.store && o.answerResent(w, r, req, call.id) {
+		return
+	}
 	ctx, cancel := context.WithCancel(r.Context())
 	wait, err := o.startResponse(ctx, req, in, call)
 	defer func() {
@@ -84,6 +89,15 @@ func (o *OpenAI) responseInput(r *http.Request, req *responseRequest, body []byt
 	}
 	if _, err := newItems(req.items); err != nil {
 		return nil, err
+	}
+	for i := range req.items {
+		it := &req.items[i] // the client's results, scrubbed as every tool result
+		if it.msg.Role == beamclaw.RoleTool {
+			it.msg.Content = o.opts.Scrub(it.msg.Content)
+		}
+		if it.result != nil {
+			it.result.Content = o.opts.Scrub(it.result.Content)
+		}
 	}
 	fns, err := functionDefs(req.Tools, o.opts.ToolNames(agent))
 	if err != nil {
@@ -156,14 +170,50 @@ func (o *OpenAI) storedInput(ctx context.Context, req *responseRequest, in *beam
 }
 
 // responseID is a new response's id: random, or, for a request with an
-// Idempotency-Key, the user's key's digest, so that a resend is the same
-// response (in the same conversation, answered from the first run).
+// Idempotency-Key, the digest of the user, the key and the body, so that a
+// resend is the same response (in the same conversation, answered from
+// the first run) and nobody finds it by guessing a key alone.
 func responseID(in *beamclaw.Inbound) string {
 	if in.MessageID == "" {
 		return "resp_" + randomID() + randomID()[:8]
 	}
-	sum := sha256.Sum256([]byte("response\x00" + in.UserID + "\x00" + in.MessageID))
+	sum := sha256.Sum256([]byte("response\x00" + in.UserID + "\x00" + in.MessageID + "\x00" + in.MessageDigest))
 	return "resp_" + hex.EncodeToString(sum[:16])
+}
+
+// answerResent answers a resend of a stored response (the same
+// Idempotency-Key and body) from its record, as the first request was
+// answered, and reports whether it did; one still running is attached to
+// by the session instead.
+func (o *OpenAI) answerResent(w http.ResponseWriter, r *http.Request, req *responseRequest, id string) bool {
+	rec, err := o.opts.Sessions.Response(r.Context(), "", id)
+	if err != nil {
+		return false
+	}
+	obj, err := storedObject(rec)
+	if err != nil {
+		writeError(w, err)
+		return true
+	}
+	if !req.Stream {
+		writeJSON(w, http.StatusOK, obj)
+		return true
+	}
+	call := &respCall{id: id, created: obj.CreatedAt}
+	_ = json.Unmarshal(rec.Echo, &call.echo) // storedObject read it already
+	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: o.opts.WriteTimeout}
+	defer sw.release()
+	sw.enc = json.NewEncoder(&sw.buf)
+	rs := &respStream{call: call, sw: sw}
+	last := "response.failed"
+	switch obj.Status {
+	case session.StatusCompleted, session.StatusIncomplete:
+		last = "response." + obj.Status
+	}
+	if rs.begin() == nil {
+		_ = rs.end(last, obj)
+	}
+	return true
 }
 
 // newItems finds where the new input starts: the last item, a user
@@ -183,16 +233,21 @@ func newItems(items []inputItem) (int, error) {
 	return first, nil
 }
 
-// historyOf is items as a conversation: a function call joins the
-// assistant message before it (the calls of one model response).
+// historyOf is items as a conversation: a call joins the assistant
+// message before it (the calls of one model response); an mcp_call is
+// followed by its result.
 func historyOf(items []inputItem) []beamclaw.Message {
 	out := make([]beamclaw.Message, 0, len(items))
 	for _, it := range items {
-		if n := len(out); it.Type == "function_call" && n > 0 && out[n-1].Role == beamclaw.RoleAssistant {
+		if n := len(out); it.msg.Role == beamclaw.RoleAssistant && len(it.msg.ToolCalls) > 0 && it.msg.Content == "" &&
+			n > 0 && out[n-1].Role == beamclaw.RoleAssistant {
 			out[n-1].ToolCalls = append(out[n-1].ToolCalls, it.msg.ToolCalls...)
-			continue
+		} else {
+			out = append(out, it.msg)
 		}
-		out = append(out, it.msg)
+		if it.result != nil {
+			out = append(out, *it.result)
+		}
 	}
 	return out
 }

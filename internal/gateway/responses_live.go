@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"strings"
+
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/session"
 )
@@ -18,13 +20,15 @@ type liveResponse struct {
 	tools    map[string]int // the agent's calls in progress: call id -> item index
 	asked    bool           // a call needed an approval nobody here could give
 	emit     func(ev *streamEvent) error
+	part0    int        // the content index of every text (one part per message)
+	logprobs []struct{} // none, but present: the SDKs expect the member
 }
 
 func newLiveResponse(id string, emit func(ev *streamEvent) error) *liveResponse {
 	if emit == nil {
 		emit = func(*streamEvent) error { return nil }
 	}
-	return &liveResponse{id: id, text: -1, tools: map[string]int{}, emit: emit}
+	return &liveResponse{id: id, text: -1, tools: map[string]int{}, emit: emit, logprobs: []struct{}{}}
 }
 
 // streamEvent is one event of a streamed response; its type is also the
@@ -47,8 +51,6 @@ type streamEvent struct {
 	Message      string          `json:"message,omitempty"`
 }
 
-var zero, noLogprobs = 0, []struct{}{}
-
 // itemEvent is an event about item i.
 func (lr *liveResponse) itemEvent(typ string, i int) *streamEvent {
 	it := lr.items[i]
@@ -62,12 +64,12 @@ func (lr *liveResponse) handle(ev beamclaw.RunEvent) error {
 	case beamclaw.EvChunk:
 		return lr.chunk(ev.Text)
 	case beamclaw.EvToolStart:
-		if ev.Tool == nil {
+		if ev.Tool == nil || lr.nested(ev.Tool.ID) {
 			return nil
 		}
 		return lr.toolStart(*ev.Tool)
 	case beamclaw.EvToolResult:
-		if ev.Tool == nil || ev.Result == nil {
+		if ev.Tool == nil || ev.Result == nil || lr.nested(ev.Tool.ID) {
 			return nil
 		}
 		if _, started := lr.tools[ev.Tool.ID]; !started { // refused before it ran (an unknown tool, the policy)
@@ -77,7 +79,7 @@ func (lr *liveResponse) handle(ev beamclaw.RunEvent) error {
 		}
 		return lr.toolDone(ev.Tool.ID, ev.Result.Content)
 	case beamclaw.EvNeedsApproval:
-		if ev.Tool == nil {
+		if ev.Tool == nil || lr.nested(ev.Tool.ID) {
 			return nil
 		}
 		lr.asked = true
@@ -89,6 +91,18 @@ func (lr *liveResponse) handle(ev beamclaw.RunEvent) error {
 		return lr.final(ev)
 	}
 	return nil
+}
+
+// nested reports whether callID is a call a running tool made itself
+// (loop.nestedCaller: "<parent>_<n>"): inside its parent's item, not in
+// the history, so not an item of its own.
+func (lr *liveResponse) nested(callID string) bool {
+	for parent := range lr.tools {
+		if strings.HasPrefix(callID, parent+"_") {
+			return true
+		}
+	}
+	return false
 }
 
 // chunk adds streamed answer text, opening a message item when none is.
@@ -107,14 +121,14 @@ func (lr *liveResponse) chunk(s string) error {
 		part := outputPart{Type: "output_text", Annotations: []struct{}{}, Logprobs: []struct{}{}}
 		lr.items[lr.text].Content = []outputPart{part}
 		if err := lr.emit(&streamEvent{Type: "response.content_part.added", OutputIndex: &lr.text, ItemID: it.ID,
-			ContentIndex: &zero, Part: &part}); err != nil {
+			ContentIndex: &lr.part0, Part: &part}); err != nil {
 			return err
 		}
 	}
 	it := &lr.items[lr.text]
 	it.Content[0].Text += s
-	return lr.emit(&streamEvent{Type: "response.output_text.delta", OutputIndex: &lr.text, ItemID: it.ID, ContentIndex: &zero,
-		Delta: &s, Logprobs: &noLogprobs})
+	return lr.emit(&streamEvent{Type: "response.output_text.delta", OutputIndex: &lr.text, ItemID: it.ID, ContentIndex: &lr.part0,
+		Delta: &s, Logprobs: &lr.logprobs})
 }
 
 // closeText ends the message item taking text.
@@ -128,11 +142,11 @@ func (lr *liveResponse) closeText() error {
 	it.Status = "completed"
 	part := it.Content[0]
 	lr.lastText = part.Text
-	if err := lr.emit(&streamEvent{Type: "response.output_text.done", OutputIndex: &i, ItemID: it.ID, ContentIndex: &zero,
-		Text: &part.Text, Logprobs: &noLogprobs}); err != nil {
+	if err := lr.emit(&streamEvent{Type: "response.output_text.done", OutputIndex: &i, ItemID: it.ID, ContentIndex: &lr.part0,
+		Text: &part.Text, Logprobs: &lr.logprobs}); err != nil {
 		return err
 	}
-	if err := lr.emit(&streamEvent{Type: "response.content_part.done", OutputIndex: &i, ItemID: it.ID, ContentIndex: &zero,
+	if err := lr.emit(&streamEvent{Type: "response.content_part.done", OutputIndex: &i, ItemID: it.ID, ContentIndex: &lr.part0,
 		Part: &part}); err != nil {
 		return err
 	}

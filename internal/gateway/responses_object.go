@@ -178,8 +178,9 @@ func storedObject(r session.Response) (*responseObject, error) {
 }
 
 // itemsOf is the output items of a run's messages: each assistant
-// message's text, then its calls, those of the agent's tools with their
-// results.
+// message's text, then the calls of the agent's tools with their results,
+// then the calls of the client's functions (the order the run reported
+// them in: liveResponse builds the same items).
 func itemsOf(respID string, msgs []beamclaw.Message) []outputItem {
 	results := map[string]string{}
 	for _, m := range msgs {
@@ -197,10 +198,13 @@ func itemsOf(respID string, msgs []beamclaw.Message) []outputItem {
 			items = append(items, messageItem(respID, texts, m.Content, "completed"))
 			texts++
 		}
-		for _, c := range m.ToolCalls {
+		for _, c := range m.ToolCalls { // the agent's calls ran first; the client's end the run
 			if res, ok := results[c.ID]; ok {
 				items = append(items, toolItem(c, &res))
-			} else {
+			}
+		}
+		for _, c := range m.ToolCalls {
+			if _, ok := results[c.ID]; !ok {
 				items = append(items, functionItem(c, "completed"))
 			}
 		}

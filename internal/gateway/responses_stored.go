@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/go-chi/chi/v5"
@@ -123,7 +124,8 @@ func (o *OpenAI) inputItems(w http.ResponseWriter, r *http.Request) {
 	}
 	items := e.Input
 	if order != "asc" {
-		items = reversed(items)
+		items = slices.Clone(items)
+		slices.Reverse(items)
 	}
 	if after := q.Get("after"); after != "" {
 		for i, it := range items {
@@ -140,12 +142,4 @@ func (o *OpenAI) inputItems(w http.ResponseWriter, r *http.Request) {
 		list["first_id"], list["last_id"] = items[0].ID, items[len(items)-1].ID
 	}
 	writeJSON(w, http.StatusOK, list)
-}
-
-func reversed(items []inputItem) []inputItem {
-	out := make([]inputItem, len(items))
-	for i, it := range items {
-		out[len(items)-1-i] = it
-	}
-	return out
 }

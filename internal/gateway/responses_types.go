@@ -56,7 +56,8 @@ type inputItem struct {
 	Args    string          `json:"arguments,omitempty"`
 	Output  json.RawMessage `json:"output,omitempty"`
 
-	msg beamclaw.Message // as history
+	msg    beamclaw.Message  // as history
+	result *beamclaw.Message // an mcp_call's result, after msg
 }
 
 // decodeResponseRequest parses and checks a body.
@@ -184,6 +185,21 @@ func (it *inputItem) check(i int) error {
 			return badRequest(param+".arguments is not valid JSON", param+".arguments")
 		}
 		it.msg = beamclaw.Message{Role: beamclaw.RoleAssistant, ToolCalls: []beamclaw.ToolCall{{ID: it.CallID, Name: it.Name, Args: args, Source: "native"}}}
+	case "mcp_call": // one of the agent's own tools, as a response reported it, sent back
+		if it.Name == "" {
+			return badRequest(param+": an mcp_call needs a name", param)
+		}
+		args := json.RawMessage(it.Args)
+		if len(args) == 0 || !json.Valid(args) {
+			args = json.RawMessage("{}")
+		}
+		out, err := outputText(it.Output, param)
+		if err != nil {
+			return err
+		}
+		id := strings.TrimPrefix(it.ID, "mcp_")
+		it.msg = beamclaw.Message{Role: beamclaw.RoleAssistant, ToolCalls: []beamclaw.ToolCall{{ID: id, Name: it.Name, Args: args, Source: "native"}}}
+		it.result = &beamclaw.Message{Role: beamclaw.RoleTool, ToolCallID: id, Name: it.Name, Content: out}
 	case "function_call_output":
 		if it.CallID == "" {
 			return badRequest(param+": a function_call_output needs the call_id of its call", param+".call_id")
@@ -194,7 +210,7 @@ func (it *inputItem) check(i int) error {
 		}
 		it.msg = beamclaw.Message{Role: beamclaw.RoleTool, ToolCallID: it.CallID, Content: text}
 	default:
-		return badRequest(fmt.Sprintf("%s: item type %q is not supported (message, function_call and function_call_output are)", param, it.Type), param+".type")
+		return badRequest(fmt.Sprintf("%s: item type %q is not supported (message, function_call, function_call_output and mcp_call are)", param, it.Type), param+".type")
 	}
 	return nil
 }

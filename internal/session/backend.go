@@ -24,6 +24,16 @@ type record struct {
 	Thread      string           `json:"thread,omitempty"`  // the thread's name; "" for the default session
 	Archived    time.Time        `json:"archived,omitzero"` // set when its TTL passed; cleared by its next message
 	Marks       []mark           `json:"marks,omitempty"`   // a thread's answered turns (thread.go)
+	// Moved is where the end of the history went when a compaction last
+	// rewrote it: a response that ended the old history continues from
+	// the new one's end (continueFrom).
+	Moved *moved `json:"moved,omitempty"`
+}
+
+// moved maps the old end of a compacted history to its new end.
+type moved struct {
+	From uint64 `json:"from"`
+	To   uint64 `json:"to"`
 }
 
 // change is one atomic write to a session's stored state.

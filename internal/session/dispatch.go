@@ -68,8 +68,10 @@ func (l *lane) pickLocked() *run {
 			switch {
 			case answered:
 				r.route.Deliver(ev)
+				r.markEnded()
 			case r.attempts >= maxAttempts:
 				r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: r.id, SessionID: l.id, Text: msgCrashed})
+				r.markEnded()
 			default:
 				r.attempts++
 				l.inflight = r
@@ -120,6 +122,7 @@ func (l *lane) promote(r *run) error {
 	}
 	return l.update(func(rec *record) (change, bool) {
 		rec.Updated = l.m.clock.Now()
+		r.msgs = l.closeOpenCalls(r.msgs)
 		c := change{from: rec.NextSeq, msgs: r.msgs, unpend: r.pending}
 		rec.NextSeq += uint64(len(r.msgs))
 		rec.Messages += len(r.msgs)
@@ -142,6 +145,7 @@ func (l *lane) promoteHeld(r *run) error {
 	l.mu.Lock()
 	rec := l.rec
 	rec.Updated = l.m.clock.Now()
+	r.msgs = l.closeOpenCalls(r.msgs)
 	c := change{from: rec.NextSeq, msgs: r.msgs, seen: r.heldSeen}
 	rec.NextSeq += uint64(len(r.msgs))
 	rec.Messages += len(r.msgs)
@@ -188,7 +192,5 @@ func (l *lane) finish(r *run) {
 		l.inflight = nil
 	}
 	l.mu.Unlock()
-	if r.ended != nil {
-		close(r.ended)
-	}
+	r.markEnded()
 }

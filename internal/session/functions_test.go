@@ -3,7 +3,9 @@ package session
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
@@ -152,5 +154,78 @@ func TestCancelResponse(t *testing.T) {
 	}
 	if r := e.stored(t, "resp_slow"); r.Status != StatusCancelled {
 		t.Errorf("status %q, want cancelled", r.Status)
+	}
+}
+
+// A conversation compacted while it waits still continues from its newest
+// response, a parked call's result included; after a reset no response of
+// the history that is gone continues.
+func TestResponsesAfterCompactionAndReset(t *testing.T) {
+	e, fc, _ := maintEnv(t, MaintenanceOptions{Scan: 24 * time.Hour, IdleAfter: 10 * time.Minute,
+		IdleThresholdPct: 1, IdleTargetPct: 1}, time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC), "")
+	long := strings.Repeat("a long message about the project plan. ", 200)
+	e.respond(t, "resp_a", nil, long)
+	a := e.stored(t, "resp_a")
+	e.respond(t, "resp_b", &a.At, long)
+	b := e.stored(t, "resp_b")
+	e.p.add(callTool("lookup", `{"q":"plan"}`))
+	call := e.respond(t, "resp_c", &b.At, "look it up")
+	c := e.stored(t, "resp_c")
+	waitUntil(t, "idle", func() bool { return e.m.activeCount() == 0 })
+	fc.Advance(11 * time.Minute)
+	if err := e.m.maintainOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := e.m.History(c.Session); h[0].Role != beamclaw.RoleSystem {
+		t.Fatalf("not compacted: %v", roles(h))
+	}
+	e.p.add(say("found the plan"))
+	ev := e.respond(t, "resp_d", &c.At, "", beamclaw.ToolResult{ToolCallID: call.Calls[0].ID, Content: "plan v2"})
+	if ev.Type != beamclaw.EvFinal || ev.SessionID != c.Session || ev.Text != "found the plan" {
+		t.Fatalf("after compaction: %+v, want the answer in the same conversation", ev)
+	}
+	d := e.stored(t, "resp_d")
+	if err := e.m.Reset(context.Background(), d.Session); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.m.Send(context.Background(), beamclaw.Inbound{Channel: beamclaw.ChannelHTTP, UserID: "api:ann", AgentID: "default",
+		Content: "still there?", Route: newRecorder(), From: &d.At, Response: &beamclaw.ResponseRef{ID: "resp_e"}})
+	if beamclaw.KindOf(err) != beamclaw.KindConflict {
+		t.Errorf("continuing a response of a reset conversation: %v, want KindConflict", err)
+	}
+}
+
+// A user message queued while the run ahead stops at the client's calls
+// closes them: the model is never sent calls without results.
+func TestQueuedMessageClosesOpenCalls(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.p.add(callTool("lookup", `{}`))
+	release := make(chan struct{})
+	e.p.steps[0] = func(ctx context.Context, req beamclaw.ChatRequest, f func(string)) (beamclaw.ChatResponse, error) {
+		<-release
+		return callTool("lookup", `{}`)(ctx, req, f)
+	}
+	rec1 := newRecorder()
+	in := beamclaw.Inbound{Channel: beamclaw.ChannelHTTP, UserID: "api:ann", AgentID: "default", Content: "look", Route: rec1,
+		NoApproval: true, Functions: []beamclaw.ToolDef{lookupFn}, Thread: "r-q"}
+	if _, err := e.m.Send(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	rec2 := newRecorder()
+	in.Content, in.Route, in.Functions = "never mind", rec2, nil // a plain message: queued behind the run
+	if _, err := e.m.Send(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if ev := rec1.wait(t); len(ev.Calls) != 1 {
+		t.Fatalf("first run: %+v", ev)
+	}
+	if ev := rec2.wait(t); ev.Type != beamclaw.EvFinal {
+		t.Fatalf("queued message: %+v", ev)
+	}
+	reqs := e.p.requests()
+	got := roles(reqs[len(reqs)-1].Messages)
+	if len(got) != 4 || got[2] != "tool:"+msgNoResult || got[3] != "user:never mind" {
+		t.Errorf("the model saw %q", got)
 	}
 }

@@ -64,7 +64,17 @@ type run struct {
 	instructions string
 	resp         *beamclaw.ResponseRef
 	respDone     bool
-	ended        chan struct{} // closed when r ended (lane.finish)
+	ended        chan struct{} // closed when r ended (markEnded)
+	endOnce      sync.Once
+}
+
+// markEnded closes r.ended: r is over, however it ended.
+func (r *run) markEnded() {
+	r.endOnce.Do(func() {
+		if r.ended != nil {
+			close(r.ended)
+		}
+	})
 }
 
 // lane is a session's serialization point: history, metadata, the FIFO of
@@ -151,6 +161,7 @@ func (l *lane) stop() {
 	l.mu.Unlock()
 	for _, r := range runs {
 		r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: r.id, SessionID: l.id, Text: msgStopped})
+		r.markEnded()
 	}
 }
 

@@ -146,7 +146,7 @@ func (m *Manager) Send(ctx context.Context, in beamclaw.Inbound) (string, error)
 	}
 	runID := m.newID("run")
 	route := newOnceRoute(in.Route)
-	if d, ok := slashDecision(in.Content); ok {
+	if d, ok := slashDecision(in.Content); ok && in.Response == nil { // a response's input is the model's
 		text := msgNothingToApprove
 		if !in.NoApproval {
 			if req, ok := l.decide("", in.Origin, d); ok {
@@ -373,6 +373,9 @@ func (m *Manager) continueFrom(ctx context.Context, in *beamclaw.Inbound) error 
 	}
 	src.mu.Lock()
 	defer src.mu.Unlock()
+	if mv := src.rec.Moved; mv != nil && p.Seq == mv.From { // the end of a history since compacted
+		p.Seq = mv.To
+	}
 	next := src.rec.NextSeq
 	base := next - uint64(len(src.history))
 	_, resent := src.seen[in.MessageID]

@@ -156,8 +156,11 @@ func (l *lane) endResponse(r *run) {
 	err := l.update(func(rec *record) (change, bool) {
 		resp := l.responseOf(r, nil, rec.NextSeq)
 		resp.Status, resp.Reason = StatusFailed, ev.Text
-		if r.canceled {
+		switch {
+		case r.canceled:
 			resp.Status, resp.Reason = StatusCancelled, ""
+		case ev.Type == beamclaw.EvFinal: // answered, but its answer was not stored
+			resp.Reason = "the conversation was reset while this response ran: its answer was not stored"
 		}
 		return change{resp: resp}, true
 	}, func() { r.respDone = true })

@@ -251,6 +251,29 @@ func (l *lane) checkInput(r *run, idle bool) error {
 	return matchOpenCalls(OpenCalls(hist), r.msgs, results)
 }
 
+// msgNoResult is the result of a client's call that a message queued
+// while it was made went on without (closeOpenCalls).
+const msgNoResult = "(no result: the conversation went on without one)"
+
+// closeOpenCalls returns input, a queued run's, ready to follow the
+// history: a user message that was queued while the run ahead stopped at
+// the client's calls first closes them with msgNoResult, so the model is
+// never sent calls without results. The caller holds l.mu.
+func (l *lane) closeOpenCalls(input []beamclaw.Message) []beamclaw.Message {
+	if len(input) == 0 || input[0].Role != beamclaw.RoleUser {
+		return input
+	}
+	open := OpenCalls(l.history)
+	if len(open) == 0 {
+		return input
+	}
+	out := make([]beamclaw.Message, 0, len(open)+len(input))
+	for _, c := range open {
+		out = append(out, beamclaw.Message{Role: beamclaw.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: msgNoResult, Time: input[0].Time})
+	}
+	return append(out, input...)
+}
+
 // matchOpenCalls checks input against the calls open at the end of the
 // history.
 func matchOpenCalls(open []beamclaw.ToolCall, input []beamclaw.Message, results bool) error {

@@ -122,9 +122,11 @@ func (rl *runLane) Replace(_ context.Context, history []beamclaw.Message) error 
 			rec.Updated = l.m.clock.Now()
 		}
 		c := change{reset: true, from: rec.NextSeq, msgs: history, usage: l.usageOf(rl.r, *rec, rl.r.spent)}
+		old := rec.NextSeq
 		rec.NextSeq += uint64(len(history))
 		rec.Messages = len(history)
 		rec.Marks = nil // a thread's marks point into the history that is gone
+		rec.Moved = &moved{From: old, To: rec.NextSeq}
 		return c, true
 	}, func() {
 		rl.r.spent = nil // written with the history
@@ -212,7 +214,8 @@ func (l *lane) decide(id, origin string, d beamclaw.Decision) (beamclaw.Approval
 func (l *lane) reset(ctx context.Context) error {
 	err := l.update(func(rec *record) (change, bool) {
 		rec.Updated = l.m.clock.Now()
-		rec.Messages, rec.Marks = 0, nil
+		rec.Messages, rec.Marks, rec.Moved = 0, nil, nil
+		rec.NextSeq++ // a gap: no response of the history that is gone continues (continueFrom)
 		return change{reset: true, created: !l.stored}, true
 	}, func() {
 		l.stored = true
