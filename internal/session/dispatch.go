@@ -105,7 +105,7 @@ func (l *lane) answered(r *run) (beamclaw.RunEvent, bool) {
 			return beamclaw.RunEvent{Type: beamclaw.EvFinal, RunID: r.id, SessionID: l.id, Text: m.Content}, true
 		}
 	}
-	if open := OpenCalls(out); len(open) > 0 && len(r.functions) > 0 {
+	if open := openCalls(out); len(open) > 0 && len(r.functions) > 0 {
 		return beamclaw.RunEvent{Type: beamclaw.EvFinal, RunID: r.id, SessionID: l.id, Calls: open}, true
 	}
 	return beamclaw.RunEvent{}, false

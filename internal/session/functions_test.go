@@ -50,7 +50,7 @@ func TestClientFunctionCallSurvivesARestart(t *testing.T) {
 	}
 	call := ev.Calls[0]
 	r1 := e.stored(t, "resp_1")
-	if r1.Status != StatusCompleted || len(OpenCalls(r1.Output)) != 1 || r1.At.Session != ev.SessionID {
+	if r1.Status != StatusCompleted || len(openCalls(r1.Output)) != 1 || r1.At.Session != ev.SessionID {
 		t.Fatalf("record %+v, want completed with the open call", r1)
 	}
 
@@ -227,5 +227,25 @@ func TestQueuedMessageClosesOpenCalls(t *testing.T) {
 	got := roles(reqs[len(reqs)-1].Messages)
 	if len(got) != 4 || got[2] != "tool:"+msgNoResult || got[3] != "user:never mind" {
 		t.Errorf("the model saw %q", got)
+	}
+}
+
+// Two requests continuing the same newest response at once: the one that
+// finds the conversation gone on is refused (409), never appended after
+// the other's turn; sent again it branches.
+func TestContinuingAMovedConversationConflicts(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.respond(t, "resp_a", nil, "one")
+	a := e.stored(t, "resp_a")
+	e.respond(t, "resp_b", &a.At, "two") // the conversation went on past a
+	l := e.m.liveLane(a.Session)
+	l.mu.Lock()
+	err := l.checkInput(&run{expect: a.At.Seq, msgs: []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "three"}}}, true)
+	l.mu.Unlock()
+	if !errors.Is(err, errWentOn) || beamclaw.KindOf(err) != beamclaw.KindConflict {
+		t.Fatalf("a stale continuation: %v, want a conflict", err)
+	}
+	if ev := e.respond(t, "resp_c", &a.At, "three"); ev.SessionID == a.Session {
+		t.Error("sent again, it did not branch")
 	}
 }

@@ -64,6 +64,9 @@ type run struct {
 	instructions string
 	resp         *beamclaw.ResponseRef
 	respDone     bool
+	// expect is the history's next key r continues from (a response
+	// continued in place): another turn appended since is a conflict.
+	expect       uint64
 	ended        chan struct{} // closed when r ended (markEnded)
 	endOnce      sync.Once
 }

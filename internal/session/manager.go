@@ -159,6 +159,9 @@ func (m *Manager) Send(ctx context.Context, in beamclaw.Inbound) (string, error)
 	r := &run{id: runID, channel: in.Channel, trust: in.Trust, origin: in.Origin, autonomy: m.autonomy(in), noAsk: in.NoApproval, route: route,
 		sampling: in.Sampling, transcript: in.Transcript, ackOnAnswer: in.AckOnAnswer, digest: in.MessageDigest,
 		msgs: m.input(runID, in), functions: in.Functions, instructions: in.Instructions, resp: in.Response, ended: make(chan struct{})}
+	if in.From != nil && in.Session == in.From.Session {
+		r.expect = in.From.Seq
+	}
 	if len(in.ToolResults) > 0 || len(in.Functions) > 0 || in.Response != nil {
 		// The input answers, or may leave, calls at the end of the
 		// history: it is checked against the history once the run ahead
@@ -169,7 +172,7 @@ func (m *Manager) Send(ctx context.Context, in beamclaw.Inbound) (string, error)
 	}
 	prev, err := l.submit(r, in.MessageID)
 	switch {
-	case errors.Is(err, beamclaw.ErrOpenCalls):
+	case errors.Is(err, beamclaw.ErrOpenCalls), errors.Is(err, errWentOn):
 		return "", err
 	case errors.Is(err, beamclaw.ErrMessageReused):
 		return "", beamclaw.E(op, beamclaw.KindConflict, "this message id was already used for a different message", err)
@@ -380,8 +383,12 @@ func (m *Manager) continueFrom(ctx context.Context, in *beamclaw.Inbound) error 
 	base := next - uint64(len(src.history))
 	_, resent := src.seen[in.MessageID]
 	switch {
-	case p.Seq == next, resent && in.MessageID != "":
+	case resent && in.MessageID != "":
 		in.Session = p.Session
+		return nil
+	case p.Seq == next:
+		in.Session = p.Session
+		in.From = &beamclaw.Point{Session: p.Session, Seq: next} // submit checks nobody went on meanwhile
 		return nil
 	case p.Seq < base || p.Seq > next:
 		return beamclaw.E(op, beamclaw.KindConflict, "the conversation was compacted or reset after this response: "+

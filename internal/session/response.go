@@ -188,11 +188,11 @@ func (r *run) endsTurn(msgs []beamclaw.Message) bool {
 	return false
 }
 
-// OpenCalls are the tool calls at the end of history still waiting for
+// openCalls are the tool calls at the end of history still waiting for
 // their results: those of its last assistant message with calls, when
 // only tool results follow it. They are calls of a client's functions
 // (the agent's own calls get their results in the same write).
-func OpenCalls(history []beamclaw.Message) []beamclaw.ToolCall {
+func openCalls(history []beamclaw.Message) []beamclaw.ToolCall {
 	answered := map[string]bool{}
 	for i := len(history) - 1; i >= 0; i-- {
 		m := history[i]

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -235,6 +236,10 @@ func (l *lane) forgetIDs(ids []string) {
 // (Send waits for it): they answer the end of the history as it stands.
 // The caller holds l.mu.
 func (l *lane) checkInput(r *run, idle bool) error {
+	if r.expect != 0 && (!idle || l.rec.NextSeq != r.expect) {
+		return beamclaw.E("session.Send", beamclaw.KindConflict, "the conversation went on since this response "+
+			"(another request continued it): continue from its newest response, or send again to branch", errWentOn)
+	}
 	results := r.msgs[0].Role == beamclaw.RoleTool
 	if !idle {
 		if results {
@@ -248,8 +253,12 @@ func (l *lane) checkInput(r *run, idle bool) error {
 			hist = h
 		}
 	}
-	return matchOpenCalls(OpenCalls(hist), r.msgs, results)
+	return matchOpenCalls(openCalls(hist), r.msgs, results)
 }
+
+// errWentOn is the cause of a conflict: a turn continuing a response in
+// place found the conversation gone on.
+var errWentOn = errors.New("the conversation went on")
 
 // msgNoResult is the result of a client's call that a message queued
 // while it was made went on without (closeOpenCalls).
@@ -263,7 +272,7 @@ func (l *lane) closeOpenCalls(input []beamclaw.Message) []beamclaw.Message {
 	if len(input) == 0 || input[0].Role != beamclaw.RoleUser {
 		return input
 	}
-	open := OpenCalls(l.history)
+	open := openCalls(l.history)
 	if len(open) == 0 {
 		return input
 	}

@@ -129,3 +129,50 @@ func TestResponsesInputIsTheModels(t *testing.T) {
 		t.Errorf("the model got the function's secret: %q", final.OutputText())
 	}
 }
+
+// input_items pages newest first (or in order), and a request naming
+// another user finds nobody's response but its own.
+func TestResponsesInputItemsAndOwners(t *testing.T) {
+	r := newChatRig(t, rigOptions{})
+	r.start()
+	c := r.sdkClient()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	msg := func(role, text string) responses.ResponseInputItemUnionParam {
+		return responses.ResponseInputItemUnionParam{OfMessage: &responses.EasyInputMessageParam{Role: responses.EasyInputMessageRole(role),
+			Content: responses.EasyInputMessageContentUnionParam{OfString: param.NewOpt(text)}}}
+	}
+	resp, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "default", User: param.NewOpt("ann"),
+		Input: responses.ResponseNewParamsInputUnion{OfInputItemList: responses.ResponseInputParam{
+			msg("developer", "be brief"), msg("user", "one"), msg("assistant", "two"), msg("user", "three")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := r.promptOf(); p != "user:one|assistant:two|user:three|" {
+		t.Errorf("the model saw %q", p)
+	}
+	text := func(it responses.ResponseItemUnion) string { return it.Content.OfInputItemContentList[0].Text }
+	page, err := c.Responses.InputItems.List(ctx, resp.ID, responses.InputItemListParams{Limit: param.NewOpt[int64](2)})
+	if err != nil || len(page.Data) != 2 || !page.HasMore || page.Data[0].Role != "user" || text(page.Data[0]) != "three" {
+		t.Fatalf("first page %+v (%v)", page, err)
+	}
+	next, err := c.Responses.InputItems.List(ctx, resp.ID, responses.InputItemListParams{Limit: param.NewOpt[int64](2),
+		After: param.NewOpt(page.Data[1].ID)})
+	if err != nil || len(next.Data) != 2 || next.HasMore || next.Data[1].Role != "developer" {
+		t.Fatalf("second page %+v (%v)", next, err)
+	}
+	asc, err := c.Responses.InputItems.List(ctx, resp.ID, responses.InputItemListParams{Order: responses.InputItemListParamsOrderAsc})
+	if err != nil || len(asc.Data) != 4 || asc.Data[0].Role != "developer" {
+		t.Fatalf("in order %+v (%v)", asc, err)
+	}
+	if _, err := c.Responses.Get(ctx, resp.ID, responses.ResponseGetParams{}, option.WithHeader("X-User-Id", "ann")); err != nil {
+		t.Errorf("its own user: %v", err)
+	}
+	if _, err := c.Responses.Get(ctx, resp.ID, responses.ResponseGetParams{}, option.WithHeader("X-User-Id", "bob")); err == nil {
+		t.Error("another user read ann's response")
+	}
+	if _, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "default", User: param.NewOpt("bob"),
+		Input: respText("hijack"), PreviousResponseID: param.NewOpt(resp.ID)}); err == nil {
+		t.Error("another user continued ann's conversation")
+	}
+}
