@@ -66,9 +66,9 @@ type run struct {
 	respDone     bool
 	// expect is the history's next key r continues from (a response
 	// continued in place): another turn appended since is a conflict.
-	expect       uint64
-	ended        chan struct{} // closed when r ended (markEnded)
-	endOnce      sync.Once
+	expect  uint64
+	ended   chan struct{} // closed when r ended (markEnded)
+	endOnce sync.Once
 }
 
 // markEnded closes r.ended: r is over, however it ended.
