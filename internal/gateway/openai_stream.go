@@ -19,19 +19,40 @@ import (
 // with finish_reason "stop", the usage chunk when asked for, and
 // "data: [DONE]". It stops writing when the client goes away.
 func (o *OpenAI) stream(ctx context.Context, w http.ResponseWriter, call *chatCall) {
-	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: o.opts.WriteTimeout}
+	sw := o.newSSEWriter(w)
 	defer sw.release()
-	sw.enc = json.NewEncoder(&sw.buf)
-	sw.enc.SetEscapeHTML(false)
 	st := &streamState{call: call, sw: sw}
 	st.chunk.ID, st.chunk.Object, st.chunk.Created, st.chunk.Model = call.id, "chat.completion.chunk", call.created, call.model
+	o.serveSSE(ctx, sw, call.route, st)
+}
+
+// sseStream is one stream's writer of events: begin writes its head once
+// (before the first event or keep-alive), handle what an event means,
+// done after the last.
+type sseStream interface {
+	begin() error
+	handle(ev beamclaw.RunEvent, cause error) (done bool, err error)
+}
+
+// newSSEWriter is w as a stream of events.
+func (o *OpenAI) newSSEWriter(w http.ResponseWriter) *sseWriter {
+	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: o.opts.WriteTimeout}
+	sw.enc = json.NewEncoder(&sw.buf)
+	sw.enc.SetEscapeHTML(false)
+	return sw
+}
+
+// serveSSE hands route's events to st until it is done, with a
+// keep-alive comment after each idle KeepAlive. It stops writing when the
+// client goes away: the run goes on in the daemon and is persisted.
+func (o *OpenAI) serveSSE(ctx context.Context, sw *sseWriter, route *chatRoute, st sseStream) {
 	tick := o.opts.Clock.NewTicker(o.opts.KeepAlive)
 	defer tick.Stop()
 	var buf []beamclaw.RunEvent
 	for {
 		select {
 		case <-ctx.Done():
-			return // the run goes on in the daemon and is persisted
+			return
 		case <-tick.C():
 			if err := st.begin(); err != nil {
 				o.gone(ctx, err)
@@ -41,9 +62,9 @@ func (o *OpenAI) stream(ctx context.Context, w http.ResponseWriter, call *chatCa
 				o.gone(ctx, err)
 				return
 			}
-		case <-call.route.wake():
+		case <-route.wake():
 			var cause error
-			buf, cause = call.route.take(buf)
+			buf, cause = route.take(buf)
 			for _, ev := range buf {
 				done, err := st.handle(ev, cause)
 				if err != nil {

@@ -201,9 +201,8 @@ func (o *OpenAI) answerResent(w http.ResponseWriter, r *http.Request, req *respo
 	}
 	call := &respCall{id: id, created: obj.CreatedAt}
 	_ = json.Unmarshal(rec.Echo, &call.echo) // storedObject read it already
-	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: o.opts.WriteTimeout}
+	sw := o.newSSEWriter(w)
 	defer sw.release()
-	sw.enc = json.NewEncoder(&sw.buf)
 	rs := &respStream{call: call, sw: sw}
 	last := "response.failed"
 	switch obj.Status {

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
@@ -16,47 +15,15 @@ import (
 // response.failed, then "data: [DONE]". Every event's SSE name is its
 // type; sequence_number counts from 0.
 func (o *OpenAI) streamResponse(ctx context.Context, w http.ResponseWriter, call *respCall) {
-	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: o.opts.WriteTimeout}
+	sw := o.newSSEWriter(w)
 	defer sw.release()
-	sw.enc = json.NewEncoder(&sw.buf)
-	sw.enc.SetEscapeHTML(false)
 	rs := &respStream{call: call, sw: sw}
 	rs.live = newLiveResponse(call.id, rs.event)
 	if err := rs.begin(); err != nil { // the id at once: the client can cancel
 		o.gone(ctx, err)
 		return
 	}
-	tick := o.opts.Clock.NewTicker(o.opts.KeepAlive)
-	defer tick.Stop()
-	var buf []beamclaw.RunEvent
-	for {
-		select {
-		case <-ctx.Done():
-			return // the run goes on in the daemon; a stored response is still stored
-		case <-tick.C():
-			if err := rs.begin(); err != nil {
-				o.gone(ctx, err)
-				return
-			}
-			if err := sw.write([]byte(": keep-alive\n\n")); err != nil {
-				o.gone(ctx, err)
-				return
-			}
-		case <-call.route.wake():
-			buf, _ = call.route.take(buf) // an error's event says why, in words fit for the client
-			for _, ev := range buf {
-				done, err := rs.handle(ev)
-				if err != nil {
-					o.gone(ctx, err)
-					return
-				}
-				if done {
-					return
-				}
-			}
-			tick.Reset(o.opts.KeepAlive)
-		}
-	}
+	o.serveSSE(ctx, sw, call.route, rs)
 }
 
 // respStream is the state of one streamed response.
@@ -105,7 +72,9 @@ func (rs *respStream) begin() error {
 }
 
 // handle writes what ev means for the client; done is true after [DONE].
-func (rs *respStream) handle(ev beamclaw.RunEvent) (bool, error) {
+// An error's event says why, in words fit for the client (cause is for
+// statuses, which a begun stream no longer has).
+func (rs *respStream) handle(ev beamclaw.RunEvent, _ error) (bool, error) {
 	switch ev.Type {
 	case beamclaw.EvError:
 		return true, rs.end("response.failed", rs.failed(ev))

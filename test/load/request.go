@@ -86,7 +86,7 @@ func respond(ctx context.Context, hc *http.Client, url, model, user, previous st
 		return turn{}, "", fmt.Errorf("encode request: %w", err)
 	}
 	var id string
-	t, err := post(ctx, hc, url, payload, token, func(b []byte) error {
+	t, err := post(ctx, hc, url, payload, token, whole(func(b []byte) error {
 		var r struct {
 			ID     string `json:"id"`
 			Status string `json:"status"`
@@ -96,7 +96,7 @@ func respond(ctx context.Context, hc *http.Client, url, model, user, previous st
 		}
 		id = r.ID
 		return nil
-	})
+	}))
 	return t, id, err
 }
 
@@ -119,37 +119,18 @@ func body(model string, mode Mode, user string, i int) ([]byte, error) {
 
 // do sends one chat completion and reads the whole answer.
 func do(ctx context.Context, hc *http.Client, url string, payload []byte, stream bool, token string) (turn, error) {
-	if !stream {
-		return post(ctx, hc, url, payload, token, func(b []byte) error {
-			if !bytes.Contains(b, []byte(`"content"`)) {
-				return fmt.Errorf("answer without content: %.200s", b)
-			}
-			return nil
+	if stream {
+		return post(ctx, hc, url, payload, token, func(body io.Reader, start time.Time) (turn, error) {
+			ttft, err := readStream(body, start)
+			return turn{latency: time.Since(start), ttft: ttft}, err
 		})
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
-	if err != nil {
-		return turn{}, fmt.Errorf("new request: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	start := time.Now()
-	res, err := hc.Do(req)
-	if err != nil {
-		return turn{}, fmt.Errorf("post: %w", err)
-	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(res.Body, 512))
-		return turn{}, fmt.Errorf("status %d: %s", res.StatusCode, strings.TrimSpace(string(b)))
-	}
-	ttft, err := readStream(res.Body, start)
-	if err != nil {
-		return turn{}, err
-	}
-	return turn{latency: time.Since(start), ttft: ttft}, nil
+	return post(ctx, hc, url, payload, token, whole(func(b []byte) error {
+		if !bytes.Contains(b, []byte(`"content"`)) {
+			return fmt.Errorf("answer without content: %.200s", b)
+		}
+		return nil
+	}))
 }
 
 // readStream reads SSE events until [DONE] and returns the time from start
@@ -186,9 +167,10 @@ func readStream(r io.Reader, start time.Time) (time.Duration, error) {
 	return 0, fmt.Errorf("stream ended without [DONE]")
 }
 
-// post sends one non-streamed request, reads the whole answer and checks
-// it with ok.
-func post(ctx context.Context, hc *http.Client, url string, payload []byte, token string, ok func([]byte) error) (turn, error) {
+// post sends one request and, once it answered 200, reads its body with
+// read (start: when the request was sent).
+func post(ctx context.Context, hc *http.Client, url string, payload []byte, token string,
+	read func(body io.Reader, start time.Time) (turn, error)) (turn, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
 	if err != nil {
 		return turn{}, fmt.Errorf("new request: %w", err)
@@ -203,15 +185,23 @@ func post(ctx context.Context, hc *http.Client, url string, payload []byte, toke
 		return turn{}, fmt.Errorf("post: %w", err)
 	}
 	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		return turn{}, fmt.Errorf("read answer: %w", err)
-	}
 	if res.StatusCode != http.StatusOK {
-		return turn{}, fmt.Errorf("status %d: %.512s", res.StatusCode, strings.TrimSpace(string(b)))
+		b, _ := io.ReadAll(io.LimitReader(res.Body, 512))
+		return turn{}, fmt.Errorf("status %d: %s", res.StatusCode, strings.TrimSpace(string(b)))
 	}
-	if err := ok(b); err != nil {
-		return turn{}, err
+	return read(res.Body, start)
+}
+
+// whole reads a whole answer and checks it with ok.
+func whole(ok func([]byte) error) func(io.Reader, time.Time) (turn, error) {
+	return func(body io.Reader, start time.Time) (turn, error) {
+		b, err := io.ReadAll(body)
+		if err != nil {
+			return turn{}, fmt.Errorf("read answer: %w", err)
+		}
+		if err := ok(b); err != nil {
+			return turn{}, err
+		}
+		return turn{latency: time.Since(start)}, nil
 	}
-	return turn{latency: time.Since(start)}, nil
 }
