@@ -26,6 +26,27 @@ func (r *chatRig) sdkClient(opts ...option.RequestOption) openai.Client {
 	return openai.NewClient(append(base, opts...)...)
 }
 
+// providerGot checks that the provider's request had each member of want,
+// a json_schema response_format and max tokens 64.
+func providerGot(t *testing.T, req fakellm.Request, want map[string]any) {
+	t.Helper()
+	var body map[string]any
+	if err := json.Unmarshal(req.Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range want {
+		if got, _ := json.Marshal(body[k]); string(got) != mustJSON(t, v) {
+			t.Errorf("provider got %s = %s, want %s", k, got, mustJSON(t, v))
+		}
+	}
+	if rf, _ := body["response_format"].(map[string]any); rf["type"] != "json_schema" {
+		t.Errorf("provider got response_format %v", body["response_format"])
+	}
+	if req.MaxTokens != 64 {
+		t.Errorf("provider got max tokens %d, want 64", req.MaxTokens)
+	}
+}
+
 // TestOpenAISamplingReachesTheProvider: every sampling and output control
 // a client sets reaches the provider on every model call of the turn, and
 // a wrong type or value is a 400 naming the parameter.
@@ -54,23 +75,8 @@ func TestOpenAISamplingReachesTheProvider(t *testing.T) {
 		t.Fatalf("completion: %v", err)
 	}
 	req := llmLast(t, r.llm)
-	var body map[string]any
-	if err := json.Unmarshal(req.Body, &body); err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]any{"temperature": 0.2, "top_p": 0.9, "seed": 42.0, "presence_penalty": 0.5,
-		"frequency_penalty": -0.5, "reasoning_effort": "low", "stop": []any{"END", "STOP"}}
-	for k, v := range want {
-		if got, _ := json.Marshal(body[k]); string(got) != mustJSON(t, v) {
-			t.Errorf("provider got %s = %s, want %s", k, got, mustJSON(t, v))
-		}
-	}
-	if rf, _ := body["response_format"].(map[string]any); rf["type"] != "json_schema" {
-		t.Errorf("provider got response_format %v", body["response_format"])
-	}
-	if req.MaxTokens != 64 {
-		t.Errorf("provider got max tokens %d, want 64", req.MaxTokens)
-	}
+	providerGot(t, req, map[string]any{"temperature": 0.2, "top_p": 0.9, "seed": 42.0, "presence_penalty": 0.5,
+		"frequency_penalty": -0.5, "reasoning_effort": "low", "stop": []any{"END", "STOP"}})
 
 	// Wrong types and values: 400 with the parameter named.
 	for _, tc := range []struct{ body, param string }{

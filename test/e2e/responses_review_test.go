@@ -1,11 +1,9 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
@@ -18,15 +16,10 @@ import (
 // in the answer and in GET; a resend with the same Idempotency-Key gets the
 // stored response whole (its function call too), not a second run.
 func TestResponsesAnswerEqualsStored(t *testing.T) {
-	r := newChatRig(t, rigOptions{})
-	r.llm.SetDefault(fakellm.Rules)
+	r, c, ctx := responsesRig(t)
 	r.llm.Script(fakellm.Reply{Text: "Let me note that.", ToolCalls: []fakellm.ToolCall{
 		{ID: "call_m", Name: "workspace_memory", Arguments: `{"action":"append","content":"likes tea"}`},
 		{ID: "call_l", Name: "lookup", Arguments: `{"q":"tea"}`}}})
-	r.start()
-	c := r.sdkClient()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	lookup := responses.ToolParamOfFunction("lookup", map[string]any{"type": "object"}, false)
 	params := responses.ResponseNewParams{Model: "default", Input: respText("note: I like tea"), Tools: []responses.ToolUnionParam{lookup}}
 	live, err := c.Responses.New(ctx, params, option.WithHeader("Idempotency-Key", "tea-1"))
@@ -62,12 +55,7 @@ func TestResponsesAnswerEqualsStored(t *testing.T) {
 // agent's tool calls as mcp_call items: they are accepted, and the model
 // sees the call and its result.
 func TestResponsesReplayedToolItems(t *testing.T) {
-	r := newChatRig(t, rigOptions{})
-	r.llm.SetDefault(fakellm.Rules)
-	r.start()
-	c := r.sdkClient()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	r, c, ctx := responsesRig(t)
 	first, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "default", Store: param.NewOpt(false),
 		Input: respText(`call tool workspace_memory {"action":"append","content":"likes tea"}`)})
 	if err != nil {
@@ -97,12 +85,7 @@ func TestResponsesReplayedToolItems(t *testing.T) {
 // it, and the response is stored. A function's output holding a secret is
 // scrubbed before the model or the store sees it.
 func TestResponsesInputIsTheModels(t *testing.T) {
-	r := newChatRig(t, rigOptions{})
-	r.llm.SetDefault(fakellm.Rules)
-	r.start()
-	c := r.sdkClient()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	_, c, ctx := responsesRig(t)
 	yes, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "default", Input: respText("/yes")})
 	if err != nil || yes.OutputText() != "echo: /yes" {
 		t.Fatalf("/yes: %v %q", err, yes.OutputText())
@@ -133,11 +116,7 @@ func TestResponsesInputIsTheModels(t *testing.T) {
 // input_items pages newest first (or in order), and a request naming
 // another user finds nobody's response but its own.
 func TestResponsesInputItemsAndOwners(t *testing.T) {
-	r := newChatRig(t, rigOptions{})
-	r.start()
-	c := r.sdkClient()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	r, c, ctx := responsesRig(t)
 	msg := func(role, text string) responses.ResponseInputItemUnionParam {
 		return responses.ResponseInputItemUnionParam{OfMessage: &responses.EasyInputMessageParam{Role: responses.EasyInputMessageRole(role),
 			Content: responses.EasyInputMessageContentUnionParam{OfString: param.NewOpt(text)}}}

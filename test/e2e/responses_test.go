@@ -26,6 +26,19 @@ func respText(s string) responses.ResponseNewParamsInputUnion {
 	return responses.ResponseNewParamsInputUnion{OfString: param.NewOpt(s)}
 }
 
+// responsesRig starts a daemon whose fake provider follows fakellm.Rules
+// (anything else is echoed) and returns it with the SDK pointed at it and
+// a context bounding the test.
+func responsesRig(t *testing.T) (*chatRig, openai.Client, context.Context) {
+	t.Helper()
+	r := newChatRig(t, rigOptions{})
+	r.llm.SetDefault(fakellm.Rules)
+	r.start()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+	return r, r.sdkClient(), ctx
+}
+
 // promptOf renders the messages of the provider's last chat request.
 func (r *chatRig) promptOf() string {
 	r.t.Helper()
@@ -55,11 +68,7 @@ func (r *chatRig) sessionCount() int {
 // Create, continue (streamed), branch from an older response, retrieve,
 // list input items, delete; store: false leaves nothing behind.
 func TestResponsesConversation(t *testing.T) {
-	r := newChatRig(t, rigOptions{})
-	r.start()
-	c := r.sdkClient()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	r, c, ctx := responsesRig(t)
 
 	first, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "default", Input: respText("hello"),
 		Metadata: map[string]string{"ticket": "42"}})
@@ -164,11 +173,7 @@ func TestResponsesConversation(t *testing.T) {
 // A slow run is cancelled by its id; the stream ends, and the stored
 // response says cancelled.
 func TestResponsesCancel(t *testing.T) {
-	r := newChatRig(t, rigOptions{})
-	r.start()
-	c := r.sdkClient()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	r, c, ctx := responsesRig(t)
 	hold := make(chan struct{})
 	defer close(hold)
 	r.llm.Script(fakellm.Reply{Chunks: []string{"thinking ", "slowly"}, Hold: hold, HoldAfter: 1})
@@ -208,12 +213,7 @@ func TestResponsesCancel(t *testing.T) {
 // calls the client's function, the daemon dies, and the client's output
 // continues the run.
 func TestResponsesSurviveKill9(t *testing.T) {
-	r := newChatRig(t, rigOptions{})
-	r.llm.SetDefault(fakellm.Rules)
-	r.start()
-	c := r.sdkClient()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
+	r, c, ctx := responsesRig(t)
 	first, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "default", Input: respText("remember cobalt")})
 	if err != nil {
 		t.Fatal(err)
@@ -309,12 +309,7 @@ func TestResponsesBadInput(t *testing.T) {
 // approval, which this API cannot give, is not run and the response ends
 // incomplete, saying why.
 func TestResponsesReportTheAgentsTools(t *testing.T) {
-	r := newChatRig(t, rigOptions{})
-	r.llm.SetDefault(fakellm.Rules)
-	r.start()
-	c := r.sdkClient()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	_, c, ctx := responsesRig(t)
 
 	stream := c.Responses.NewStreaming(ctx, responses.ResponseNewParams{Model: "default",
 		Input: respText(`call tool workspace_memory {"action":"append","content":"likes tea"}`)})
@@ -363,12 +358,7 @@ func TestResponsesReportTheAgentsTools(t *testing.T) {
 // A call of a tool the agent does not have is answered inside beamclaw
 // (the model hears why) and shows as the same item live and stored.
 func TestResponsesUnknownToolIsAnItem(t *testing.T) {
-	r := newChatRig(t, rigOptions{})
-	r.llm.SetDefault(fakellm.Rules)
-	r.start()
-	c := r.sdkClient()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	_, c, ctx := responsesRig(t)
 	live, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "default", Input: respText(`call tool nosuch {}`)})
 	if err != nil {
 		t.Fatal(err)
@@ -388,11 +378,7 @@ func TestResponsesUnknownToolIsAnItem(t *testing.T) {
 // conversation; an Idempotency-Key sent again is answered from the first
 // request, never run twice.
 func TestResponsesControlsReachTheProvider(t *testing.T) {
-	r := newChatRig(t, rigOptions{})
-	r.start()
-	c := r.sdkClient()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	r, c, ctx := responsesRig(t)
 	lookup := responses.ToolParamOfFunction("lookup", map[string]any{"type": "object"}, false)
 	first, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "default", Input: respText("capital of France as JSON"),
 		Instructions: param.NewOpt("Answer in JSON."), Temperature: param.NewOpt(0.2), TopP: param.NewOpt(0.9),
@@ -406,23 +392,8 @@ func TestResponsesControlsReachTheProvider(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := llmLast(t, r.llm)
-	var body map[string]any
-	if err := json.Unmarshal(req.Body, &body); err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]any{"temperature": 0.2, "top_p": 0.9, "reasoning_effort": "low",
-		"tool_choice": map[string]any{"type": "function", "function": map[string]any{"name": "lookup"}}}
-	for k, v := range want {
-		if got, _ := json.Marshal(body[k]); string(got) != mustJSON(t, v) {
-			t.Errorf("provider got %s = %s, want %s", k, got, mustJSON(t, v))
-		}
-	}
-	if rf, _ := body["response_format"].(map[string]any); rf["type"] != "json_schema" {
-		t.Errorf("provider got response_format %v", body["response_format"])
-	}
-	if req.MaxTokens != 64 {
-		t.Errorf("provider got max tokens %d, want 64", req.MaxTokens)
-	}
+	providerGot(t, req, map[string]any{"temperature": 0.2, "top_p": 0.9, "reasoning_effort": "low",
+		"tool_choice": map[string]any{"type": "function", "function": map[string]any{"name": "lookup"}}})
 	if sys := req.Messages[0]; sys.Role != "system" || !strings.HasSuffix(sys.Content, "Answer in JSON.") {
 		t.Errorf("system prompt does not end with the instructions: %.80q", sys.Content)
 	}
