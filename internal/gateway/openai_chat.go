@@ -159,12 +159,10 @@ func (o *OpenAI) parse(r *http.Request, body []byte) (*chatInput, error) {
 	if in.thread != "" && user == "" {
 		return nil, badRequest("a named session needs a user id (the user field or the "+o.opts.UserHeader+" header)", "user")
 	}
-	if k := r.Header.Get("Idempotency-Key"); k != "" {
-		if len(k) > 255 {
-			return nil, badRequest("Idempotency-Key is longer than 255 characters", "")
-		}
-		in.idem, in.idemKey, in.idemDigest = "idem:"+k, k, bodyDigest(body)
+	if in.idem, in.idemDigest, err = idempotency(r, body); err != nil {
+		return nil, err
 	}
+	in.idemKey = r.Header.Get("Idempotency-Key")
 	in.history, err = toHistory(req.Messages) // every message checked, whichever way it goes
 	if err != nil {
 		return nil, err
@@ -331,6 +329,19 @@ func threadOf(r *http.Request, req *chatRequest) (string, error) {
 		return "", badRequest("a session name is 1 to 128 printable characters", param)
 	}
 	return "n-" + name, nil
+}
+
+// idempotency is a request's Idempotency-Key as a message id ("" for
+// none) and the digest of its body the key is remembered with.
+func idempotency(r *http.Request, body []byte) (msgID, digest string, err error) {
+	k := r.Header.Get("Idempotency-Key")
+	switch {
+	case k == "":
+		return "", "", nil
+	case len(k) > 255:
+		return "", "", badRequest("Idempotency-Key is longer than 255 characters", "")
+	}
+	return "idem:" + k, bodyDigest(body), nil
 }
 
 // bodyDigest is what an Idempotency-Key is compared by: a digest of the

@@ -115,11 +115,8 @@ func (o *OpenAI) responseInput(r *http.Request, req *responseRequest, body []byt
 	if user != "" {
 		in.UserID = o.opts.UserID("api", user)
 	}
-	if k := r.Header.Get("Idempotency-Key"); k != "" {
-		if len(k) > 255 {
-			return nil, badRequest("Idempotency-Key is longer than 255 characters", "")
-		}
-		in.MessageID, in.MessageDigest = "idem:"+k, bodyDigest(body)
+	if in.MessageID, in.MessageDigest, err = idempotency(r, body); err != nil {
+		return nil, err
 	}
 	if !req.store {
 		if req.PreviousResponseID != "" {

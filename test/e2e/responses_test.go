@@ -380,14 +380,14 @@ func TestResponsesUnknownToolIsAnItem(t *testing.T) {
 func TestResponsesControlsReachTheProvider(t *testing.T) {
 	r, c, ctx := responsesRig(t)
 	lookup := responses.ToolParamOfFunction("lookup", map[string]any{"type": "object"}, false)
-	first, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "default", Input: respText("capital of France as JSON"),
+	params := responses.ResponseNewParams{Model: "default", Input: respText("capital of France as JSON"),
 		Instructions: param.NewOpt("Answer in JSON."), Temperature: param.NewOpt(0.2), TopP: param.NewOpt(0.9),
 		MaxOutputTokens: param.NewOpt[int64](64), Reasoning: shared.ReasoningParam{Effort: shared.ReasoningEffortLow},
 		Tools: []responses.ToolUnionParam{lookup}, ToolChoice: responses.ResponseNewParamsToolChoiceUnion{
 			OfFunctionTool: &responses.ToolChoiceFunctionParam{Name: "lookup"}},
 		Text: responses.ResponseTextConfigParam{Format: responses.ResponseFormatTextConfigUnionParam{
-			OfJSONSchema: &responses.ResponseFormatTextJSONSchemaConfigParam{Name: "city", Schema: map[string]any{"type": "object"}}}}},
-		option.WithHeader("Idempotency-Key", "k-1"))
+			OfJSONSchema: &responses.ResponseFormatTextJSONSchemaConfigParam{Name: "city", Schema: map[string]any{"type": "object"}}}}}
+	first, err := c.Responses.New(ctx, params, option.WithHeader("Idempotency-Key", "k-1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,14 +400,7 @@ func TestResponsesControlsReachTheProvider(t *testing.T) {
 	calls := len(r.llm.Requests())
 
 	// The same key and body: the first answer, no second run.
-	again, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "default", Input: respText("capital of France as JSON"),
-		Instructions: param.NewOpt("Answer in JSON."), Temperature: param.NewOpt(0.2), TopP: param.NewOpt(0.9),
-		MaxOutputTokens: param.NewOpt[int64](64), Reasoning: shared.ReasoningParam{Effort: shared.ReasoningEffortLow},
-		Tools: []responses.ToolUnionParam{lookup}, ToolChoice: responses.ResponseNewParamsToolChoiceUnion{
-			OfFunctionTool: &responses.ToolChoiceFunctionParam{Name: "lookup"}},
-		Text: responses.ResponseTextConfigParam{Format: responses.ResponseFormatTextConfigUnionParam{
-			OfJSONSchema: &responses.ResponseFormatTextJSONSchemaConfigParam{Name: "city", Schema: map[string]any{"type": "object"}}}}},
-		option.WithHeader("Idempotency-Key", "k-1"))
+	again, err := c.Responses.New(ctx, params, option.WithHeader("Idempotency-Key", "k-1"))
 	if err != nil || again.OutputText() != first.OutputText() {
 		t.Fatalf("resent: %v %q, want %q", err, again.OutputText(), first.OutputText())
 	}
