@@ -10,10 +10,10 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
 
-// submit persists the user message of r and queues r. The message goes
-// straight into history when the lane is idle, and into the pending area
-// otherwise (it joins history when its run starts, so history stays in
-// conversation order).
+// submit persists the input of r (its user message, or the client's
+// function results) and queues r. The input goes straight into history
+// when the lane is idle, and into the pending area otherwise (it joins
+// history when its run starts, so history stays in conversation order).
 func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
 	now := l.m.clock.Now()
 	l.wmu.Lock()
