@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -353,50 +352,4 @@ func (m *Manager) input(runID string, in beamclaw.Inbound) []beamclaw.Message {
 	}
 	out[0].ID = runID
 	return out
-}
-
-// continueFrom resolves in.From: the session itself when the point is the
-// end of its history (or when the session already holds in's message id:
-// a resend, answered there); otherwise in.Thread (a new one when unset)
-// holding a copy of the history up to the point (a branch; the original
-// is untouched).
-func (m *Manager) continueFrom(ctx context.Context, in *beamclaw.Inbound) error {
-	const op = "session.Send"
-	p := *in.From
-	src, err := m.acquire(ctx, p.Session, nil)
-	if err != nil {
-		return err
-	}
-	defer m.release(src)
-	if !src.ownedBy(in.UserID, in.AgentID, m.opts.Person) {
-		return notFound(op, p.Session)
-	}
-	if err := src.settle(ctx); err != nil {
-		return beamclaw.E(op, beamclaw.KindTimeout, "the conversation stayed busy", err)
-	}
-	src.mu.Lock()
-	defer src.mu.Unlock()
-	if mv := src.rec.Moved; mv != nil && p.Seq == mv.From { // the end of a history since compacted
-		p.Seq = mv.To
-	}
-	next := src.rec.NextSeq
-	base := next - uint64(len(src.history))
-	_, resent := src.seen[in.MessageID]
-	switch {
-	case resent && in.MessageID != "":
-		in.Session = p.Session
-		return nil
-	case p.Seq == next:
-		in.Session = p.Session
-		in.From = &beamclaw.Point{Session: p.Session, Seq: next} // submit checks nobody went on meanwhile
-		return nil
-	case p.Seq < base || p.Seq > next:
-		return beamclaw.E(op, beamclaw.KindConflict, "the conversation was compacted or reset after this response: "+
-			"continue from its newest response", nil)
-	}
-	if in.Thread == "" {
-		in.Thread = newThread()
-	}
-	in.Transcript = &beamclaw.Transcript{Messages: slices.Clone(src.history[:p.Seq-base])}
-	return nil
 }
