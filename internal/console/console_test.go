@@ -89,6 +89,15 @@ func browser(t *testing.T) *http.Client {
 	return &http.Client{Jar: jar, Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
+// signedIn is a browser signed in with a fresh one-time code.
+func (r *rig) signedIn(t *testing.T) *http.Client {
+	t.Helper()
+	b := browser(t)
+	code, _, _ := r.logins.Code()
+	r.signIn(t, b, code)
+	return b
+}
+
 func (r *rig) signIn(t *testing.T, b *http.Client, secret string) *http.Response {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, r.url+Prefix+"/login", strings.NewReader(url.Values{"secret": {secret}}.Encode()))
@@ -219,9 +228,7 @@ func TestSecretsNeverFromTheURLAndGuessesAreBounded(t *testing.T) {
 // every response carries the CSP; sign-out ends the login at once.
 func TestChangesNeedTheCSRFTokenAndSignOutEndsTheLogin(t *testing.T) {
 	r := newRig(t, "")
-	b := browser(t)
-	code, _, _ := r.logins.Code()
-	r.signIn(t, b, code)
+	b := r.signedIn(t)
 	resp, body := get(t, b, r.url+Prefix+"/chat")
 	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'self'") || strings.Contains(csp, "unsafe-inline") {
 		t.Fatalf("CSP %q", csp)
@@ -319,9 +326,7 @@ func TestSignInStandsForTheTokenOnTheChatOnly(t *testing.T) {
 // for good; the first paint (HTML + CSS + JS, gzip) stays small.
 func TestAssetsAreGzippedAndCached(t *testing.T) {
 	r := newRig(t, "")
-	b := browser(t)
-	code, _, _ := r.logins.Code()
-	r.signIn(t, b, code)
+	b := r.signedIn(t)
 	_, page := get(t, b, r.url+Prefix+"/chat")
 	total := len(page)
 	for _, name := range []string{"console.css", "htmx.min.js", "console.js"} {

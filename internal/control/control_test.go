@@ -2,7 +2,6 @@ package control
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -66,23 +65,12 @@ func TestRoutesAnswer(t *testing.T) {
 		{"sandbox off", http.MethodGet, protocol.ControlSandbox, "", http.StatusConflict, "the running daemon has the sandbox off"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			req, err := http.NewRequest(tc.method, srv.URL+tc.path, strings.NewReader(tc.body))
-			if err != nil {
-				t.Fatal(err)
+			a := do(t, srv, tc.method, tc.path, "", tc.body)
+			body := []byte(a.body)
+			if a.status != tc.status || !strings.Contains(a.body, tc.want) {
+				t.Fatalf("%s %s: %d %s, want %d with %q", tc.method, tc.path, a.status, body, tc.status, tc.want)
 			}
-			resp, err := srv.Client().Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			body, err := io.ReadAll(resp.Body)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if resp.StatusCode != tc.status || !strings.Contains(string(body), tc.want) {
-				t.Fatalf("%s %s: %d %s, want %d with %q", tc.method, tc.path, resp.StatusCode, body, tc.status, tc.want)
-			}
-			if resp.StatusCode < 400 {
+			if a.status < 400 {
 				return
 			}
 			var e protocol.Error

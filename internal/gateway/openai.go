@@ -198,6 +198,17 @@ func randomID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// whose resolves a request's agent (its model) and its user id ("" for
+// none: see userOf).
+func (o *OpenAI) whose(r *http.Request, model, bodyUser string) (agent, user string, err error) {
+	agent, ok := o.agentOf(model)
+	if !ok {
+		return "", "", modelNotFound(model)
+	}
+	user, err = o.userOf(r, bodyUser)
+	return agent, user, err
+}
+
 // userOf returns the request's user id (header first, then the body's
 // "user" field), or "" for an ephemeral request.
 func (o *OpenAI) userOf(r *http.Request, body string) (string, error) {

@@ -132,11 +132,7 @@ func (o *OpenAI) parse(r *http.Request, body []byte) (*chatInput, error) {
 	if err != nil {
 		return nil, err
 	}
-	agent, ok := o.agentOf(req.Model)
-	if !ok {
-		return nil, modelNotFound(req.Model)
-	}
-	user, err := o.userOf(r, req.User)
+	agent, user, err := o.whose(r, req.Model, req.User)
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +252,7 @@ func (o *OpenAI) start(ctx context.Context, in *chatInput, route *chatRoute) (wa
 
 // complete waits for the run's answer and writes it as one response.
 func (o *OpenAI) complete(ctx context.Context, w http.ResponseWriter, call *chatCall) {
-	var notes deniedApprovals
+	var notes deniedTools
 	var buf []beamclaw.RunEvent
 	for {
 		select {

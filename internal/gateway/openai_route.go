@@ -36,8 +36,7 @@ func (r *chatRoute) Deliver(ev beamclaw.RunEvent) {
 		if !r.chunks {
 			return
 		}
-	case beamclaw.EvFinal, beamclaw.EvError, beamclaw.EvToolStart, beamclaw.EvToolResult, beamclaw.EvNeedsApproval,
-		beamclaw.EvApprovalRequest, beamclaw.EvApprovalResult:
+	case beamclaw.EvFinal, beamclaw.EvError, beamclaw.EvToolStart, beamclaw.EvToolResult, beamclaw.EvNeedsApproval:
 	default:
 		return
 	}
@@ -73,44 +72,22 @@ func (r *chatRoute) close() {
 	r.mu.Unlock()
 }
 
-// deniedApprovals tracks the approval requests this route could not
-// answer, so the final answer can say which tools were not run.
-type deniedApprovals struct {
-	order   []string          // approval ids, in request order
-	pending map[string]string // approval id -> tool name, while not allowed
-}
+// deniedTools lists the tools a run on this route did not run for want
+// of an approval, which nobody on the OpenAI-compatible APIs can give
+// (EvNeedsApproval), so the final answer can say so.
+type deniedTools []string
 
-func (a *deniedApprovals) observe(ev beamclaw.RunEvent) {
-	if ev.Type == beamclaw.EvNeedsApproval && ev.Tool != nil { // refused at once: nobody here can approve
-		ev.Approval = &beamclaw.ApprovalRequest{ID: "call:" + ev.Tool.ID, ToolName: ev.Tool.Name}
-		ev.Type = beamclaw.EvApprovalRequest
-	}
-	if ev.Approval == nil {
-		return
-	}
-	switch ev.Type {
-	case beamclaw.EvApprovalRequest:
-		if a.pending == nil {
-			a.pending = make(map[string]string)
-		}
-		a.order = append(a.order, ev.Approval.ID)
-		a.pending[ev.Approval.ID] = ev.Approval.ToolName
-	case beamclaw.EvApprovalResult:
-		if d := beamclaw.Decision(ev.Text); d == beamclaw.Allow || d == beamclaw.Always {
-			delete(a.pending, ev.Approval.ID)
-		}
+func (d *deniedTools) observe(ev beamclaw.RunEvent) {
+	if ev.Type == beamclaw.EvNeedsApproval && ev.Tool != nil {
+		*d = append(*d, ev.Tool.Name)
 	}
 }
 
 // note is what the answer gains: one line per tool that needed approval
-// and did not get it ("" when none).
-func (a *deniedApprovals) note() string {
+// ("" when none).
+func (d deniedTools) note() string {
 	var b strings.Builder
-	for _, id := range a.order {
-		name, ok := a.pending[id]
-		if !ok {
-			continue
-		}
+	for _, name := range d {
 		fmt.Fprintf(&b, "\n\n(The tool %s needed approval, which cannot be given over the OpenAI-compatible API, so it was denied.)", name)
 	}
 	return b.String()

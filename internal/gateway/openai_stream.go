@@ -135,7 +135,7 @@ type streamState struct {
 	seg    strings.Builder // text sent since the last tool activity
 	sent   bool            // any answer text sent
 	newSeg bool            // tool activity since the last chunk
-	notes  deniedApprovals
+	notes  deniedTools
 	all    strings.Builder // every piece of answer text sent: the client's copy
 	begun  bool            // the 200 and the role chunk are written
 }
@@ -173,7 +173,7 @@ func (st *streamState) handle(ev beamclaw.RunEvent, cause error) (done bool, err
 	switch ev.Type {
 	case beamclaw.EvChunk:
 		return false, st.text(ev.Text)
-	case beamclaw.EvToolStart, beamclaw.EvApprovalRequest:
+	case beamclaw.EvToolStart:
 		st.newSeg = true
 		st.seg.Reset()
 	case beamclaw.EvFinal:

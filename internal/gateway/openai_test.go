@@ -344,13 +344,9 @@ func TestOpenAISessionErrors(t *testing.T) {
 }
 
 func TestOpenAIApprovalDeniedNote(t *testing.T) {
-	req := &beamclaw.ApprovalRequest{ID: "appr_1", ToolName: "shell"}
-	allowed := &beamclaw.ApprovalRequest{ID: "appr_2", ToolName: "read_file"}
 	fake := &oaiSessions{events: []beamclaw.RunEvent{
-		{Type: beamclaw.EvApprovalRequest, Approval: req},
-		{Type: beamclaw.EvApprovalResult, Approval: req, Text: "deny"},
-		{Type: beamclaw.EvApprovalRequest, Approval: allowed},
-		{Type: beamclaw.EvApprovalResult, Approval: allowed, Text: "allow"},
+		{Type: beamclaw.EvNeedsApproval, Tool: &beamclaw.ToolCall{ID: "c1", Name: "shell"}, Text: "denied: tool shell needs approval"},
+		{Type: beamclaw.EvToolStart, Tool: &beamclaw.ToolCall{ID: "c2", Name: "read_file"}}, // ran: no note
 		oaiFinal("I could not list the files.", 1, 1),
 	}}
 	env := newOAIEnv(t, fake, OpenAIOptions{}, Options{})

@@ -76,11 +76,7 @@ func (o *OpenAI) createResponse(w http.ResponseWriter, r *http.Request) {
 // responseInput resolves a request's agent, user, functions and new
 // input: what the run is given, before anything runs.
 func (o *OpenAI) responseInput(r *http.Request, req *responseRequest, body []byte) (*beamclaw.Inbound, error) {
-	agent, ok := o.agentOf(req.Model)
-	if !ok {
-		return nil, modelNotFound(req.Model)
-	}
-	user, err := o.userOf(r, req.User)
+	agent, user, err := o.whose(r, req.Model, req.User)
 	if err != nil {
 		return nil, err
 	}

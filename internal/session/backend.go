@@ -204,7 +204,7 @@ func (b *memBackend) remove(ids []string) error {
 		delete(b.sessions, id)
 	}
 	for k, r := range b.resps {
-		if slices.Contains(ids, r.Session) {
+		if slices.Contains(ids, r.At.Session) {
 			delete(b.resps, k)
 		}
 	}

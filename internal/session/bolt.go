@@ -342,14 +342,14 @@ func loadSeen(bk *bolt.Bucket, id string, s *stored) error {
 
 // encodeResponse is r's value in the responses bucket.
 func encodeResponse(r *Response) ([]byte, error) {
-	if len(r.Session) != idLen {
-		return nil, fmt.Errorf("response %s: session id %q is not a session id", r.ID, r.Session)
+	if len(r.At.Session) != idLen {
+		return nil, fmt.Errorf("response %s: session id %q is not a session id", r.ID, r.At.Session)
 	}
 	v, err := store.Encode(r)
 	if err != nil {
 		return nil, err
 	}
-	return append([]byte(r.Session), v...), nil
+	return append([]byte(r.At.Session), v...), nil
 }
 
 func (b *boltBackend) response(id string, into any) (ok bool, err error) {

@@ -73,7 +73,7 @@ func TestClientFunctionCallSurvivesARestart(t *testing.T) {
 	e = newEnv(t, envOpts{path: path})
 	e.p.add(say("Ada Lovelace, 1815"))
 	ev = e.respond(t, "resp_2", &r1.At, "", beamclaw.ToolResult{ToolCallID: call.ID, Name: "lookup", Content: "born 1815"})
-	if ev.Type != beamclaw.EvFinal || ev.Text != "Ada Lovelace, 1815" || ev.SessionID != r1.Session {
+	if ev.Type != beamclaw.EvFinal || ev.Text != "Ada Lovelace, 1815" || ev.SessionID != r1.At.Session {
 		t.Fatalf("after the result: %+v, want the answer in the same session", ev)
 	}
 	reqs := e.p.requests()
@@ -99,8 +99,8 @@ func TestContinuingAnOlderResponseBranches(t *testing.T) {
 	a := e.stored(t, "resp_a")
 	e.respond(t, "resp_b", &a.At, "two")
 	b := e.stored(t, "resp_b")
-	if b.Session != first.SessionID {
-		t.Fatalf("continuing the newest response went to %s, not %s", b.Session, first.SessionID)
+	if b.At.Session != first.SessionID {
+		t.Fatalf("continuing the newest response went to %s, not %s", b.At.Session, first.SessionID)
 	}
 	branch := e.respond(t, "resp_c", &a.At, "three")
 	if branch.SessionID == first.SessionID {
@@ -176,16 +176,16 @@ func TestResponsesAfterCompactionAndReset(t *testing.T) {
 	if err := e.m.maintainOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if h, _ := e.m.History(c.Session); h[0].Role != beamclaw.RoleSystem {
+	if h, _ := e.m.History(c.At.Session); h[0].Role != beamclaw.RoleSystem {
 		t.Fatalf("not compacted: %v", roles(h))
 	}
 	e.p.add(say("found the plan"))
 	ev := e.respond(t, "resp_d", &c.At, "", beamclaw.ToolResult{ToolCallID: call.Calls[0].ID, Content: "plan v2"})
-	if ev.Type != beamclaw.EvFinal || ev.SessionID != c.Session || ev.Text != "found the plan" {
+	if ev.Type != beamclaw.EvFinal || ev.SessionID != c.At.Session || ev.Text != "found the plan" {
 		t.Fatalf("after compaction: %+v, want the answer in the same conversation", ev)
 	}
 	d := e.stored(t, "resp_d")
-	if err := e.m.Reset(context.Background(), d.Session); err != nil {
+	if err := e.m.Reset(context.Background(), d.At.Session); err != nil {
 		t.Fatal(err)
 	}
 	_, err := e.m.Send(context.Background(), beamclaw.Inbound{Channel: beamclaw.ChannelHTTP, UserID: "api:ann", AgentID: "default",
@@ -238,14 +238,14 @@ func TestContinuingAMovedConversationConflicts(t *testing.T) {
 	e.respond(t, "resp_a", nil, "one")
 	a := e.stored(t, "resp_a")
 	e.respond(t, "resp_b", &a.At, "two") // the conversation went on past a
-	l := e.m.liveLane(a.Session)
+	l := e.m.liveLane(a.At.Session)
 	l.mu.Lock()
 	err := l.checkInput(&run{expect: a.At.Seq, msgs: []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "three"}}}, true)
 	l.mu.Unlock()
 	if !errors.Is(err, errWentOn) || beamclaw.KindOf(err) != beamclaw.KindConflict {
 		t.Fatalf("a stale continuation: %v, want a conflict", err)
 	}
-	if ev := e.respond(t, "resp_c", &a.At, "three"); ev.SessionID == a.Session {
+	if ev := e.respond(t, "resp_c", &a.At, "three"); ev.SessionID == a.At.Session {
 		t.Error("sent again, it did not branch")
 	}
 }

@@ -31,14 +31,13 @@ type Response struct {
 // ResponseHead is what continuing from a response needs of it: whose it
 // is and where its run left the session.
 type ResponseHead struct {
-	ID      string `json:"id"`
-	Session string `json:"session"`
-	User    string `json:"user"`
-	Agent   string `json:"agent"`
+	ID    string `json:"id"`
+	User  string `json:"user"`
+	Agent string `json:"agent"`
 	// Status: completed, incomplete (Reason says why: approval_required),
 	// failed (Reason holds the error's words) or cancelled.
 	Status string `json:"status"`
-	// At is where the run left the session's history: a message
+	// At is the session and where the run left its history: a message
 	// continuing from this response continues from there.
 	At beamclaw.Point `json:"at"`
 }
@@ -139,7 +138,7 @@ func (l *lane) responseOf(r *run, msgs []beamclaw.Message, next uint64) *Respons
 		out = slices.Clone(l.history[from:])
 	}
 	out = append(out, msgs...)
-	head := ResponseHead{ID: r.resp.ID, Session: l.id, User: l.rec.UserID, Agent: l.rec.AgentID, Status: status,
+	head := ResponseHead{ID: r.resp.ID, User: l.rec.UserID, Agent: l.rec.AgentID, Status: status,
 		At: beamclaw.Point{Session: l.id, Seq: next}}
 	return &Response{ResponseHead: head, Run: r.id, Reason: reason, Created: r.msgs[0].Time, Done: l.m.clock.Now(),
 		Output: out, Usage: r.used, Echo: r.resp.Echo}
