@@ -173,7 +173,7 @@ func (st *streamState) handle(ev beamclaw.RunEvent, cause error) (done bool, err
 	switch ev.Type {
 	case beamclaw.EvChunk:
 		return false, st.text(ev.Text)
-	case beamclaw.EvToolStart:
+	case beamclaw.EvToolStart, beamclaw.EvToolResult, beamclaw.EvNeedsApproval: // a tool ran, or was refused: the next text is a new model turn
 		st.newSeg = true
 		st.seg.Reset()
 	case beamclaw.EvFinal:

@@ -37,6 +37,14 @@ func TestOpenAIStream(t *testing.T) {
 			events: []beamclaw.RunEvent{oaiChunk("Let me check."), tool, oaiFinal("It is 4.", 3, 2)},
 			want:   "Let me check.\n\nIt is 4."},
 		{name: "final differs from chunks", events: []beamclaw.RunEvent{oaiChunk("abc"), oaiFinal("xyz", 3, 2)}, want: "abc\n\nxyz"},
+		{name: "a call refused before it ran", // needs an approval, or an unknown tool: a new model turn all the same
+			events: []beamclaw.RunEvent{oaiChunk("Let me check."), {Type: beamclaw.EvToolResult, Tool: &beamclaw.ToolCall{Name: "nosuch"},
+				Result: &beamclaw.ToolResult{Content: "unknown tool"}}, oaiChunk("I cannot."), oaiFinal("I cannot.", 3, 2)},
+			want: "Let me check.\n\nI cannot."},
+		{name: "a call needing an approval",
+			events: []beamclaw.RunEvent{oaiChunk("Let me look."), {Type: beamclaw.EvNeedsApproval, Tool: &beamclaw.ToolCall{Name: "shell"}},
+				oaiChunk("I could not."), oaiFinal("I could not.", 3, 2)},
+			want: "Let me look.\n\nI could not.\n\n(The tool shell needed approval, which cannot be given over the OpenAI-compatible API, so it was denied.)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
