@@ -453,6 +453,9 @@ func TestCORSOnlyForConfiguredOrigins(t *testing.T) {
 		!strings.Contains(ok.Header.Get("Access-Control-Allow-Headers"), "authorization") {
 		t.Errorf("allowed preflight: %d %v", ok.StatusCode, ok.Header)
 	}
+	if m := ok.Header.Get("Access-Control-Allow-Methods"); !strings.Contains(m, "DELETE") { // DELETE /v1/responses/{id}
+		t.Errorf("allowed methods %q, want DELETE among them", m)
+	}
 	foreign := preflight("https://evil.example")
 	if foreign.StatusCode != http.StatusForbidden || foreign.Header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("foreign preflight: %d %v", foreign.StatusCode, foreign.Header)

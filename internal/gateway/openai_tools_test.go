@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -95,5 +96,51 @@ func TestChatFunctionCallStreamed(t *testing.T) {
 	fake.mu.Unlock()
 	if len(fns) != 1 || len(fns[0]) != 1 {
 		t.Errorf("ephemeral run's functions %v", fns)
+	}
+}
+
+// The client's results are tool results like any other: scrubbed before
+// they reach a session or a model.
+func TestChatFunctionResultsAreScrubbed(t *testing.T) {
+	fake := &oaiSessions{events: []beamclaw.RunEvent{oaiFinal("ok", 1, 1)}}
+	scrub := func(s string) string { return strings.ReplaceAll(s, "hunter2", "[REDACTED]") }
+	env := newOAIEnv(t, fake, OpenAIOptions{Scrub: scrub}, Options{})
+	msgs := []openai.ChatCompletionMessageParamUnion{openai.UserMessage("log in"),
+		{OfAssistant: &openai.ChatCompletionAssistantMessageParam{ToolCalls: []openai.ChatCompletionMessageToolCallUnionParam{
+			{OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{ID: "c1",
+				Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: "lookup", Arguments: "{}"}}}}}},
+		openai.ToolMessage("password hunter2", "c1")}
+	for _, user := range []string{"ann", ""} { // stored, and ephemeral
+		params := openai.ChatCompletionNewParams{Model: "default", Tools: []openai.ChatCompletionToolUnionParam{lookupTool}, Messages: msgs}
+		if user != "" {
+			params.User = openai.String(user)
+		}
+		if _, err := env.client.Chat.Completions.New(context.Background(), params); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if in := fake.lastInbound(t); len(in.ToolResults) != 1 || in.ToolResults[0].Content != "password [REDACTED]" {
+		t.Errorf("stored turn's results %+v", in.ToolResults)
+	}
+	if h := fake.lastHistory(t); h[len(h)-1].Content != "password [REDACTED]" {
+		t.Errorf("ephemeral turn's result %q", h[len(h)-1].Content)
+	}
+}
+
+// At most 128 functions, each name once.
+func TestFunctionDefsLimits(t *testing.T) {
+	f := functionTool{Type: "function", Name: "f"}
+	if _, err := functionDefs([]functionTool{f, f}, nil); err == nil || !strings.Contains(err.Error(), "declared twice") {
+		t.Errorf("a name twice: %v", err)
+	}
+	many := make([]functionTool, maxFunctions+1)
+	for i := range many {
+		many[i] = functionTool{Type: "function", Name: fmt.Sprintf("f%d", i)}
+	}
+	if _, err := functionDefs(many, nil); err == nil || !strings.Contains(err.Error(), "array too long") {
+		t.Errorf("%d functions: %v", len(many), err)
+	}
+	if defs, err := functionDefs(many[:maxFunctions], nil); err != nil || len(defs) != maxFunctions {
+		t.Errorf("%d functions: %v", maxFunctions, err)
 	}
 }

@@ -249,3 +249,43 @@ func TestContinuingAMovedConversationConflicts(t *testing.T) {
 		t.Error("sent again, it did not branch")
 	}
 }
+
+// The client's input is checked against the calls the conversation waits
+// on: every one answered once, nothing else, and no new message before.
+func TestMatchOpenCalls(t *testing.T) {
+	open := []beamclaw.ToolCall{{ID: "a"}, {ID: "b"}}
+	res := func(ids ...string) []beamclaw.Message {
+		var out []beamclaw.Message
+		for _, id := range ids {
+			out = append(out, beamclaw.Message{Role: beamclaw.RoleTool, ToolCallID: id})
+		}
+		return out
+	}
+	user := []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "hi"}}
+	cases := []struct {
+		name    string
+		open    []beamclaw.ToolCall
+		input   []beamclaw.Message
+		results bool
+		want    string // in the error; "" for none
+	}{
+		{"all answered", open, res("b", "a"), true, ""},
+		{"one missing", open, res("a"), true, "no result was sent for the function calls b"},
+		{"answered twice", open, res("a", "a", "b"), true, `the function call "a" has two results`},
+		{"unknown call", open, res("a", "b", "c"), true, `no function call "c" waits`},
+		{"results with nothing open", nil, res("a"), true, `no function call "a" waits`},
+		{"a new message over open calls", open, user, false, "waits for the results of the function calls a, b"},
+		{"a new message, nothing open", nil, user, false, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := matchOpenCalls(tc.open, tc.input, tc.results)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, beamclaw.ErrOpenCalls)):
+				t.Errorf("got %v, want an ErrOpenCalls saying %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -256,6 +257,15 @@ func TestResponsesSurviveKill9(t *testing.T) {
 	}
 }
 
+// manyPairs is n metadata pairs as JSON members.
+func manyPairs(n int) string {
+	pairs := make([]string, n)
+	for i := range pairs {
+		pairs[i] = fmt.Sprintf(`"k%d":"v"`, i)
+	}
+	return strings.Join(pairs, ",")
+}
+
 // Bad input is refused in the Responses error shape, and nothing is
 // stored.
 func TestResponsesBadInput(t *testing.T) {
@@ -274,6 +284,16 @@ func TestResponsesBadInput(t *testing.T) {
 		{"unknown model", `{"model":"nobody","input":"hi"}`, "model", 404},
 		{"a function shadowing the agent's tool", `{"model":"default","input":"hi","tools":[{"type":"function","name":"read_file"}]}`, "tools[0].name", 400},
 		{"malformed JSON", `{"model":`, "", 400},
+		{"background", `{"model":"default","input":"hi","background":true}`, "background", 400},
+		{"a prompt template", `{"model":"default","input":"hi","prompt":{"id":"pmpt_1"}}`, "prompt", 400},
+		{"unknown truncation", `{"model":"default","input":"hi","truncation":"sometimes"}`, "truncation", 400},
+		{"too much metadata", `{"model":"default","input":"hi","metadata":{` + manyPairs(17) + `}}`, "metadata", 400},
+		{"an input file", `{"model":"default","input":[{"role":"user","content":[{"type":"input_file","file_id":"f"}]}]}`, "input[0].content[0]", 400},
+		{"a remote image", `{"model":"default","input":[{"role":"user","content":[{"type":"input_image","image_url":"https://x/y.png"}]}]}`, "input[0].content[0]", 400},
+		{"unstored continuation", `{"model":"default","input":"hi","store":false,"previous_response_id":"resp_x"}`, "previous_response_id", 400},
+		{"new input not last", `{"model":"default","input":[{"role":"user","content":"hi"},{"role":"assistant","content":"yo"}]}`, "input", 400},
+		{"max_output_tokens below 1", `{"model":"default","input":"hi","max_output_tokens":0}`, "max_output_tokens", 400},
+		{"tool_choice naming no tool", `{"model":"default","input":"hi","tools":[{"type":"function","name":"f"}],"tool_choice":{"type":"function","name":"g"}}`, "tool_choice", 400},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -418,5 +438,35 @@ func TestResponsesControlsReachTheProvider(t *testing.T) {
 		if strings.Contains(m.Content, "Answer in JSON.") {
 			t.Errorf("the first response's instructions reached the next one (%s message)", m.Role)
 		}
+	}
+}
+
+// A provider that rate-limits answers a plain request with 429 and
+// Retry-After, as chat completions do, and ends a stream with
+// response.failed (rate_limit_exceeded), and the response is stored as
+// failed, with why.
+func TestResponsesProviderFailure(t *testing.T) {
+	r, c, ctx := responsesRig(t)
+	r.llm.Script(fakellm.Reply{Status: http.StatusTooManyRequests, RetryAfter: 7 * time.Second},
+		fakellm.Reply{Status: http.StatusTooManyRequests, RetryAfter: 7 * time.Second})
+	var apiErr *openai.Error
+	_, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "default", Input: respText("hi")})
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusTooManyRequests || apiErr.Response.Header.Get("Retry-After") != "7" {
+		t.Fatalf("plain: %v, want 429 with Retry-After 7", err)
+	}
+	stream := c.Responses.NewStreaming(ctx, responses.ResponseNewParams{Model: "default", Input: respText("hi")})
+	var last responses.ResponseStreamEventUnion
+	for stream.Next() {
+		last = stream.Current()
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if last.Type != "response.failed" || last.Response.Status != "failed" || last.Response.Error.Code != "rate_limit_exceeded" {
+		t.Fatalf("stream ended with %s %s %+v", last.Type, last.Response.Status, last.Response.Error)
+	}
+	got, err := c.Responses.Get(ctx, last.Response.ID, responses.ResponseGetParams{})
+	if err != nil || got.Status != "failed" || got.Error.Message == "" {
+		t.Errorf("the failed response as stored: %v %s %+v", err, got.Status, got.Error)
 	}
 }
