@@ -240,7 +240,7 @@ func TestContinuingAMovedConversationConflicts(t *testing.T) {
 	e.respond(t, "resp_b", &a.At, "two") // the conversation went on past a
 	l := e.m.liveLane(a.At.Session)
 	l.mu.Lock()
-	err := l.checkInput(&run{expect: a.At.Seq, msgs: []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "three"}}}, true)
+	err := l.checkInput(&run{expect: a.At.Seq, msgs: []beamclaw.Message{{Role: beamclaw.RoleUser, Content: "three"}}}, true, l.history)
 	l.mu.Unlock()
 	if !errors.Is(err, errWentOn) || beamclaw.KindOf(err) != beamclaw.KindConflict {
 		t.Fatalf("a stale continuation: %v, want a conflict", err)

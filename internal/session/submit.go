@@ -30,14 +30,24 @@ func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
 		forget = l.expiring(now)
 	}
 	idle := l.inflight == nil && len(l.queue) == 0
-	if err := l.checkInput(r, idle); err != nil {
+	var copied *copiedHistory // a thread's history made to match the client's copy first
+	if idle && r.transcript != nil {
+		if hist, marks, same := l.transcriptHistory(r.transcript); !same {
+			copied = &copiedHistory{hist: hist, marks: marks}
+		}
+	}
+	before := l.history
+	if copied != nil {
+		before = copied.hist
+	}
+	if err := l.checkInput(r, idle, before); err != nil {
 		l.mu.Unlock()
 		return "", err
 	}
 	rec := l.rec
 	rec.Updated, rec.Archived = now, time.Time{} // a message makes an archived session active again
 	c := change{created: !l.stored, seen: seen, forget: forget}
-	rewrite := l.inputChange(r, idle, &rec, &c)
+	rewrite := l.inputChange(r, idle, copied, &rec, &c)
 	deferWrite := rewrite == nil && r.ackOnAnswer && l.m.store.writable()
 	if deferWrite && !idle { // held in memory until it joins history (promote)
 		rec, c.rec = l.rec, l.rec
@@ -79,19 +89,23 @@ func (l *lane) submit(r *run, msgID string) (dupOf string, err error) {
 	return "", nil
 }
 
+// copiedHistory is the history a thread is made to hold before a run's
+// input when it must match the client's copy (transcriptHistory).
+type copiedHistory struct {
+	hist  []beamclaw.Message
+	marks []mark
+}
+
 // inputChange puts r's input into c and rec: appended to history when
 // the lane is idle, pending otherwise; a thread whose history must first
-// match the client's copy is rewritten whole (returned: the new history).
-// The caller holds l.mu.
-func (l *lane) inputChange(r *run, idle bool, rec *record, c *change) (rewrite []beamclaw.Message) {
-	if idle && r.transcript != nil {
-		hist, marks, same := l.transcriptHistory(r.transcript)
-		if !same {
-			rewrite = append(hist, r.msgs...)
-			c.reset, c.from, c.msgs = true, rec.NextSeq, rewrite
-			rec.NextSeq += uint64(len(rewrite))
-			rec.Messages, rec.Marks = len(rewrite), marks
-		}
+// match the client's copy (copied) is rewritten whole (returned: the new
+// history). The caller holds l.mu.
+func (l *lane) inputChange(r *run, idle bool, copied *copiedHistory, rec *record, c *change) (rewrite []beamclaw.Message) {
+	if copied != nil {
+		rewrite = append(copied.hist, r.msgs...)
+		c.reset, c.from, c.msgs = true, rec.NextSeq, rewrite
+		rec.NextSeq += uint64(len(rewrite))
+		rec.Messages, rec.Marks = len(rewrite), copied.marks
 	}
 	switch {
 	case rewrite != nil:
@@ -230,12 +244,13 @@ func (l *lane) forgetIDs(ids []string) {
 }
 
 // checkInput refuses r when the session cannot take it now: results of
-// function calls that are not the ones open, or a new user message while
-// calls of the client's functions wait for their results (the model
-// cannot be asked with calls unanswered). Results need an idle session
-// (Send waits for it): they answer the end of the history as it stands.
-// The caller holds l.mu.
-func (l *lane) checkInput(r *run, idle bool) error {
+// function calls that are not the ones open at the end of before (the
+// history r's input is to follow), or a new user message while calls of
+// the client's functions wait for their results (the model cannot be
+// asked with calls unanswered). Results need an idle session (Send waits
+// for it): they answer the end of the history as it stands. The caller
+// holds l.mu.
+func (l *lane) checkInput(r *run, idle bool, before []beamclaw.Message) error {
 	if r.expect != 0 && (!idle || l.rec.NextSeq != r.expect) {
 		return beamclaw.E("session.Send", beamclaw.KindConflict, "the conversation went on since this response "+
 			"(another request continued it): continue from its newest response, or send again to branch", errWentOn)
@@ -247,13 +262,7 @@ func (l *lane) checkInput(r *run, idle bool) error {
 		}
 		return nil
 	}
-	hist := l.history
-	if r.transcript != nil { // a thread's history is about to be made to match the client's copy
-		if h, _, same := l.transcriptHistory(r.transcript); !same {
-			hist = h
-		}
-	}
-	return matchOpenCalls(openCalls(hist), r.msgs, results)
+	return matchOpenCalls(openCalls(before), r.msgs, results)
 }
 
 // errWentOn is the cause of a conflict: a turn continuing a response in
