@@ -57,7 +57,7 @@ func (l *lane) endCanceled(r *run) bool {
 		return false
 	}
 	if !r.route.ended() {
-		r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: r.id, SessionID: l.id, Text: MsgCanceled})
+		l.routeOf(r).Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: r.id, SessionID: l.id, Text: MsgCanceled})
 	}
 	l.finish(r)
 	return true

@@ -171,7 +171,7 @@ func (l *lane) loopRun(r *run) loop.Run {
 	n := len(l.history)
 	return loop.Run{ID: r.id, SessionID: l.id, UserID: l.m.opts.Person(l.rec.UserID), AgentID: l.rec.AgentID,
 		Origin:  usage.OriginOf(r.channel, l.rec.Thread, r.maintain != nil),
-		Channel: r.channel, Trust: r.trust, Autonomy: r.autonomy, History: l.history[:n:n], Route: r.route,
+		Channel: r.channel, Trust: r.trust, Autonomy: r.autonomy, History: l.history[:n:n], Route: l.routeOf(r),
 		Lane: &runLane{l: l, r: r}, NoApproval: r.noAsk, Sampling: r.sampling, Maintain: r.maintain, Functions: r.functions,
 		Instructions: r.instructions}
 }
@@ -186,11 +186,20 @@ func (l *lane) finish(r *run) {
 	if !r.route.ended() {
 		r.route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, RunID: r.id, SessionID: l.id, Text: msgCrashed})
 	}
-	l.endResponse(r)
+	l.endResponse(r, r.route.terminal()) // if it ended without an error of its own
 	l.mu.Lock()
 	if l.inflight == r {
 		l.inflight = nil
 	}
 	l.mu.Unlock()
 	r.markEnded()
+}
+
+// routeOf is the route r's loop answers on: a response's stores its
+// record before its error reaches the client.
+func (l *lane) routeOf(r *run) beamclaw.Route {
+	if r.resp != nil {
+		return responseRoute{l: l, r: r}
+	}
+	return r.route
 }

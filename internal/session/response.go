@@ -144,14 +144,15 @@ func (l *lane) responseOf(r *run, msgs []beamclaw.Message, next uint64) *Respons
 		Output: out, Usage: r.used, Echo: r.resp.Echo}
 }
 
-// endResponse stores the record of r's response when its run ended
-// without answering (failed, canceled): its error's words, and the point
-// the history reached.
-func (l *lane) endResponse(r *run) {
+// endResponse stores the record of r's response when its run ended with
+// ev without an answer stored (failed, canceled): its error's words, and
+// the point the history reached. It is written before ev reaches the
+// client where it can be (responseRoute), so a client that saw the end
+// finds the record.
+func (l *lane) endResponse(r *run, ev beamclaw.RunEvent) {
 	if r.resp == nil || r.respDone {
 		return
 	}
-	ev := r.route.terminal()
 	err := l.update(func(rec *record) (change, bool) {
 		resp := l.responseOf(r, nil, rec.NextSeq)
 		resp.Status, resp.Reason = StatusFailed, ev.Text
@@ -166,6 +167,20 @@ func (l *lane) endResponse(r *run) {
 	if err != nil && beamclaw.KindOf(err) != beamclaw.KindStorage {
 		l.m.log.Error("store the response of a run that did not answer", "session_id", l.id, "run_id", r.id, "err", err)
 	}
+}
+
+// responseRoute is the route a run answering a response runs with: its
+// error is stored (endResponse) before the client hears of it.
+type responseRoute struct {
+	l *lane
+	r *run
+}
+
+func (rr responseRoute) Deliver(ev beamclaw.RunEvent) {
+	if ev.Type == beamclaw.EvError {
+		rr.l.endResponse(rr.r, ev)
+	}
+	rr.r.route.Deliver(ev)
 }
 
 // endsTurn reports whether msgs, committed by r, end its turn: an answer,
