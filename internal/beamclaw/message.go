@@ -85,6 +85,10 @@ type Usage struct {
 	// CachedTokens are the prompt tokens the provider read from its
 	// prompt cache (billed at a fraction); part of PromptTokens.
 	CachedTokens int `json:"cached_tokens,omitempty"`
+	// CacheWriteTokens are the prompt tokens the provider wrote to its
+	// prompt cache on this call (Anthropic's cache_creation_input_tokens);
+	// part of PromptTokens.
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
 }
 
 // Add returns u plus v.
@@ -94,6 +98,7 @@ func (u Usage) Add(v Usage) Usage {
 		CompletionTokens: u.CompletionTokens + v.CompletionTokens,
 		TotalTokens:      u.TotalTokens + v.TotalTokens,
 		CachedTokens:     u.CachedTokens + v.CachedTokens,
+		CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
 	}
 }
 

@@ -11,7 +11,13 @@ type ChatRequest struct {
 	// System is the system prompt (the agent's, or a hidden turn's
 	// instruction), sent before Messages; "" for none. A system message
 	// inside Messages is part of the conversation (a client's own).
-	System    string
+	System string
+	// Context is the system prompt's part that differs per user or per
+	// turn (the user's own memory, recalled memory, a run's
+	// instructions), sent right after System. System is then the stable
+	// prefix (with Tools) that providers cache: an adapter that takes
+	// explicit cache breakpoints marks its end.
+	Context   string
 	Messages  []Message
 	Tools     []ToolDef
 	MaxTokens int
@@ -20,6 +26,11 @@ type ChatRequest struct {
 	// call for the conversation did (the encoding of the messages) and
 	// reuse it for the messages that are the same.
 	Conversation string
+	// TurnStart is the index in Messages of the current turn's first
+	// message: the messages before it are earlier turns, whose end an
+	// adapter that takes explicit cache breakpoints marks. 0 = no earlier
+	// turn.
+	TurnStart int
 	// Sampling holds what a client asked of the model for this turn; nil
 	// leaves every control at the provider's default.
 	Sampling *Sampling
