@@ -160,10 +160,10 @@ func (a *Runtime) memoryUser(agentID, userID string) (string, error) {
 // Prompt is the loop's PromptFunc: workspace files, eligible skills, the
 // user's own memory (memory_scope: user) and (with auto_context) the
 // memory that best matches the run's input.
-func (a *Runtime) Prompt(ctx context.Context, agentID, userID, input string) (string, error) {
+func (a *Runtime) Prompt(ctx context.Context, agentID, userID, input string) (stable, context string, err error) {
 	c, err := a.discovered(agentID)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	user, err := a.memoryUser(agentID, userID)
 	extras := workspace.PromptExtras{Skills: c.section, User: user, Anonymous: errors.Is(err, errNoUser)}
@@ -176,7 +176,8 @@ func (a *Runtime) Prompt(ctx context.Context, agentID, userID, input string) (st
 			extras.Memory = append(extras.Memory, workspace.Snippet{Source: h.Source, Text: h.Text})
 		}
 	}
-	return a.ws.SystemPrompt(agentID, extras)
+	p, err := a.ws.Prompt(agentID, extras)
+	return p.Stable, p.Context, err
 }
 
 // SkillDirs are the directories an agent's own skills are written to,

@@ -52,7 +52,7 @@ func TestPromptAssemblesWorkspaceSkillsAndMemory(t *testing.T) {
 			if err := rt.Remember(ctx, "default", "local:ana", "coffee", "Ana takes her coffee black, no sugar."); err != nil {
 				t.Fatal(err)
 			}
-			p, err := rt.Prompt(ctx, "default", "local:ana", "how does Ana take her coffee?")
+			p, err := wholePrompt(ctx, rt, "default", "local:ana", "how does Ana take her coffee?")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,7 +93,7 @@ func TestSkillsAreThePromptsSkills(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := rt.Prompt(context.Background(), "default", "local:ana", "")
+	p, err := wholePrompt(context.Background(), rt, "default", "local:ana", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,9 +167,9 @@ func TestMemoryIsEachUsersOwn(t *testing.T) {
 			mustDo(t, files.AppendDaily("default", erin, time.Now(), "Erin planned a trip to Oslo."))
 			mustDo(t, rt.Remember(ctx, "default", erin, "pin", "Erin's locker code is 8812"))
 
-			pe, err := rt.Prompt(ctx, "default", erin, "hello")
+			pe, err := wholePrompt(ctx, rt, "default", erin, "hello")
 			mustDo(t, err)
-			pl, err := rt.Prompt(ctx, "default", lee, "Quillon zebu Oslo locker Vasquez")
+			pl, err := wholePrompt(ctx, rt, "default", lee, "Quillon zebu Oslo locker Vasquez")
 			mustDo(t, err)
 			for _, word := range []string{"Quillon", "zebu", "Vasquez", "Oslo", "8812", "marmalade"} {
 				if strings.Contains(pl, word) {
@@ -205,7 +205,7 @@ func TestMemoryIsEachUsersOwn(t *testing.T) {
 
 			// A run without a user reads the agent's files only and keeps
 			// nothing: what it learned would be everybody's.
-			pa, err := rt.Prompt(ctx, "default", "", "Quillon locker")
+			pa, err := wholePrompt(ctx, rt, "default", "", "Quillon locker")
 			mustDo(t, err)
 			if !strings.Contains(pa, "Fridays") || strings.Contains(pa, "marmalade") || strings.Contains(pa, "Quillon") {
 				t.Errorf("a run without a user got the wrong memory in its prompt")
@@ -227,7 +227,7 @@ func TestMemoryIsEachUsersOwn(t *testing.T) {
 			shared := newRuntimeClock(t, backend, nil, "default")
 			mustDo(t, shared.Flush(ctx, "default", erin, "Erin's sister is called Quillon."))
 			mustDo(t, shared.Remember(ctx, "default", erin, "pin", "Erin's locker code is 8812"))
-			pl, err = shared.Prompt(ctx, "default", lee, "locker code")
+			pl, err = wholePrompt(ctx, shared, "default", lee, "locker code")
 			mustDo(t, err)
 			if !strings.Contains(pl, "Quillon") || !strings.Contains(pl, "8812") {
 				t.Error("memory_scope: agent must share the flush and the notes with every user")
@@ -241,4 +241,10 @@ func mustDo(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// wholePrompt is the system prompt a run of userID gets, both parts.
+func wholePrompt(ctx context.Context, rt *Runtime, agentID, userID, input string) (string, error) {
+	stable, context, err := rt.Prompt(ctx, agentID, userID, input)
+	return stable + context, err
 }

@@ -104,7 +104,7 @@ func TestDocsMentionEveryKey(t *testing.T) {
 		}
 		seen[k] = true
 	}
-	for _, f := range []string{"api_key", "base_url", "model", "timeout_seconds", "first_token_timeout_seconds", "max_retries", "context_window",
+	for _, f := range []string{"api_key", "base_url", "model", "timeout_seconds", "first_token_timeout_seconds", "max_retries", "context_window", "cache_breakpoints",
 		"transport", "command", "args", "env", "cwd", "url", "headers", "enabled", "trust", "agents", "autonomy_level", "memory_scope", "provider", "action", "tool"} {
 		if !strings.Contains(doc, "`"+f+"`") {
 			t.Errorf("docs/configuration.md does not document `%s`", f)

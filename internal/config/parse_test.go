@@ -36,7 +36,7 @@ func TestParseGood(t *testing.T) {
 			want: func(c *Config) {
 				c.Core.DefaultProvider = "ollama"
 				c.Core.Providers["ollama"] = provider.Config{Kind: "openai", APIKeys: []setting.Secret{}, BaseURL: "http://127.0.0.1:11434/v1", Model: "llama3.2",
-					TimeoutSeconds: 120, FirstTokenTimeoutSeconds: 60, MaxRetries: 2}
+					TimeoutSeconds: 120, FirstTokenTimeoutSeconds: 60, MaxRetries: 2, CacheBreakpoints: "auto"}
 			},
 		},
 		{
@@ -98,8 +98,8 @@ func TestParseGood(t *testing.T) {
       model: other
 `,
 			want: func(c *Config) {
-				c.Core.Providers["a"] = provider.Config{Kind: "openai", APIKeys: []setting.Secret{}, BaseURL: "http://127.0.0.1:8080/v1", Model: "m", TimeoutSeconds: 120, FirstTokenTimeoutSeconds: 60}
-				c.Core.Providers["b"] = provider.Config{Kind: "openai", APIKeys: []setting.Secret{}, BaseURL: "http://127.0.0.1:8080/v1", Model: "other", TimeoutSeconds: 120, FirstTokenTimeoutSeconds: 60}
+				c.Core.Providers["a"] = provider.Config{Kind: "openai", APIKeys: []setting.Secret{}, BaseURL: "http://127.0.0.1:8080/v1", Model: "m", TimeoutSeconds: 120, FirstTokenTimeoutSeconds: 60, CacheBreakpoints: "auto"}
+				c.Core.Providers["b"] = provider.Config{Kind: "openai", APIKeys: []setting.Secret{}, BaseURL: "http://127.0.0.1:8080/v1", Model: "other", TimeoutSeconds: 120, FirstTokenTimeoutSeconds: 60, CacheBreakpoints: "auto"}
 			},
 		},
 		{

@@ -145,15 +145,28 @@ func (e *Engine) Run(ctx context.Context, r Run) error {
 		return err
 	}
 	if e.opts.Prompt != nil {
-		if rs.system, err = e.opts.Prompt(ctx, r.AgentID, r.UserID, lastUserText(rs.history)); err != nil {
+		if rs.system, rs.context, err = e.opts.Prompt(ctx, r.AgentID, r.UserID, lastUserText(rs.history)); err != nil {
 			return rs.fail(ctx, fmt.Errorf("system prompt of agent %s: %w", r.AgentID, err))
 		}
 	}
 	if r.Instructions != "" {
-		rs.system = joinText(rs.system, r.Instructions)
+		rs.context = joinText(rs.context, r.Instructions)
 	}
+	rs.turn = turnStart(rs.history)
 	rs.defs = withFunctions(e.toolDefs(r.AgentID), r.Functions)
 	return rs.iterate(ctx)
+}
+
+// turnStart is where the run's own messages start in h: after the last
+// message that is not a user's (the previous turn's answer or a tool
+// result), so the user messages the run answers are its own.
+func turnStart(h []beamclaw.Message) int {
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].Role != beamclaw.RoleUser {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // lastUserText is the content of the last user message in h.

@@ -50,11 +50,13 @@ type Scrubber interface {
 // ProviderFunc picks the provider and model for an agent.
 type ProviderFunc func(agentID string) (p beamclaw.Provider, model string, err error)
 
-// PromptFunc builds the system prompt of an agent (workspace + skills)
-// for a run of userID (whose own memory it may carry). input is the run's
-// user message, for recalling related memory
+// PromptFunc builds the system prompt of an agent for a run of userID:
+// its stable part, the same for every user and turn of the agent
+// (workspace files, skills), and its context, what differs per user or
+// turn (daily logs, the user's own memory, recalled memory). input is the
+// run's user message, for recalling related memory
 // (core.agentic_loop.auto_context).
-type PromptFunc func(ctx context.Context, agentID, userID, input string) (string, error)
+type PromptFunc func(ctx context.Context, agentID, userID, input string) (stable, context string, err error)
 
 // WindowFunc returns the context window, in tokens, of a model.
 type WindowFunc func(model string) int

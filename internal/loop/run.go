@@ -16,7 +16,9 @@ type runState struct {
 	r        Run
 	provider beamclaw.Provider
 	model    string
-	system   string
+	system   string // the stable part of the system prompt (ChatRequest.System)
+	context  string // its part per user and turn (ChatRequest.Context)
+	turn     int    // where the run's own messages start in history (ChatRequest.TurnStart)
 	defs     []beamclaw.ToolDef
 	history  []beamclaw.Message
 	state    string
@@ -100,10 +102,11 @@ func (rs *runState) chat(ctx context.Context) (beamclaw.ChatResponse, error) {
 		s.ToolChoice, sampling = nil, &s
 	}
 	rs.chats++
-	req := beamclaw.ChatRequest{Model: rs.model, System: rs.system, Messages: rs.history, Tools: rs.defs,
-		MaxTokens: rs.e.opts.MaxTokens, Sampling: sampling, Conversation: rs.r.SessionID}
+	req := beamclaw.ChatRequest{Model: rs.model, System: rs.system, Context: rs.context, Messages: rs.history,
+		Tools: rs.defs, MaxTokens: rs.e.opts.MaxTokens, Sampling: sampling, Conversation: rs.r.SessionID,
+		TurnStart: rs.turn}
 	count := len(rs.history)
-	if rs.system != "" {
+	if rs.system != "" || rs.context != "" {
 		count++
 	}
 	rs.emit(ctx, beamclaw.EventLLMRequest, slog.Int("message_count", count), slog.String("model", rs.model))
@@ -222,7 +225,7 @@ func estimateUsage(req beamclaw.ChatRequest, answer beamclaw.Message) beamclaw.U
 // promptBytes is the size of what a request sends the model: the system
 // prompt, the messages and their tool calls, the tool definitions.
 func promptBytes(req beamclaw.ChatRequest) int {
-	in := len(req.System)
+	in := len(req.System) + len(req.Context)
 	for _, m := range req.Messages {
 		in += len(m.Content) + len(m.Role)
 		for _, c := range m.ToolCalls {

@@ -28,6 +28,12 @@ type Config struct {
 	MaxRetries               int              `yaml:"max_retries"`
 	// ContextWindow in tokens; 0 looks the size up by model name.
 	ContextWindow int `yaml:"context_window"`
+	// CacheBreakpoints: whether requests mark where the cacheable prefix
+	// ends (cache_control), for APIs that bill a cached prefix only when
+	// told: "auto" (default) marks where the API is known to take them
+	// (kind anthropic; Anthropic and Gemini models on OpenRouter), "on"
+	// always, "off" never.
+	CacheBreakpoints string `yaml:"cache_breakpoints"`
 }
 
 // Defaults of a provider entry.
@@ -36,6 +42,14 @@ const (
 	DefaultTimeout           = 120 * time.Second
 	DefaultFirstTokenTimeout = 60 * time.Second
 	DefaultMaxRetries        = 2
+	DefaultCacheBreakpoints  = CacheAuto
+)
+
+// The values of cache_breakpoints.
+const (
+	CacheAuto = "auto"
+	CacheOn   = "on"
+	CacheOff  = "off"
 )
 
 // SetDefaults fills a provider entry that appears only in the file.
@@ -45,6 +59,7 @@ func (c *Config) SetDefaults() {
 	c.TimeoutSeconds = int(DefaultTimeout / time.Second)
 	c.FirstTokenTimeoutSeconds = int(DefaultFirstTokenTimeout / time.Second)
 	c.MaxRetries = DefaultMaxRetries
+	c.CacheBreakpoints = DefaultCacheBreakpoints
 }
 
 // Validate checks the entry; kinds are the registered adapters' kinds.
@@ -58,6 +73,9 @@ func (c Config) Validate(p *setting.Problems, kinds []string) {
 	p.Min("first_token_timeout_seconds", c.FirstTokenTimeoutSeconds, 1)
 	p.Between("max_retries", c.MaxRetries, 0, 10)
 	p.Min("context_window", c.ContextWindow, 0)
+	if c.CacheBreakpoints != "" { // "" is auto
+		p.Enum("cache_breakpoints", c.CacheBreakpoints, []string{CacheAuto, CacheOn, CacheOff})
+	}
 }
 
 // Settings is the entry an adapter builds its client from, its key
@@ -73,7 +91,7 @@ func (c Config) Settings(name string, getenv func(string) string) Settings {
 	return Settings{Name: name, Kind: c.Kind, BaseURL: c.BaseURL, APIKey: key, SpareKeys: spare, Model: c.Model,
 		Timeout:           time.Duration(c.TimeoutSeconds) * time.Second,
 		FirstTokenTimeout: time.Duration(c.FirstTokenTimeoutSeconds) * time.Second,
-		MaxRetries:        c.MaxRetries}
+		MaxRetries:        c.MaxRetries, CacheBreakpoints: c.CacheBreakpoints}
 }
 
 // Settings are what every adapter is given: where, as whom, which model,
@@ -91,6 +109,7 @@ type Settings struct {
 	Timeout           time.Duration // whole call including retries
 	FirstTokenTimeout time.Duration // per attempt, until the first streamed token
 	MaxRetries        int           // retries before the first token; 0 none
+	CacheBreakpoints  string        // CacheAuto, CacheOn or CacheOff ("" = auto)
 }
 
 // Adapter makes clients for one provider API. Registering one (a line in

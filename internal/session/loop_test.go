@@ -236,11 +236,11 @@ func TestPromptSeesTheRunInput(t *testing.T) {
 	var mu sync.Mutex
 	var inputs []string
 	e := newEnv(t, envOpts{loop: func(o *loop.Options) {
-		o.Prompt = func(_ context.Context, agentID, _, input string) (string, error) {
+		o.Prompt = func(_ context.Context, agentID, _, input string) (string, string, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			inputs = append(inputs, input)
-			return "You are " + agentID + ".", nil
+			return "You are " + agentID + ".", "", nil
 		}
 	}})
 	r, _ := e.send(t, "local:ana", "what did I say about tea?")

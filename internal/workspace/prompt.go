@@ -53,91 +53,109 @@ var fileTitles = map[string]string{
 	FileMemory:    "your long-term memory",
 }
 
-// SystemPrompt assembles the system prompt of the agent name: its
-// workspace files in the order IDENTITY, SOUL, USER, TOOLS, AGENTS,
-// BOOTSTRAP, MEMORY, then (without extras.User) yesterday's and today's
-// daily logs (oldest first, so the newest is closest to the conversation),
-// then the skills, the user's own memory (extras.User) and the recalled
-// memory. What is the same for every user of the agent comes first, so
-// the prefix stays byte-identical across users and turns. Each part sits
-// under a "# ..." header; empty or blank files are skipped. An agent
-// without a workspace gets FallbackPrompt followed by the extras. File
-// contents are cached by path, modification time and size.
+// Prompt is a system prompt in its two parts. Stable is the same for
+// every user and turn of the agent (the workspace files and the skills):
+// providers cache it as a prefix. Context is what differs per user or per
+// day or turn (daily logs, the user's own memory, recalled memory), sent
+// after it.
+type Prompt struct {
+	Stable  string
+	Context string
+}
+
+// Text is the whole prompt: Stable, then Context.
+func (p Prompt) Text() string { return p.Stable + p.Context }
+
+// SystemPrompt is Prompt as one text (the admin API's view of it).
 func (s *Store) SystemPrompt(name string, extras PromptExtras) (string, error) {
+	p, err := s.Prompt(name, extras)
+	return p.Text(), err
+}
+
+// Prompt assembles the system prompt of the agent name. Its stable part
+// holds the workspace files in the order IDENTITY, SOUL, USER, TOOLS,
+// AGENTS, BOOTSTRAP, MEMORY, then the skills; its context part
+// (without extras.User) yesterday's and today's shared daily logs (oldest
+// first, so the newest is closest to the conversation), the user's own
+// memory (extras.User) and the recalled memory. Each part sits under a
+// "# ..." header; empty or blank files are skipped. An agent without a
+// workspace gets FallbackPrompt and the skills as its stable part. File
+// contents are cached by path, modification time and size.
+func (s *Store) Prompt(name string, extras PromptExtras) (Prompt, error) {
 	dir, err := s.Dir(name)
 	if err != nil {
-		return "", err
+		return Prompt{}, err
 	}
 	now := s.clock.Now()
-	day := now.Format(DateLayout)
-	shared := extras.User == "" && !extras.Anonymous
-	key := dir
-	if !shared {
-		key += "\x00users" // the files without the shared daily logs
+	stable, err := s.stablePart(name, dir, extras.Skills)
+	if err != nil {
+		return Prompt{}, err
 	}
+	var ctx strings.Builder
+	if extras.User == "" && !extras.Anonymous {
+		if root, err := os.OpenRoot(filepath.Join(dir, DailyDir)); err == nil {
+			s.writeDailySections(&ctx, root, filepath.Join(dir, DailyDir), now)
+			root.Close()
+		}
+	}
+	if extras.User != "" {
+		ctx.WriteString(s.userSections(name, extras.User, now))
+	}
+	writeRecalled(&ctx, extras.Memory)
+	return Prompt{Stable: stable, Context: ctx.String()}, nil
+}
+
+// stablePart is the workspace files and the skills section, reused
+// while the Watcher sees no change in the workspace and the skills
+// section is the one last asked for.
+func (s *Store) stablePart(name, dir, skills string) (string, error) {
 	gen, watched := s.watch.generation(dir)
 	var files string
-	var cached cachedPrompt
 	if watched {
 		s.pmu.Lock()
-		p, ok := s.prompts[key]
+		p, ok := s.prompts[dir]
 		s.pmu.Unlock()
-		if ok && p.gen == gen && p.day == day {
-			if shared && len(extras.Memory) == 0 && p.withSkills != "" && p.skills == extras.Skills {
+		if ok && p.gen == gen {
+			if p.withSkills != "" && p.skills == skills {
 				return p.withSkills, nil
 			}
-			files, cached = p.text, p
+			files = p.text
 		}
 	}
 	if files == "" {
 		var found bool
-		if files, found, err = s.promptFiles(name, dir, now, shared); err != nil {
+		var err error
+		if files, found, err = s.promptFiles(name, dir); err != nil {
 			return "", err
 		}
 		if !found {
-			var b strings.Builder
-			b.WriteString(FallbackPrompt)
-			b.WriteByte('\n')
-			writeExtras(&b, extras.Skills, "", extras.Memory)
-			return b.String(), nil
-		}
-		if watched {
-			s.pmu.Lock()
-			if len(s.prompts) >= maxCacheEntries {
-				clear(s.prompts)
-			}
-			cached = cachedPrompt{gen: gen, day: day, text: files}
-			s.prompts[key] = cached
-			s.pmu.Unlock()
+			return withSkills(FallbackPrompt+"\n", skills), nil
 		}
 	}
-	var own string
-	if extras.User != "" {
-		own = s.userSections(name, extras.User, now)
-	}
-	if extras.Skills == "" && own == "" && len(extras.Memory) == 0 {
-		return files, nil
-	}
-	var b strings.Builder
-	b.Grow(len(files) + len(extras.Skills) + len(own) + 1024)
-	b.WriteString(files)
-	writeExtras(&b, extras.Skills, own, extras.Memory)
-	prompt := b.String()
-	if watched && shared && cached.text != "" && len(extras.Memory) == 0 {
-		cached.skills, cached.withSkills = extras.Skills, prompt
+	text := withSkills(files, skills)
+	if watched {
 		s.pmu.Lock()
-		if p, ok := s.prompts[key]; ok && p.gen == gen && p.day == day {
-			s.prompts[key] = cached
+		if len(s.prompts) >= maxCacheEntries {
+			clear(s.prompts)
 		}
+		s.prompts[dir] = cachedPrompt{gen: gen, text: files, skills: skills, withSkills: text}
 		s.pmu.Unlock()
 	}
-	return prompt, nil
+	return text, nil
 }
 
-// promptFiles assembles the file part of the prompt (the header, the
-// workspace files and, when daily, yesterday's and today's shared daily
-// logs); found is false when the agent has no workspace.
-func (s *Store) promptFiles(name, dir string, now time.Time, daily bool) (text string, found bool, err error) {
+// withSkills is files followed by the skills section (if any).
+func withSkills(files, skills string) string {
+	sk := strings.TrimSpace(skills)
+	if sk == "" {
+		return files
+	}
+	return files + "\n" + sk + "\n"
+}
+
+// promptFiles assembles the file part of the prompt (the header and the
+// workspace files); found is false when the agent has no workspace.
+func (s *Store) promptFiles(name, dir string) (text string, found bool, err error) {
 	root, err := os.OpenRoot(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", false, nil
@@ -152,12 +170,6 @@ func (s *Store) promptFiles(name, dir string, now time.Time, daily bool) (text s
 	fmt.Fprintf(&b, "You are the BeamClaw agent %q. The sections below come from the files of your workspace; keep them up to date with the workspace_memory tool.\n", name)
 	for _, file := range promptOrder {
 		s.writeFileSection(&b, root, dir, file, file+" ("+fileTitles[file]+")")
-	}
-	if daily {
-		if logs, err := root.OpenRoot(DailyDir); err == nil {
-			s.writeDailySections(&b, logs, filepath.Join(dir, DailyDir), now)
-			logs.Close()
-		}
 	}
 	return b.String(), true, nil
 }
@@ -246,15 +258,8 @@ func writeSection(b *strings.Builder, title, content string) {
 	b.WriteByte('\n')
 }
 
-// writeExtras appends the skills section, the user's own sections (own,
-// already rendered) and the recalled memory.
-func writeExtras(b *strings.Builder, skills, own string, recalled []Snippet) {
-	if sk := strings.TrimSpace(skills); sk != "" {
-		b.WriteByte('\n')
-		b.WriteString(sk)
-		b.WriteByte('\n')
-	}
-	b.WriteString(own)
+// writeRecalled appends the recalled memory section.
+func writeRecalled(b *strings.Builder, recalled []Snippet) {
 	var mem strings.Builder
 	for _, sn := range recalled {
 		text := strings.TrimSpace(sn.Text)

@@ -30,10 +30,11 @@ type Store struct {
 	prompts map[string]cachedPrompt
 }
 
-// cachedPrompt is the file part of a workspace's prompt, valid for one
-// generation of the workspace and one day (the daily logs it names).
-// With it, the whole prompt for the last skills section asked for, so a
-// turn without recalled memory copies nothing.
+// cachedPrompt is the file part of a workspace's prompt (with the stable
+// part for the last skills section asked for, so a turn copies nothing),
+// valid for one generation of the workspace; or a user's own sections,
+// valid for one generation of their directory and one day (the daily
+// logs they name).
 type cachedPrompt struct {
 	gen  uint64
 	day  string

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/provider"
 )
 
 // Client is an OpenAI-compatible chat provider. It is safe for concurrent
@@ -23,6 +24,7 @@ type Client struct {
 	t             *transport
 	model         string
 	maxCompletion bool
+	marks         string // Options.CacheBreakpoints, "auto" resolved to "" (by model) or provider.CacheOff
 }
 
 var _ beamclaw.Provider = (*Client)(nil)
@@ -35,7 +37,14 @@ func New(o Options) (*Client, error) {
 		return nil, err
 	}
 	u, _ := url.Parse(o.BaseURL)
-	return &Client{t: t, model: o.Model, maxCompletion: u.Hostname() == "api.openai.com"}, nil
+	marks := o.CacheBreakpoints
+	if marks != provider.CacheOn && marks != provider.CacheOff {
+		marks = provider.CacheOff
+		if u.Hostname() == "openrouter.ai" {
+			marks = "" // by model
+		}
+	}
+	return &Client{t: t, model: o.Model, maxCompletion: u.Hostname() == "api.openai.com", marks: marks}, nil
 }
 
 // Name is the provider's name (Options.Name).

@@ -72,6 +72,8 @@ type contentPart struct {
 	ImageURL   *imageURL   `json:"image_url,omitempty"`
 	InputAudio *inputAudio `json:"input_audio,omitempty"`
 	File       *filePart   `json:"file,omitempty"`
+	// CacheControl marks a cache breakpoint (see cachemark.go).
+	CacheControl *cacheControl `json:"cache_control,omitempty"`
 }
 
 type imageURL struct {
@@ -96,6 +98,9 @@ var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
 // (from the conversation and message caches) and the tools array (from
 // the tools cache).
 func (c *Client) encodeBody(dst []byte, req beamclaw.ChatRequest, model string) ([]byte, error) {
+	if c.cacheMarked(model) {
+		return appendJSON(dst[:0], encodeMarked(req, model, c.maxCompletion))
+	}
 	var tools []byte
 	if len(req.Tools) > 0 {
 		var err error
@@ -103,7 +108,8 @@ func (c *Client) encodeBody(dst []byte, req beamclaw.ChatRequest, model string) 
 			return nil, err
 		}
 	}
-	size := len(tools) + len(req.System) + 512
+	system := systemText(req)
+	size := len(tools) + len(system) + 512
 	for _, m := range req.Messages {
 		size += len(m.Content) + len(m.Content)/8 + 64 // escapes and the message's own members
 	}
@@ -114,8 +120,8 @@ func (c *Client) encodeBody(dst []byte, req beamclaw.ChatRequest, model string) 
 	out := buf.Bytes()
 	out = append(out[:len(out)-2], `,"messages":[`...) // the head's closing brace and Encode's newline
 	var err error
-	if req.System != "" {
-		if out, err = c.t.enc.appendText(out, wireText{role: string(beamclaw.RoleSystem), content: req.System}); err != nil {
+	if system != "" {
+		if out, err = c.t.enc.appendText(out, wireText{role: string(beamclaw.RoleSystem), content: system}); err != nil {
 			return nil, err
 		}
 		if len(req.Messages) > 0 {
@@ -169,8 +175,8 @@ func encodeChatHead(req beamclaw.ChatRequest, model string, maxCompletion bool) 
 // wireMessages is the wire form of the system prompt and the messages.
 func wireMessages(req beamclaw.ChatRequest) []wireMessage {
 	out := make([]wireMessage, 0, len(req.Messages)+1)
-	if req.System != "" {
-		out = append(out, wireMessage{Role: string(beamclaw.RoleSystem), Content: req.System})
+	if system := systemText(req); system != "" {
+		out = append(out, wireMessage{Role: string(beamclaw.RoleSystem), Content: system})
 	}
 	for _, m := range req.Messages {
 		out = append(out, encodeMessage(m))

@@ -35,6 +35,12 @@ type Options struct {
 	Logger     *slog.Logger      // default: discard
 	Headers    map[string]string // extra headers; openrouter.ai gets HTTP-Referer and X-Title by default
 
+	// CacheBreakpoints: provider.CacheOn marks the cacheable prefix's end
+	// with cache_control on every request, provider.CacheOff never;
+	// otherwise ("auto") requests to Anthropic and Gemini models on
+	// openrouter.ai are marked.
+	CacheBreakpoints string
+
 	// Sleep waits between retries; tests inject one that records and
 	// returns at once. Default: a timer on Clock honouring ctx.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -229,7 +235,8 @@ func OptionsOf(s provider.Settings, log *slog.Logger) Options {
 		retries = -1
 	}
 	return Options{Name: s.Name, BaseURL: s.BaseURL, APIKey: s.APIKey, Model: s.Model,
-		Timeout: s.Timeout, FirstTokenTimeout: s.FirstTokenTimeout, MaxRetries: retries, Logger: log}
+		Timeout: s.Timeout, FirstTokenTimeout: s.FirstTokenTimeout, MaxRetries: retries, Logger: log,
+		CacheBreakpoints: s.CacheBreakpoints}
 }
 
 // Adapter is the "openai" kind of core.providers: any OpenAI-compatible
