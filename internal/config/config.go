@@ -60,6 +60,11 @@ type Agent struct {
 	// FallbackProviders is the agent's own fallback chain after its
 	// provider (empty: core.fallback_providers).
 	FallbackProviders []string `yaml:"fallback_providers"`
+	// InlineTools names the built-in and other registered tools sent with
+	// every model request; the rest are deferred behind tool_search and
+	// listed by name in the system prompt. "*" sends every tool. Unset:
+	// all but builtin.DeferredByDefault.
+	InlineTools []string `yaml:"inline_tools"`
 }
 
 // MemoryScopes are the values of core.agents.<name>.memory_scope.

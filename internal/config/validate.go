@@ -10,6 +10,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/provider"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
+	"github.com/beamclaw/beamclaw-go/internal/tool"
 )
 
 // Enumerations accepted by Validate.
@@ -86,6 +87,11 @@ func (c *Config) validateCore(p *problems) {
 		}
 		if a.MemoryScope != "" {
 			p.Enum(key+".memory_scope", a.MemoryScope, MemoryScopes)
+		}
+		for i, n := range a.InlineTools {
+			if n != "*" && !tool.ValidName(n) {
+				p.Add(fmt.Sprintf("%s.inline_tools[%d]", key, i), fmt.Sprintf("%q is not a tool name (1-64 of A-Z a-z 0-9 _ . -) or *", n))
+			}
 		}
 		for i, f := range a.FallbackProviders {
 			p.provider(fmt.Sprintf("%s.fallback_providers[%d]", key, i), f, k.Providers, false)

@@ -586,7 +586,7 @@ var stringCandidates = []string{
 	"127.0.0.1:18899", "http://127.0.0.1:9/v1", "https://bot.example.com/other", "https://app.example.org",
 	"10.0.0.0/8", "gpt-4o-mini", "other-model", "/tmp", "NOTES.md", "99", "@someone", "-200", "--flag", "github2",
 	"whisper-1", "echo", "changed", "client_credentials", "https://beamclaw.example.org/client.json", "runsc",
-	"Europe/Berlin", "tui", "silent", "1g", "all", "anyone", "month", "block",
+	"Europe/Berlin", "tui", "silent", "1g", "all", "anyone", "month", "block", "on",
 }
 
 func slicesWithout[T comparable](list []T, s T) []T {

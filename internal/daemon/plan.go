@@ -43,7 +43,9 @@ type plan struct {
 	Embedding *embeddingPlan // nil: memory search is keyword only
 	Agent     agent.Options
 	Tools     builtin.Settings // the tools section
-	MCP       mcp.Options
+	// InlineTools are the agents' core.agents.NAME.inline_tools, by agent.
+	InlineTools map[string][]string
+	MCP         mcp.Options
 	// Sandbox is the code sandbox (the exec tool); nil when
 	// sandbox.enabled is false. The wiring adds the install id, the
 	// secret values, the bridge's tools, session liveness, the scrubber
@@ -162,6 +164,12 @@ func buildPlan(l config.Loaded, getenv func(string) string) (*plan, error) {
 	p.Embedding = planEmbedding(c, getenv)
 	p.Agent = planAgent(c, l.Paths)
 	p.Tools = c.Tools.Settings(getenv)
+	p.InlineTools = map[string][]string{}
+	for name, a := range c.Core.Agents {
+		if a.InlineTools != nil {
+			p.InlineTools[name] = slices.Clone(a.InlineTools)
+		}
+	}
 	mp, err := c.MCP.Options(getenv)
 	if err != nil {
 		p.Warnings = append(p.Warnings, "MCP servers disabled until their variables are set: "+err.Error())
@@ -295,4 +303,16 @@ func (p *plan) planEdges(c *config.Config, getenv func(string) string) error {
 	p.TUI = g.Channels.TUI.Enabled
 	p.OpenAI = gateway.OpenAIOptions{DefaultAgent: c.Core.DefaultAgent}
 	return nil
+}
+
+// inlineTools is the tool registry's Inline: an agent's
+// core.agents.NAME.inline_tools ("*" for all), else every tool but
+// builtin.DeferredByDefault.
+func inlineTools(lists map[string][]string) func(agentID, name string) bool {
+	return func(agentID, name string) bool {
+		if list, ok := lists[agentID]; ok {
+			return slices.Contains(list, "*") || slices.Contains(list, name)
+		}
+		return !builtin.DeferredByDefault(name)
+	}
 }

@@ -149,6 +149,7 @@ func (d *daemon) embedder() (beamclaw.Embedder, suture.Service, error) {
 func (d *daemon) toolRegistry(ag *agent.Runtime) (*tool.Registry, error) {
 	to := d.plan.Tools.Registry
 	to.Logger = d.log
+	to.Inline = inlineTools(d.plan.InlineTools)
 	reg := tool.New(to)
 	bo := d.plan.Tools.Tools
 	iso := procguard.NewIsolator()

@@ -305,7 +305,11 @@ func usageOf(u *beamclaw.Usage) chatUsage {
 	if u == nil {
 		return chatUsage{}
 	}
-	return chatUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
+	out := chatUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
+	if u.CachedTokens > 0 {
+		out.PromptDetails = &promptDetails{CachedTokens: u.CachedTokens}
+	}
+	return out
 }
 
 // SessionHeader names a stored conversation explicitly (as does the

@@ -152,6 +152,9 @@ func (e *Engine) Run(ctx context.Context, r Run) error {
 	if r.Instructions != "" {
 		rs.context = joinText(rs.context, r.Instructions)
 	}
+	if c, ok := e.opts.Tools.(cataloger); ok {
+		rs.system += c.Catalog(r.AgentID)
+	}
 	rs.turn = turnStart(rs.history)
 	rs.defs = withFunctions(e.toolDefs(r.AgentID), r.Functions)
 	return rs.iterate(ctx)

@@ -32,6 +32,12 @@ type Tools interface {
 	Run(ctx context.Context, t beamclaw.Tool, inv beamclaw.Invocation) beamclaw.ToolResult
 }
 
+// cataloger is an optional interface of Tools: the system-prompt section
+// listing the agent's deferred tools (*tool.Registry).
+type cataloger interface {
+	Catalog(agentID string) string
+}
+
 // Emitter receives observability events; Emit must not block (obs.Bus).
 type Emitter interface {
 	Emit(ctx context.Context, ev beamclaw.Event)

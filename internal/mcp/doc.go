@@ -83,11 +83,11 @@
 // # Large tool sets
 //
 // When the ready servers offer more than MaxInlineTools tools, Tools
-// returns the tool_search meta-tool instead of the full list, and
-// Catalog gives the system prompt one "name — one-line description" line
-// per tool. tool_search {query, limit} returns the full definitions of the
-// best matches and makes those tools inline for the calling agent (the
-// most recent MaxInlineTools of them) from the next request on; Lookup
-// finds every tool by name whether inline or not, so a registry may also
-// run a searched tool directly.
+// returns only those earlier searches made inline and DeferredFor the
+// rest: the tool registry's tool_search (internal/tool) ranks them with
+// the agent's deferred built-in tools, lists them in the system prompt's
+// "# More tools" section, and Activate makes the found ones inline for
+// the calling agent (the most recent MaxInlineTools of them) from the
+// next request on; Lookup finds every tool by name whether inline or not,
+// so the registry may also run a searched tool directly.
 package mcp

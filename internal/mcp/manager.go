@@ -60,7 +60,6 @@ type Manager struct {
 	opts    Options
 	log     *slog.Logger
 	servers []*server // config order
-	search  *searchTool
 
 	mu        sync.Mutex
 	changed   map[string]string   // exposed tool -> server: definition differs from its pin; disabled
@@ -91,7 +90,6 @@ func New(opts Options) (*Manager, error) {
 		changed:   map[string]string{},
 		activated: map[string][]string{},
 	}
-	m.search = &searchTool{m: m}
 	for _, sc := range opts.Servers {
 		m.servers = append(m.servers, newServer(m, sc))
 	}

@@ -2,16 +2,14 @@ package mcp
 
 import (
 	"sort"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 )
 
 // Tools is the tool source the registry reads: every tool of every ready
 // server, whatever its agents filter (use ToolsFor to apply it). With more
-// tools than MaxInlineTools it returns tool_search plus the tools earlier
-// searches made callable instead (see the package doc).
+// tools than MaxInlineTools it returns only the tools earlier searches
+// made callable; the others are DeferredFor (see the package doc).
 func (m *Manager) Tools() []beamclaw.Tool { return m.ToolsFor("") }
 
 // ToolsFor is Tools restricted to the servers agent may use; "" means any
@@ -25,7 +23,7 @@ func (m *Manager) ToolsFor(agent string) []beamclaw.Tool {
 		}
 		return out
 	}
-	out := []beamclaw.Tool{m.search}
+	var out []beamclaw.Tool
 	for _, name := range m.activatedFor(agent) {
 		for _, t := range all {
 			if t.name == name {
@@ -37,9 +35,25 @@ func (m *Manager) ToolsFor(agent string) []beamclaw.Tool {
 	return out
 }
 
-// Lookup finds any tool of a ready server by exposed name, inline or not,
-// and tool_search itself; the registry uses it to run a tool the model
-// named after a search.
+// DeferredFor is the tool.Deferrer of the registry's tool_search: every
+// tool agent may use when there are more than MaxInlineTools, else none.
+func (m *Manager) DeferredFor(agent string) []beamclaw.Tool {
+	all := m.available(agent)
+	if !m.deferred(len(all)) {
+		return nil
+	}
+	out := make([]beamclaw.Tool, 0, len(all))
+	for _, t := range all {
+		out = append(out, t)
+	}
+	return out
+}
+
+// Activate makes names, found by tool_search, inline for agent.
+func (m *Manager) Activate(agent string, names []string) { m.activate(agent, names) }
+
+// Lookup finds any tool of a ready server by exposed name, inline or not;
+// the registry uses it to run a tool the model named after a search.
 func (m *Manager) Lookup(name string) (beamclaw.Tool, bool) { return m.LookupFor("", name) }
 
 // Tool is Lookup for the registry (tool.Finder): a tool disabled because
@@ -49,9 +63,6 @@ func (m *Manager) Tool(name string) (beamclaw.Tool, bool) { return m.Lookup(name
 
 // LookupFor is Lookup restricted to the servers agent may use.
 func (m *Manager) LookupFor(agent, name string) (beamclaw.Tool, bool) {
-	if name == searchToolName {
-		return m.search, true
-	}
 	t, ok := m.lookup(agent, name)
 	if !ok {
 		return nil, false
@@ -69,27 +80,6 @@ func (m *Manager) lookup(agent, name string) (*mcpTool, bool) {
 		}
 	}
 	return nil, false
-}
-
-// Catalog is the system-prompt listing of deferred tools, one
-// "name — one-line description" per line; "" when every tool is inline.
-func (m *Manager) Catalog() string { return m.CatalogFor("") }
-
-// CatalogFor is Catalog restricted to the servers agent may use.
-func (m *Manager) CatalogFor(agent string) string {
-	all := m.available(agent)
-	if !m.deferred(len(all)) {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("MCP tools available through tool_search (call tool_search with a query to get their schemas, then call them by name):\n")
-	for _, t := range all {
-		b.WriteString(t.name)
-		b.WriteString(" — ")
-		b.WriteString(oneLine(t.desc, 120))
-		b.WriteByte('\n')
-	}
-	return b.String()
 }
 
 // deferred reports whether n tools are too many to send inline.
@@ -141,17 +131,4 @@ func (m *Manager) activatedFor(agent string) []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]string(nil), m.activated[agent]...)
-}
-
-// oneLine is the first line of s, cut to at most n runes.
-func oneLine(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = strings.TrimSpace(s[:i])
-	}
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -130,31 +129,6 @@ func TestFormatResult(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
-	}
-}
-
-func TestRankAndOneLine(t *testing.T) {
-	srv := &server{cfg: ServerConfig{Name: "s"}}
-	tools := srv.buildTools([]rawTool{
-		{Name: "read_file", Description: "Read a file from disk"},
-		{Name: "write_file", Description: "Write a file"},
-		{Name: "search", Description: "Search the web for files"},
-	})
-	var got []string
-	for _, tl := range rank(tools, "read file", 5) {
-		got = append(got, tl.name)
-	}
-	if diff := cmp.Diff([]string{"s__read_file", "s__write_file", "s__search"}, got); diff != "" {
-		t.Errorf("rank (-want +got):\n%s", diff)
-	}
-	if got := rank(tools, "search", 1); len(got) != 1 || got[0].name != "s__search" {
-		t.Errorf("exact name rank = %v", got)
-	}
-	if got := oneLine("first line\nsecond", 120); got != "first line" {
-		t.Errorf("oneLine = %q", got)
-	}
-	if got := oneLine(strings.Repeat("é", 10), 5); got != "éééé…" {
-		t.Errorf("oneLine cut = %q", got)
 	}
 }
 

@@ -9,9 +9,9 @@ func (s Skill) InPrompt() bool {
 }
 
 // PromptSection renders the skills that belong in the system prompt (see
-// InPrompt) as a "# Skills" section: one line each with name,
-// description and path, so the agent reads a SKILL.md only when it needs
-// it. It returns "" when there is none.
+// InPrompt) as a "# Skills" section: one line each with name and
+// description, so the agent loads a skill (the skill tool) only when it
+// needs it. It returns "" when there is none.
 func PromptSection(skills []Skill) string {
 	var b strings.Builder
 	for _, s := range skills {
@@ -20,15 +20,13 @@ func PromptSection(skills []Skill) string {
 		}
 		if b.Len() == 0 {
 			b.WriteString("# Skills\n\n")
-			b.WriteString("Skills are instructions for particular tasks. When a request matches a skill, load its instructions with the skill tool ({\"name\": \"<skill>\"}) first and follow them.\n\n")
+			b.WriteString("When a request matches a skill, load it with the skill tool first.\n\n")
 		}
 		b.WriteString("- ")
 		b.WriteString(s.Name)
 		b.WriteString(": ")
 		b.WriteString(s.Description)
-		b.WriteString(" (")
-		b.WriteString(s.Path)
-		b.WriteString(")\n")
+		b.WriteString("\n")
 	}
 	return b.String()
 }

@@ -59,6 +59,11 @@ type Options struct {
 	MaxOutputBytes int
 	// Logger receives panics of tools (name and stack, never arguments).
 	Logger *slog.Logger
+	// Inline reports whether agentID gets the registered tool name sent
+	// with every model request; the others are deferred: listed by
+	// Catalog, found with tool_search, callable by name. nil sends every
+	// tool.
+	Inline func(agentID, name string) bool
 }
 
 func (o Options) withDefaults() Options {
@@ -98,11 +103,14 @@ type Registry struct {
 	mu      sync.Mutex // serialises writers
 	state   atomic.Pointer[snapshot]
 	schemas schemaCache
+
+	amu       sync.Mutex
+	activated map[string][]string // agent -> deferred registered tools tool_search found, oldest first
 }
 
 // New returns an empty Registry.
 func New(opts Options) *Registry {
-	r := &Registry{opts: opts.withDefaults()}
+	r := &Registry{opts: opts.withDefaults(), activated: map[string][]string{}}
 	r.state.Store(&snapshot{static: map[string]beamclaw.Tool{}})
 	return r
 }
@@ -164,6 +172,9 @@ func (r *Registry) RemoveSource(name string) {
 // Lookup finds a tool by name: registered tools first, then sources in
 // name order.
 func (r *Registry) Lookup(name string) (beamclaw.Tool, bool) {
+	if name == SearchToolName {
+		return searchTool{r}, true
+	}
 	st := r.state.Load()
 	if t, ok := st.static[name]; ok {
 		return t, true
@@ -218,8 +229,14 @@ func (r *Registry) Specs(agentID string) []beamclaw.ToolSpec {
 			out = append(out, spec)
 		}
 	}
-	for _, t := range st.static {
-		add(t)
+	inline := r.inline(agentID)
+	for name, t := range st.static {
+		if inline(name) {
+			add(t)
+		}
+	}
+	if len(r.deferred(agentID)) > 0 {
+		out = append(out, searchSpec)
 	}
 	for _, s := range st.sources {
 		tools := s.src.Tools
@@ -235,6 +252,9 @@ func (r *Registry) Specs(agentID string) []beamclaw.ToolSpec {
 	slices.SortStableFunc(out, func(a, b beamclaw.ToolSpec) int { return strings.Compare(a.Def.Name, b.Def.Name) })
 	return slices.CompactFunc(out, func(a, b beamclaw.ToolSpec) bool { return a.Def.Name == b.Def.Name })
 }
+
+// ValidName reports whether name is one providers accept as a tool's.
+func ValidName(name string) bool { return validName(name) == nil }
 
 // validName accepts the names providers accept: 1-64 of [A-Za-z0-9_.-].
 func validName(name string) error {
@@ -258,3 +278,77 @@ type fixed struct {
 }
 
 func (f fixed) Spec() beamclaw.ToolSpec { return f.spec }
+
+// inline reports which registered tools agentID gets inline: those of
+// Options.Inline and those its searches found.
+func (r *Registry) inline(agentID string) func(name string) bool {
+	if r.opts.Inline == nil {
+		return func(string) bool { return true }
+	}
+	r.amu.Lock()
+	found := slices.Clone(r.activated[agentID])
+	r.amu.Unlock()
+	return func(name string) bool { return r.opts.Inline(agentID, name) || slices.Contains(found, name) }
+}
+
+// deferred is every tool agentID may use but does not get inline from
+// the start: registered tools left out of Options.Inline, and the
+// sources' deferred tools (Deferrer). A search may have made some inline
+// since.
+func (r *Registry) deferred(agentID string) []beamclaw.Tool {
+	st := r.state.Load()
+	var out []beamclaw.Tool
+	if r.opts.Inline != nil {
+		for name, t := range st.static {
+			if !r.opts.Inline(agentID, name) && r.Allowed(agentID, name) {
+				out = append(out, t)
+			}
+		}
+	}
+	for _, s := range st.sources {
+		if d, ok := s.src.(Deferrer); ok {
+			out = append(out, d.DeferredFor(agentID)...)
+		}
+	}
+	return out
+}
+
+// activate makes the found tools inline for agentID: registered ones
+// here (at most activatedMax, the most recent), a source's through its
+// Activate.
+func (r *Registry) activate(agentID string, found []beamclaw.Tool) {
+	st := r.state.Load()
+	var mine []string
+	for _, t := range found {
+		name := t.Spec().Def.Name
+		if _, ok := st.static[name]; ok {
+			mine = append(mine, name)
+		}
+	}
+	for _, s := range st.sources {
+		d, ok := s.src.(Deferrer)
+		if !ok {
+			continue
+		}
+		var theirs []string
+		for _, t := range d.DeferredFor(agentID) {
+			if slices.ContainsFunc(found, func(f beamclaw.Tool) bool { return f.Spec().Def.Name == t.Spec().Def.Name }) {
+				theirs = append(theirs, t.Spec().Def.Name)
+			}
+		}
+		if len(theirs) > 0 {
+			d.Activate(agentID, theirs)
+		}
+	}
+	if len(mine) == 0 {
+		return
+	}
+	r.amu.Lock()
+	defer r.amu.Unlock()
+	list := slices.DeleteFunc(r.activated[agentID], func(n string) bool { return slices.Contains(mine, n) })
+	list = append(list, mine...)
+	if len(list) > activatedMax {
+		list = list[len(list)-activatedMax:]
+	}
+	r.activated[agentID] = list
+}

@@ -45,12 +45,12 @@ type Snippet struct {
 // fileTitles explains each file in its section header.
 var fileTitles = map[string]string{
 	FileIdentity:  "who you are",
-	FileSoul:      "your personality and standing instructions",
+	FileSoul:      "your character",
 	FileUser:      "your user",
-	FileTools:     "how to use your tools",
-	FileAgents:    "your workspace and habits",
-	FileBootstrap: "first-run ritual, do this now",
-	FileMemory:    "your long-term memory",
+	FileTools:     "tool notes",
+	FileAgents:    "your habits",
+	FileBootstrap: "do this now",
+	FileMemory:    "long-term memory",
 }
 
 // Prompt is a system prompt in its two parts. Stable is the same for
@@ -167,7 +167,7 @@ func (s *Store) promptFiles(name, dir string) (text string, found bool, err erro
 
 	var b strings.Builder
 	b.Grow(8 << 10)
-	fmt.Fprintf(&b, "You are the BeamClaw agent %q. The sections below come from the files of your workspace; keep them up to date with the workspace_memory tool.\n", name)
+	fmt.Fprintf(&b, "You are the BeamClaw agent %q. The sections below are your workspace files; keep them current with workspace_memory.\n", name)
 	for _, file := range promptOrder {
 		s.writeFileSection(&b, root, dir, file, file+" ("+fileTitles[file]+")")
 	}

@@ -54,9 +54,14 @@ func TestAgentPromptOrderAndTools(t *testing.T) {
 			t.Errorf("tool %s: type %q, parameters %s", tl.Name, tl.Type, tl.Parameters)
 		}
 	}
-	for _, want := range []string{"read_file", "write_file", "bash", "workspace_memory", "jq", "curl"} {
+	for _, want := range []string{"read_file", "write_file", "bash", "workspace_memory", "curl", "tool_search"} {
 		if !tools[want] {
 			t.Errorf("tool %s not offered to the model (got %v)", want, tools)
+		}
+	}
+	for _, deferred := range []string{"jq", "terminal", "delete_file"} {
+		if tools[deferred] || !strings.Contains(prompt, "\n- "+deferred+": ") {
+			t.Errorf("tool %s is not deferred behind tool_search (offered: %v)", deferred, tools[deferred])
 		}
 	}
 }

@@ -4,59 +4,140 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
 
+// firstTurnBudget is what a first turn of the default agent may send
+// upstream (issue 28: at most 6 KB, from 12.2 KB).
+const firstTurnBudget = 6000
+
 // TestPromptPrefixIsStable measures what a turn sends upstream with the
-// default agent (the baseline issue 28 works from) and guards what makes
-// providers' prefix caches work: everything before the first user message
-// (the system prompt and the tool definitions) is byte-identical across a
-// user's turns and across users of the agent.
+// default agent and guards what makes providers' prefix caches work: the
+// tool definitions and the system prompt's stable part are byte-identical
+// across a user's turns and across users of the agent, even when a user
+// has memory of their own (it comes after the stable part).
 func TestPromptPrefixIsStable(t *testing.T) {
 	r := newChatRig(t, rigOptions{})
+	r.llm.SetDefault(fakellm.Rules)
 	r.start()
+	r.chat("t2", "hello")
 	for i := range 10 {
 		r.chat("t1", fmt.Sprintf("hello %d", i))
 	}
-	r.chat("t2", "hello")
+	r.chat("t1", `call tool workspace_memory {"action":"append","content":"t1 takes tea without sugar"}`)
+	r.chat("t1", "and now?")
 	reqs := r.llm.Requests()
-	if len(reqs) != 11 {
-		t.Fatalf("the provider got %d requests, want 11", len(reqs))
+	if len(reqs) != 14 {
+		t.Fatalf("the provider got %d requests, want 14", len(reqs))
 	}
-	var first []byte
-	for i, req := range reqs {
-		prefix := promptPrefix(t, req.Body)
-		if i == 0 {
-			first = prefix
-			continue
+	tools, stable := promptParts(t, reqs[0].Body)
+	for i, req := range reqs[1:] {
+		tl, system := promptParts(t, req.Body)
+		if !bytes.Equal(tl, tools) {
+			t.Errorf("request %d's tools (%d bytes) differ from the first's (%d bytes)", i+1, len(tl), len(tools))
 		}
-		if !bytes.Equal(prefix, first) {
-			t.Errorf("request %d's prefix (%d bytes) differs from the first's (%d bytes)", i, len(prefix), len(first))
+		if !strings.HasPrefix(system, stable) {
+			t.Errorf("request %d's system prompt does not start with the stable part:\n%s", i+1, system)
 		}
 	}
-	t.Logf("bytes upstream: first turn %d (prefix %d), tenth turn %d, another user's first %d",
-		len(reqs[0].Body), len(first), len(reqs[9].Body), len(reqs[10].Body))
+	if _, own := promptParts(t, reqs[len(reqs)-1].Body); !strings.Contains(own, "t1 takes tea") || len(own) <= len(stable) {
+		t.Errorf("t1's own memory is not after the stable part:\n%s", own)
+	}
+	first, tenth := len(reqs[1].Body), len(reqs[10].Body)
+	t.Logf("bytes upstream: first turn %d (tools %d, system %d), tenth turn %d", first, len(tools), len(stable), tenth)
+	if first > firstTurnBudget {
+		t.Errorf("a first turn sends %d bytes upstream, want at most %d", first, firstTurnBudget)
+	}
 }
 
-// promptPrefix is a chat request's part before its first user message:
-// its system messages and its tools, as sent.
-func promptPrefix(t *testing.T, body []byte) []byte {
+// promptParts is a chat request's tools array, as sent, and its system
+// message's text.
+func promptParts(t *testing.T, body []byte) (tools json.RawMessage, system string) {
 	t.Helper()
 	var req struct {
-		Messages []json.RawMessage `json:"messages"`
-		Tools    json.RawMessage   `json:"tools"`
+		Messages []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"messages"`
+		Tools json.RawMessage `json:"tools"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
 		t.Fatal(err)
 	}
-	var out []byte
-	for _, m := range req.Messages {
-		var role struct{ Role string }
-		_ = json.Unmarshal(m, &role)
-		if role.Role == "user" {
-			break
-		}
-		out = append(out, m...)
+	if len(req.Messages) > 0 && req.Messages[0].Role == "system" {
+		system = req.Messages[0].Content
 	}
-	return append(out, req.Tools...)
+	return req.Tools, system
+}
+
+// TestCachedShareFromTheSecondTurn: a provider that caches a repeated
+// prefix as OpenAI does reads at least 80 % of each prompt from its cache
+// from a conversation's second turn on, and the answers report it.
+func TestCachedShareFromTheSecondTurn(t *testing.T) {
+	r := newChatRig(t, rigOptions{})
+	r.llm.CachePrefixes(true)
+	r.start()
+	for i := range 10 {
+		code, body := r.post("t1", fmt.Sprintf("question %d about the weather", i))
+		if code != 200 {
+			t.Fatalf("turn %d: %d %s", i, code, body)
+		}
+		var a struct {
+			Usage struct {
+				PromptTokens int `json:"prompt_tokens"`
+				Details      *struct {
+					CachedTokens int `json:"cached_tokens"`
+				} `json:"prompt_tokens_details"`
+			} `json:"usage"`
+		}
+		if err := json.Unmarshal([]byte(body), &a); err != nil {
+			t.Fatal(err)
+		}
+		cached := 0
+		if a.Usage.Details != nil {
+			cached = a.Usage.Details.CachedTokens
+		}
+		share := float64(cached) / float64(a.Usage.PromptTokens)
+		t.Logf("turn %d: %d prompt tokens, %d cached (%.0f %%)", i+1, a.Usage.PromptTokens, cached, 100*share)
+		if i > 0 && share < 0.8 {
+			t.Errorf("turn %d: %d of %d prompt tokens cached (%.0f %%), want at least 80 %%", i+1, cached, a.Usage.PromptTokens, 100*share)
+		}
+	}
+}
+
+// TestDeferredToolThroughToolSearch: jq is not sent with the default
+// agent's requests but listed in its prompt; tool_search returns its
+// schema, after which it is offered, and it runs.
+func TestDeferredToolThroughToolSearch(t *testing.T) {
+	r := newChatRig(t, rigOptions{})
+	r.llm.SetDefault(fakellm.Rules)
+	r.start()
+	r.chat("ana", `call tool tool_search {"query":"json filter"}`)
+	found := llmToolResults(llmLast(t, r.llm))
+	if len(found) != 1 || !strings.Contains(found[0], `"name":"jq"`) || !strings.Contains(found[0], `"filter"`) {
+		t.Fatalf("tool_search answered %q", found)
+	}
+	first := r.llm.Requests()[0]
+	if hasTool(first, "jq") || !hasTool(first, "tool_search") {
+		t.Errorf("the first request's tools: jq %v, tool_search %v", hasTool(first, "jq"), hasTool(first, "tool_search"))
+	}
+	answer := r.chat("ana", `call tool jq {"filter":".a","input":{"a":42}}`)
+	if !hasTool(llmLast(t, r.llm), "jq") {
+		t.Error("jq is not offered after tool_search found it")
+	}
+	if !strings.Contains(answer, "42") {
+		t.Errorf("jq's answer %q", answer)
+	}
+}
+
+func hasTool(req fakellm.Request, name string) bool {
+	for _, tl := range req.Tools {
+		if tl.Name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -68,6 +68,9 @@ func (s *Server) answer(req Request, reply Reply) chatAnswer {
 		ans.calls = append(ans.calls, tc)
 	}
 	ans.usage = estimateUsage(req, reply)
+	if reply.Usage == nil {
+		ans.usage = s.cachedUsage(req, ans.usage)
+	}
 	return ans
 }
 

@@ -33,6 +33,9 @@ type Server struct {
 	requests []Request
 	def      Responder
 	seq      int
+
+	cachePrefixes bool     // CachePrefixes
+	prompts       [][]byte // earlier prompts, for CachePrefixes
 }
 
 // New starts a server on 127.0.0.1 for one test and closes it when the

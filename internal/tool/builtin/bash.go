@@ -14,16 +14,14 @@ import (
 const bashSchema = `{
   "type": "object",
   "properties": {
-    "script": {"type": "string", "minLength": 1, "description": "Bash script to run, passed to bash -c. May span several lines."},
-    "timeout_seconds": {"type": "integer", "minimum": 1, "maximum": 600, "description": "Kill the script (and everything it started) after this many seconds. Default 60."}
+    "script": {"type": "string", "minLength": 1},
+    "timeout_seconds": {"type": "integer", "minimum": 1, "maximum": 600, "description": "default 60"}
   },
   "required": ["script"],
   "additionalProperties": false
 }`
 
-const bashDesc = "Run a bash script in the agent's workspace directory and return its combined stdout and stderr followed by an [exit code: N] line. " +
-	"The environment holds only PATH, HOME, LANG, LC_*, TERM, TZ, USER and TMPDIR (no credentials). " +
-	"Background processes are killed when the script ends or times out. Requires approval."
+const bashDesc = "Run a bash script in the workspace; returns stdout+stderr and [exit code: N]. No credentials in its environment."
 
 // killGrace is added to a process tool's own timeout for the registry's
 // deadline, so the tool reports the timeout (with partial output) itself.

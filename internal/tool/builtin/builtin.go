@@ -43,6 +43,18 @@ func Defaults(opts Options) []beamclaw.Tool {
 }
 
 // spec builds a builtin ToolSpec.
+// DeferredByDefault reports whether an agent without
+// core.agents.NAME.inline_tools gets the tool name behind tool_search
+// rather than with every request: delete_file, jq and terminal, rarely
+// needed or covered by another tool (bash does what terminal does).
+func DeferredByDefault(name string) bool {
+	switch name {
+	case "delete_file", "jq", "terminal":
+		return true
+	}
+	return false
+}
+
 func spec(name, desc, schema string, approval bool, minA beamclaw.Autonomy, risk beamclaw.Risk) beamclaw.ToolSpec {
 	return beamclaw.ToolSpec{
 		Def: beamclaw.ToolDef{

@@ -39,17 +39,16 @@ type CurlOptions struct {
 const curlSchema = `{
   "type": "object",
   "properties": {
-    "url": {"type": "string", "minLength": 1, "description": "Absolute http:// or https:// URL."},
-    "method": {"type": "string", "enum": ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], "description": "HTTP method. Default GET."},
-    "headers": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Request headers, name to value."},
-    "body": {"type": "string", "description": "Request body (for POST, PUT, PATCH)."}
+    "url": {"type": "string", "minLength": 1},
+    "method": {"type": "string", "enum": ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]},
+    "headers": {"type": "object", "additionalProperties": {"type": "string"}},
+    "body": {"type": "string"}
   },
   "required": ["url"],
   "additionalProperties": false
 }`
 
-const curlDesc = "Make an HTTP(S) request and return the status line, the main response headers and the body (text, capped). " +
-	"Follows up to 5 redirects. Loopback, private, link-local and cloud metadata addresses are refused, also after DNS resolution and on redirects."
+const curlDesc = "HTTP(S) request; returns status, main headers and body."
 
 // shownHeaders are the response headers included in curl's output.
 var shownHeaders = []string{"Content-Type", "Content-Length", "Location", "Last-Modified", "ETag", "Retry-After"}

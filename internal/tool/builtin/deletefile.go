@@ -10,13 +10,13 @@ import (
 const deleteFileSchema = `{
   "type": "object",
   "properties": {
-    "path": {"type": "string", "minLength": 1, "description": "File to delete, relative to the agent workspace, or absolute inside a configured root. Directories are not deleted."}
+    "path": {"type": "string", "minLength": 1}
   },
   "required": ["path"],
   "additionalProperties": false
 }`
 
-const deleteFileDesc = "Delete one file inside the agent workspace or a configured root. Directories and symbolic links are refused, as are paths outside. Requires approval."
+const deleteFileDesc = "Delete one file (not a directory) in the workspace."
 
 // DeleteFile deletes files confined to the workspace and roots.
 type DeleteFile struct{ opts FileOptions }

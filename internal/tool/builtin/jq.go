@@ -27,15 +27,14 @@ type JQOptions struct {
 const jqSchema = `{
   "type": "object",
   "properties": {
-    "filter": {"type": "string", "minLength": 1, "description": "A jq program, e.g. '.items[] | {name, id}'."},
-    "input": {"description": "The input: either JSON text as a string (several whitespace-separated values are processed one after another, like jq reading a file) or any JSON value given directly."}
+    "filter": {"type": "string", "minLength": 1},
+    "input": {"description": "JSON text, or any JSON value"}
   },
   "required": ["filter", "input"],
   "additionalProperties": false
 }`
 
-const jqDesc = "Run a jq filter (the jq language, via gojq) over JSON input and return each result on its own line as compact JSON, like `jq -c`. " +
-	"No file, network or environment access."
+const jqDesc = "Run a jq filter over JSON; one compact result per line."
 
 // JQ runs jq programs with gojq.
 type JQ struct{ opts JQOptions }

@@ -73,19 +73,18 @@ const memorySchema = `{
   "type": "object",
   "properties": {
     "action": {"type": "string", "enum": ["read", "append", "replace", "read_daily", "append_daily", "list_daily", "read_bootstrap", "update_bootstrap", "search", "remember", "recall", "forget"],
-      "description": "read/append/replace: your long-term MEMORY.md. read_daily/append_daily/list_daily: daily logs (memory/YYYY-MM-DD.md). read_bootstrap/update_bootstrap: IDENTITY.md, SOUL.md, USER.md, TOOLS.md, AGENTS.md or BOOTSTRAP.md (give file). search: find past notes by meaning and keywords (give query). remember/recall/forget: short keyed notes (give key and content; query; key)."},
-    "content": {"type": "string", "description": "Text for append, replace, append_daily, update_bootstrap and remember."},
-    "query": {"type": "string", "description": "What to look for (search, recall)."},
-    "key": {"type": "string", "maxLength": 200, "description": "Name of a keyed note (remember, forget), e.g. user.timezone."},
-    "file": {"type": "string", "description": "Bootstrap file name for read_bootstrap/update_bootstrap, e.g. USER.md."},
-    "date": {"type": "string", "description": "Day of the daily log, YYYY-MM-DD. Default today."}
+      "description": "read/append/replace: MEMORY.md; *_daily: daily logs; *_bootstrap: file; search/recall: query; remember/forget: key"},
+    "content": {"type": "string"},
+    "query": {"type": "string"},
+    "key": {"type": "string", "maxLength": 200},
+    "file": {"type": "string", "description": "e.g. USER.md"},
+    "date": {"type": "string", "description": "YYYY-MM-DD, default today"}
   },
   "required": ["action"],
   "additionalProperties": false
 }`
 
-const memoryDesc = "Manage your own memory: the long-term MEMORY.md, dated daily logs, the bootstrap files that shape who you are, and search over all of it. " +
-	"Write down what should outlive this conversation."
+const memoryDesc = "Your memory: MEMORY.md, daily logs, workspace files, keyed notes. Save what should outlive this conversation."
 
 // WorkspaceMemory is the workspace_memory tool.
 type WorkspaceMemory struct{ opts MemoryOptions }

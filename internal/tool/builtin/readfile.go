@@ -15,16 +15,15 @@ import (
 const readFileSchema = `{
   "type": "object",
   "properties": {
-    "path": {"type": "string", "minLength": 1, "description": "File path, relative to the agent workspace, or absolute inside a configured root. A directory path lists its entries."},
-    "offset": {"type": "integer", "minimum": 1, "description": "First line to return, counting from 1. Default 1."},
-    "limit": {"type": "integer", "minimum": 1, "description": "Maximum number of lines to return. Default: all."}
+    "path": {"type": "string", "minLength": 1, "description": "relative to the workspace; a directory lists it"},
+    "offset": {"type": "integer", "minimum": 1, "description": "first line"},
+    "limit": {"type": "integer", "minimum": 1, "description": "lines"}
   },
   "required": ["path"],
   "additionalProperties": false
 }`
 
-const readFileDesc = "Read a text file inside the agent workspace (or a configured root), optionally a range of lines; a directory path lists its entries. " +
-	"Paths outside the workspace, through '..' or symbolic links pointing out, and files with more than one hard link are refused."
+const readFileDesc = "Read a text file in the workspace, or a range of its lines."
 
 // ReadFile reads text files confined to the workspace and roots.
 type ReadFile struct{ opts FileOptions }

@@ -22,7 +22,7 @@ type SkillOptions struct {
 const skillSchema = `{
   "type": "object",
   "properties": {
-    "name": {"type": "string", "minLength": 1, "maxLength": 64, "description": "The skill's name, as listed under # Skills."}
+    "name": {"type": "string", "minLength": 1, "maxLength": 64}
   },
   "required": ["name"],
   "additionalProperties": false
@@ -38,7 +38,7 @@ func NewSkill(opts SkillOptions) *SkillTool { return &SkillTool{opts: opts} }
 
 // Spec implements beamclaw.Tool: reading instructions needs no approval.
 func (t *SkillTool) Spec() beamclaw.ToolSpec {
-	return spec("skill", "Load the instructions of one of your skills (listed under # Skills in your system prompt) by name, then follow them.",
+	return spec("skill", "Load a skill's instructions (see # Skills), then follow them.",
 		skillSchema, false, beamclaw.ReadOnly, beamclaw.RiskLow)
 }
 

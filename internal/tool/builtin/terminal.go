@@ -14,15 +14,14 @@ import (
 const terminalSchema = `{
   "type": "object",
   "properties": {
-    "command": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "Program and arguments, e.g. [\"git\", \"status\", \"--short\"]. Run directly: no shell, so no pipes, globs, redirection or variable expansion."},
-    "cwd": {"type": "string", "description": "Working directory relative to the agent workspace (default: the workspace itself). Must stay inside it."}
+    "command": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "argv, no shell"},
+    "cwd": {"type": "string", "description": "relative to the workspace"}
   },
   "required": ["command"],
   "additionalProperties": false
 }`
 
-const terminalDesc = "Run one program with arguments (argv, no shell) and return its combined stdout and stderr followed by an [exit code: N] line. " +
-	"The environment holds no credentials. Use bash instead when you need pipes or redirection. Requires approval."
+const terminalDesc = "Run one program with arguments (no shell); returns stdout+stderr and [exit code: N]."
 
 // Terminal runs one command as argv, without a shell.
 type Terminal struct{ opts ProcessOptions }

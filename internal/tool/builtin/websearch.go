@@ -39,14 +39,14 @@ type WebSearchOptions struct {
 const webSearchSchema = `{
   "type": "object",
   "properties": {
-    "query": {"type": "string", "minLength": 1, "maxLength": 400, "description": "What to search the web for."},
-    "count": {"type": "integer", "minimum": 1, "maximum": 20, "description": "How many results to return. Default 5."}
+    "query": {"type": "string", "minLength": 1, "maxLength": 400},
+    "count": {"type": "integer", "minimum": 1, "maximum": 20, "description": "default 5"}
   },
   "required": ["query"],
   "additionalProperties": false
 }`
 
-const webSearchDesc = "Search the web (Brave Search) and return numbered results with title, URL and a short description. Use curl to fetch a result's page."
+const webSearchDesc = "Search the web; returns titles, URLs and snippets."
 
 // WebSearch queries the Brave Search API.
 type WebSearch struct{ opts WebSearchOptions }

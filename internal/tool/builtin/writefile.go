@@ -12,16 +12,15 @@ import (
 const writeFileSchema = `{
   "type": "object",
   "properties": {
-    "path": {"type": "string", "minLength": 1, "description": "File path, relative to the agent workspace, or absolute inside a configured root. Missing parent directories are created."},
-    "content": {"type": "string", "description": "Text to write."},
-    "append": {"type": "boolean", "description": "Append to the file instead of replacing it. Default false."}
+    "path": {"type": "string", "minLength": 1, "description": "relative to the workspace"},
+    "content": {"type": "string"},
+    "append": {"type": "boolean"}
   },
   "required": ["path", "content"],
   "additionalProperties": false
 }`
 
-const writeFileDesc = "Write (or append) text to a file inside the agent workspace or a configured root, creating it and its parent directories when missing. " +
-	"Refuses paths outside, '..' escapes, symbolic links and files with more than one hard link. Requires approval."
+const writeFileDesc = "Write or append to a file in the workspace."
 
 // WriteFile writes text files confined to the workspace and roots.
 type WriteFile struct{ opts FileOptions }
