@@ -12,6 +12,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/control"
 	"github.com/beamclaw/beamclaw-go/internal/session"
 	"github.com/beamclaw/beamclaw-go/internal/store"
+	"github.com/beamclaw/beamclaw-go/internal/usage"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
@@ -65,6 +66,17 @@ func (a *Admin) SessionShow(ctx context.Context, id string) (protocol.SessionDet
 		sum, hist, err := c.Show(id)
 		out = control.DetailWire(sum, hist)
 		return sessionError(err)
+	})
+	if err != nil {
+		return out, err
+	}
+	err = withStore(paths, func(db *store.DB) error {
+		l, err := usage.New(db, nil, nil)
+		if err != nil {
+			return err
+		}
+		out.Usage, err = control.SessionUsage(l, out.Session.ID)
+		return err
 	})
 	return out, err
 }

@@ -97,7 +97,12 @@ func (c *handlers) sessionShow(w http.ResponseWriter, r *http.Request) {
 		writeError(w, kindStatus(err), beamclaw.UserMessage(err))
 		return
 	}
-	writeJSON(w, http.StatusOK, DetailWire(sum, hist))
+	d := DetailWire(sum, hist)
+	if d.Usage, err = SessionUsage(c.ledger, sum.ID); err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
 }
 
 func (c *handlers) sessionDelete(w http.ResponseWriter, r *http.Request) {

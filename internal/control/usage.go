@@ -25,6 +25,20 @@ func UsageReport(l *usage.Ledger, by string, since time.Time) (protocol.UsageRep
 	return out, nil
 }
 
+// SessionUsage is a session's total in the ledger, nil without a ledger
+// or a recorded call.
+func SessionUsage(l *usage.Ledger, id string) (*protocol.UsageRow, error) {
+	if l == nil {
+		return nil, nil
+	}
+	r, err := l.SessionTotal(id)
+	if err != nil || r.Calls == 0 {
+		return nil, err
+	}
+	row := usageRow(r)
+	return &row, nil
+}
+
 func usageRow(r usage.Row) protocol.UsageRow {
 	return protocol.UsageRow{Key: r.Key, Calls: r.Calls, In: r.In, Out: r.Out, Cached: r.Cached,
 		USD: float64(r.MicroUSD) / 1e6, Estimated: r.Estimated, Unpriced: r.Unpriced}

@@ -97,3 +97,16 @@ func orNone(s string) string {
 	}
 	return s
 }
+
+// SessionTotal sums a session's model calls: the tokens in, out and
+// cached, and their cost (beamclaw sessions show).
+func (l *Ledger) SessionTotal(id string) (Row, error) {
+	total := Row{Key: id}
+	err := l.Scan(time.Time{}, func(e Entry) bool {
+		if e.Session == id {
+			total.add(e)
+		}
+		return true
+	})
+	return total, err
+}

@@ -45,6 +45,10 @@ type SessionList struct {
 type SessionDetail struct {
 	Session  SessionInfo `json:"session"`
 	Messages []WSMessage `json:"messages"`
+	// Usage sums the session's model calls in the usage ledger: tokens
+	// in, out and cached (read from the provider's prompt cache); nil
+	// when no call is recorded.
+	Usage *UsageRow `json:"usage,omitempty"`
 }
 
 // SessionQuery selects sessions (beamclaw sessions list).

@@ -24,6 +24,9 @@ func (d SessionDetail) Markdown() string {
 	if !s.Archived.IsZero() {
 		fmt.Fprintf(&b, "- archived: %s\n", s.Archived.Local().Format(time.RFC3339))
 	}
+	if u := d.Usage; u != nil {
+		fmt.Fprintf(&b, "- tokens: %d in (%d cached), %d out, in %d model calls\n", u.In, u.Cached, u.Out, u.Calls)
+	}
 	for _, m := range d.Messages {
 		switch m.Role {
 		case "user":

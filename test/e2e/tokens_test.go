@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
 
@@ -75,11 +76,13 @@ func promptParts(t *testing.T, body []byte) (tools json.RawMessage, system strin
 
 // TestCachedShareFromTheSecondTurn: a provider that caches a repeated
 // prefix as OpenAI does reads at least 80 % of each prompt from its cache
-// from a conversation's second turn on, and the answers report it.
+// from a conversation's second turn on; the answers report it, and
+// `sessions show` sums it, the daemon running or not.
 func TestCachedShareFromTheSecondTurn(t *testing.T) {
 	r := newChatRig(t, rigOptions{})
 	r.llm.CachePrefixes(true)
 	r.start()
+	total := 0
 	for i := range 10 {
 		code, body := r.post("t1", fmt.Sprintf("question %d about the weather", i))
 		if code != 200 {
@@ -105,7 +108,29 @@ func TestCachedShareFromTheSecondTurn(t *testing.T) {
 		if i > 0 && share < 0.8 {
 			t.Errorf("turn %d: %d of %d prompt tokens cached (%.0f %%), want at least 80 %%", i+1, cached, a.Usage.PromptTokens, 100*share)
 		}
+		total += cached
 	}
+	var list protocol.SessionList
+	if err := json.Unmarshal([]byte(r.h.must("sessions", "list", "--json").stdout), &list); err != nil || len(list.Sessions) != 1 {
+		t.Fatalf("sessions %+v (%v)", list.Sessions, err)
+	}
+	id := list.Sessions[0].ID
+	show := func() {
+		t.Helper()
+		var d protocol.SessionDetail
+		if err := json.Unmarshal([]byte(r.h.must("sessions", "show", id, "--json").stdout), &d); err != nil {
+			t.Fatal(err)
+		}
+		if d.Usage == nil || d.Usage.Cached != int64(total) || d.Usage.Calls != 10 {
+			t.Errorf("sessions show: usage %+v, want %d cached tokens over 10 calls", d.Usage, total)
+		}
+		if out := r.h.must("sessions", "show", id).stdout; !strings.Contains(out, fmt.Sprintf("(%d cached)", total)) {
+			t.Errorf("sessions show does not say the cached tokens:\n%s", out)
+		}
+	}
+	show()
+	r.kill9()
+	show()
 }
 
 // TestDeferredToolThroughToolSearch: jq is not sent with the default
