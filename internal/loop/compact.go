@@ -118,8 +118,12 @@ func (rs *runState) compactAbove(ctx context.Context, thresholdPct, targetPct in
 	if err := rs.r.Lane.Replace(ctx, next); err != nil {
 		return false, fmt.Errorf("replace compacted history of %s: %w", rs.r.SessionID, err)
 	}
+	// The system prompt and the tools, the prefix every request shares,
+	// stay as they are: only the history after them is rewritten, so the
+	// provider's cache loses what it held of the earlier turns.
+	lost := EstimateTokens(rs.history[:turnStart(rs.history)])
 	rs.emit(ctx, beamclaw.EventCompactionComplete, slog.Int("before", len(rs.history)), slog.Int("after", len(next)),
-		slog.Bool("summarised", err == nil))
+		slog.Bool("summarised", err == nil), slog.Int("cached_tokens_lost", lost))
 	rs.history = next[:len(next):len(next)]
 	return true, nil
 }

@@ -134,6 +134,11 @@ func TestCompaction(t *testing.T) {
 			if len(cc) != 1 || attrInt(cc[0], "before") != 5 || attrInt(cc[0], "after") != tc.after {
 				t.Errorf("compaction_complete events %+v", cc)
 			}
+			// The four messages of the earlier turns were the provider's
+			// cached history; the rewrite costs about 100 tokens each.
+			if lost := attrInt(cc[0], "cached_tokens_lost"); lost < 300 || lost > 500 {
+				t.Errorf("compaction_complete says %d cached tokens lost, want the ~400 of the earlier turns", lost)
+			}
 		})
 	}
 }
