@@ -55,7 +55,8 @@ type ChainOptions struct {
 // text reached the caller it moves on to the next provider when one
 // rate limits (that provider then cools down for its Retry-After),
 // refuses the credentials or the bill (it cools down for AuthCooldown), or
-// is unavailable or slow (UnavailableCooldown); it does not retry an
+// is unavailable or slow (UnavailableCooldown, or the Retry-After an
+// overloaded provider gave); it does not retry an
 // invalid request, an overflowing context or a content-policy refusal. A
 // provider cooling down gets no paid call. A conversation stays with the
 // provider that last answered it (its prompt cache stays warm). The
@@ -224,6 +225,9 @@ func (c *Chain) cool(i int, err error) bool {
 		d = AuthCooldown
 	case beamclaw.KindUnavailable, beamclaw.KindTimeout:
 		d = UnavailableCooldown
+		if ra := beamclaw.RetryAfterOf(err); ra > 0 { // an overloaded provider (503, Anthropic's 529) said when
+			d = min(ra, MaxRateLimitCooldown)
+		}
 	default:
 		return false // invalid, too large for the context, refused by policy: no retry helps
 	}

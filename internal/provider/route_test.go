@@ -18,9 +18,10 @@ type recorder struct{ evs []beamclaw.Event }
 
 func (r *recorder) Emit(_ context.Context, ev beamclaw.Event) { r.evs = append(r.evs, ev) }
 
-// Each failure takes its path: a rate limit, refused credentials and a
-// refused bill move to the fallback and cool the primary down (no paid
-// call reaches it until the cool-down ends); an overflowing context and a
+// Each failure takes its path: a rate limit, an unavailable provider,
+// refused credentials and a refused bill move to the fallback and cool the
+// primary down (no paid call reaches it until the cool-down ends, its
+// Retry-After when it gave one); an overflowing context and a
 // content-policy refusal are not retried anywhere.
 func TestChainKnowsWhyACallFailed(t *testing.T) {
 	for _, tc := range []struct {
@@ -30,6 +31,7 @@ func TestChainKnowsWhyACallFailed(t *testing.T) {
 		kind     beamclaw.Kind
 	}{
 		{"429 with Retry-After", fakellm.Reply{Status: 429, RetryAfter: 30 * time.Second}, 30 * time.Second, 0},
+		{"503 with Retry-After", fakellm.Reply{Status: 503, RetryAfter: 45 * time.Second}, 45 * time.Second, 0},
 		{"401", fakellm.Reply{Status: 401, Error: "invalid api key"}, provider.AuthCooldown, 0},
 		{"402", fakellm.Reply{Status: 402, Error: "insufficient credits"}, provider.AuthCooldown, 0},
 		{"context overflow", fakellm.Reply{Status: 400, Error: "This model's maximum context length is 8192 tokens, your messages resulted in 9001 tokens"}, 0, beamclaw.KindTooLarge},

@@ -61,7 +61,7 @@ func (c *Client) CloseIdleConnections() { c.t.hc.CloseIdleConnections() }
 // retried (rate limits, unavailability) with backoff; after the first
 // text the error is returned with the partial response. Errors are
 // *beamclaw.Error with KindRateLimited, KindUnavailable, KindTimeout,
-// KindInvalid, KindUnauthorized or KindTooLarge; a *StatusError is in the
+// KindInvalid, KindUnauthorized or KindTooLarge; a *provider.StatusError is in the
 // chain for HTTP failures.
 func (c *Client) Chat(ctx context.Context, req beamclaw.ChatRequest, onText func(string)) (beamclaw.ChatResponse, error) {
 	const op = "openai.Chat"
@@ -107,7 +107,7 @@ func (c *Client) attempt(ctx context.Context, op string, body *body, a *assemble
 	defer cancel(nil)
 	if c.t.firstToken > 0 {
 		// Real time, like the call's Timeout: it bounds network I/O.
-		timer := time.AfterFunc(c.t.firstToken, func() { cancel(errFirstToken) })
+		timer := time.AfterFunc(c.t.firstToken, func() { cancel(provider.ErrFirstToken) })
 		defer timer.Stop()
 		a.onLive = func() { timer.Stop() }
 	}
@@ -176,7 +176,7 @@ func (c *Client) readStream(body io.Reader, a *assembler) error {
 			if a.finish != "" {
 				return nil
 			}
-			return errBrokenStream
+			return provider.ErrBrokenStream
 		}
 		if err != nil {
 			return err
@@ -217,12 +217,12 @@ func (c *Client) streamError(raw json.RawMessage) error {
 		Code    json.RawMessage `json:"code"`
 	}
 	_ = json.Unmarshal(raw, &e)
-	se := &StatusError{Provider: c.t.name, Message: c.t.redact(truncate(e.Message, 300))}
+	se := &provider.StatusError{Provider: c.t.name, Message: c.t.redact(provider.Truncate(e.Message, 300))}
 	kind := beamclaw.KindUnavailable
 	if code, err := strconv.Atoi(string(bytes.Trim(e.Code, `"`))); err == nil && code >= 400 {
-		se.Status, kind = code, kindForStatus(code, "", e.Message)
+		se.Status, kind = code, provider.KindForStatus(code, "", e.Message)
 	}
-	return beamclaw.E("openai.Chat", kind, userMessage(kind), se)
+	return beamclaw.E("openai.Chat", kind, provider.KindMessage(kind), se)
 }
 
 func (c *Client) logCall(ctx context.Context, model string, status int, d time.Duration, u beamclaw.Usage, err error) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/clock"
+	"github.com/beamclaw/beamclaw-go/internal/provider"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
 
@@ -163,7 +164,7 @@ func TestChatMidStreamErrorEvent(t *testing.T) {
 	}
 	defer c.CloseIdleConnections()
 	_, err = c.Chat(context.Background(), userReq("q"), nil)
-	var se *StatusError
+	var se *provider.StatusError
 	if beamclaw.KindOf(err) != beamclaw.KindRateLimited || !errors.As(err, &se) || se.Message != "Provider returned error" {
 		t.Fatalf("err = %v, want rate limited with the provider message", err)
 	}
@@ -236,7 +237,7 @@ func TestChatGivesUpOnLongRetryAfter(t *testing.T) {
 	if beamclaw.KindOf(err) != beamclaw.KindRateLimited {
 		t.Fatalf("err = %v, want rate limited", err)
 	}
-	var se *StatusError
+	var se *provider.StatusError
 	if !errors.As(err, &se) || se.RetryAfter != time.Hour || se.Status != 429 {
 		t.Errorf("StatusError = %+v", se)
 	}
@@ -303,7 +304,7 @@ func TestChatFirstTokenTimeout(t *testing.T) {
 	srv.Script(fakellm.Reply{Text: "late", Hold: hold, HoldAfter: 0})
 	c, _ := newTestClient(t, srv, func(o *Options) { o.FirstTokenTimeout = 50 * time.Millisecond; o.MaxRetries = -1 })
 	_, err := c.Chat(context.Background(), beamclaw.ChatRequest{Messages: userReq("q").Messages}, nil)
-	if beamclaw.KindOf(err) != beamclaw.KindTimeout || !errors.Is(err, errFirstToken) {
+	if beamclaw.KindOf(err) != beamclaw.KindTimeout || !errors.Is(err, provider.ErrFirstToken) {
 		t.Fatalf("err = %v, want first-token timeout", err)
 	}
 }
@@ -388,30 +389,5 @@ func TestChatKeepsTheConnectionAfterDone(t *testing.T) {
 	defer mu.Unlock()
 	if conns != 1 {
 		t.Errorf("10 calls opened %d connections, want 1", conns)
-	}
-}
-
-// A 400's code and message say why: an overflowing context (by code or
-// by OpenAI's words) and a content-policy refusal, not any message that
-// mentions a context; a 402 is billing, refused like credentials.
-func TestKindForStatusReadsTheReason(t *testing.T) {
-	for _, tc := range []struct {
-		status    int
-		code, msg string
-		want      beamclaw.Kind
-	}{
-		{400, "context_length_exceeded", "too long", beamclaw.KindTooLarge},
-		{400, "", "This model's maximum context length is 8192 tokens", beamclaw.KindTooLarge},
-		{400, "", "the context length parameter is not supported", beamclaw.KindInvalid},
-		{400, "content_filter", "filtered", beamclaw.KindForbidden},
-		{400, "", "The response was filtered due to our content management policy", beamclaw.KindForbidden},
-		{400, "invalid_value", "temperature must be at most 2", beamclaw.KindInvalid},
-		{402, "", "insufficient credits", beamclaw.KindUnauthorized},
-		{413, "", "request entity too large", beamclaw.KindTooLarge},
-		{429, "", "slow down", beamclaw.KindRateLimited},
-	} {
-		if got := kindForStatus(tc.status, tc.code, tc.msg); got != tc.want {
-			t.Errorf("kindForStatus(%d, %q, %q) = %v, want %v", tc.status, tc.code, tc.msg, got, tc.want)
-		}
 	}
 }

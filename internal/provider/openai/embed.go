@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/provider"
 )
 
 // embedBatch is the most texts sent in one /embeddings request.
@@ -102,7 +103,7 @@ func (e *Embedder) embedBatch(ctx context.Context, texts []string) ([][]float32,
 		}
 		out, err = decodeEmbeddings(res, len(texts))
 		if err != nil {
-			return beamclaw.E(op, beamclaw.KindUnavailable, userMessage(beamclaw.KindUnavailable), fmt.Errorf("%s: %w", e.t.name, err))
+			return beamclaw.E(op, beamclaw.KindUnavailable, provider.KindMessage(beamclaw.KindUnavailable), fmt.Errorf("%s: %w", e.t.name, err))
 		}
 		return nil
 	})

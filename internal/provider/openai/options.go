@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -27,9 +26,9 @@ type Options struct {
 	Timeout           time.Duration // whole call including retries; default provider.DefaultTimeout (negative: none)
 	FirstTokenTimeout time.Duration // per attempt, until the first streamed token; default provider.DefaultFirstTokenTimeout (negative: none)
 	MaxRetries        int           // retries before the first token; default provider.DefaultMaxRetries (negative: none)
-	BackoffBase       time.Duration // first backoff; default 500ms, doubled per retry
-	BackoffMax        time.Duration // backoff cap; default 8s
-	RetryAfterCap     time.Duration // a longer Retry-After is not waited for (fail over instead); default 20s
+	BackoffBase       time.Duration // first backoff; default provider.DefaultBackoffBase, doubled per retry
+	BackoffMax        time.Duration // backoff cap; default provider.DefaultBackoffMax
+	RetryAfterCap     time.Duration // a longer Retry-After is not waited for (fail over instead); default provider.DefaultRetryAfterCap
 
 	HTTPClient *http.Client      // default: a client with its own transport and no overall timeout
 	Logger     *slog.Logger      // default: discard
@@ -63,13 +62,9 @@ type transport struct {
 	headers               http.Header
 	hc                    *http.Client
 	log                   *slog.Logger
-	sleep                 func(context.Context, time.Duration) error
 	clock                 clock.Clock
 	timeout, firstToken   time.Duration
-	maxRetries            int
-	backoffBase           time.Duration
-	backoffMax            time.Duration
-	retryAfterCap         time.Duration
+	retries               provider.Retry
 	readers               readerPool // stream read buffers
 	bodies                bodyPool   // request bodies
 	enc                   encCaches  // encoded tool arrays and messages
@@ -88,20 +83,25 @@ func newTransport(o Options) (*transport, error) {
 	}
 	t := &transport{
 		name: o.Name, baseURL: strings.TrimRight(o.BaseURL, "/"), apiKey: o.APIKey,
-		headers: http.Header{}, hc: o.HTTPClient, log: o.Logger, sleep: o.Sleep, clock: clock.Or(o.Clock),
+		headers: http.Header{}, hc: o.HTTPClient, log: o.Logger, clock: clock.Or(o.Clock),
 		timeout: pick(o.Timeout, provider.DefaultTimeout), firstToken: pick(o.FirstTokenTimeout, provider.DefaultFirstTokenTimeout),
-		maxRetries:  o.MaxRetries,
-		backoffBase: pick(o.BackoffBase, 500*time.Millisecond), backoffMax: pick(o.BackoffMax, 8*time.Second),
-		retryAfterCap: pick(o.RetryAfterCap, 20*time.Second),
 	}
 	if t.name == "" {
 		t.name = u.Hostname()
 	}
+	if t.log == nil {
+		t.log = slog.New(slog.DiscardHandler)
+	}
+	t.retries = provider.Retry{Name: t.name, Max: o.MaxRetries, BackoffBase: o.BackoffBase, BackoffMax: o.BackoffMax,
+		RetryAfterCap: o.RetryAfterCap, Sleep: o.Sleep, Log: t.log}
 	switch {
-	case t.maxRetries == 0:
-		t.maxRetries = provider.DefaultMaxRetries
-	case t.maxRetries < 0:
-		t.maxRetries = 0
+	case t.retries.Max == 0:
+		t.retries.Max = provider.DefaultMaxRetries
+	case t.retries.Max < 0:
+		t.retries.Max = 0
+	}
+	if t.retries.Sleep == nil {
+		t.retries.Sleep = provider.SleepOn(t.clock)
 	}
 	t.bodies.off = t.hc != nil
 	if t.hc == nil {
@@ -115,12 +115,6 @@ func newTransport(o Options) (*transport, error) {
 		// copy buffer per request (it does once a body outgrows the buffer).
 		tr.WriteBufferSize = writeBufferSize
 		t.hc = &http.Client{Transport: tr}
-	}
-	if t.log == nil {
-		t.log = slog.New(slog.DiscardHandler)
-	}
-	if t.sleep == nil {
-		t.sleep = t.wait
 	}
 	if u.Hostname() == "openrouter.ai" {
 		t.headers.Set("HTTP-Referer", openRouterReferer)
@@ -142,18 +136,6 @@ func pick(d, def time.Duration) time.Duration {
 		return 0
 	}
 	return d
-}
-
-// wait is the default Sleep: d on the clock, or until ctx ends.
-func (t *transport) wait(ctx context.Context, d time.Duration) error {
-	tm := t.clock.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-tm.C():
-		return nil
-	}
 }
 
 // request builds a POST to base URL + path with auth and headers.
@@ -189,42 +171,9 @@ func (t *transport) withTimeout(ctx context.Context) (context.Context, context.C
 }
 
 // retry runs attempt until it succeeds, fails for good, or retries run
-// out. canRetry adds the caller's own condition (no text emitted yet).
+// out (provider.Retry).
 func (t *transport) retry(ctx context.Context, op string, canRetry func(error) bool, attempt func(n int) error) error {
-	maxRetries := t.maxRetries
-	if provider.NoRetries(ctx) {
-		maxRetries = 0 // a chain has somewhere else to go: its loop is the retry
-	}
-	for n := 0; ; n++ {
-		err := attempt(n)
-		if err == nil || n >= maxRetries || ctx.Err() != nil || !retryable(err) || !canRetry(err) {
-			return err
-		}
-		wait, ok := t.backoff(n, err)
-		if !ok {
-			return err
-		}
-		t.log.LogAttrs(ctx, slog.LevelWarn, "provider retry",
-			slog.String("provider", t.name), slog.Int("attempt", n+1),
-			slog.String("kind", beamclaw.KindOf(err).String()), slog.Duration("wait", wait))
-		if serr := t.sleep(ctx, wait); serr != nil {
-			return t.transportError(op, ctx, errors.Join(err, serr))
-		}
-	}
-}
-
-// backoff is the wait before retry n+1: the provider's Retry-After when
-// it gave one (ok false when that is over the cap), else exponential.
-func (t *transport) backoff(n int, err error) (time.Duration, bool) {
-	var se *StatusError
-	if errors.As(err, &se) && se.RetryAfter > 0 {
-		return se.RetryAfter, se.RetryAfter <= t.retryAfterCap
-	}
-	d := t.backoffBase << n
-	if d > t.backoffMax || d <= 0 {
-		d = t.backoffMax
-	}
-	return d, true
+	return t.retries.Do(ctx, op, canRetry, attempt)
 }
 
 // OptionsOf turns a configured provider's settings into Options (its

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/provider"
 )
 
 // DefaultTranscriptionModel is used when Options.Model is empty.
@@ -74,7 +75,7 @@ func (tr *Transcriber) Transcribe(ctx context.Context, audio []byte, filename st
 			Text string `json:"text"`
 		}
 		if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
-			return beamclaw.E(op, beamclaw.KindUnavailable, userMessage(beamclaw.KindUnavailable),
+			return beamclaw.E(op, beamclaw.KindUnavailable, provider.KindMessage(beamclaw.KindUnavailable),
 				fmt.Errorf("%s: decode transcription: %w", tr.t.name, err))
 		}
 		text = out.Text

@@ -1,0 +1,100 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/clock"
+)
+
+// Defaults of a client's retry waits.
+const (
+	DefaultBackoffBase   = 500 * time.Millisecond // the first wait, doubled per retry
+	DefaultBackoffMax    = 8 * time.Second
+	DefaultRetryAfterCap = 20 * time.Second // a longer Retry-After is not waited for (fail over instead)
+)
+
+// Retry is an adapter's retry loop before the first token: how many
+// retries, and how long to wait between them. Every field but Max is
+// optional (the defaults above; Sleep waits on the system clock).
+type Retry struct {
+	Name          string // the provider, in log lines and errors
+	Max           int    // retries after the first attempt; 0 none
+	BackoffBase   time.Duration
+	BackoffMax    time.Duration
+	RetryAfterCap time.Duration
+	// Sleep waits between retries; tests inject one that records and
+	// returns at once (SleepOn a clock otherwise).
+	Sleep func(ctx context.Context, d time.Duration) error
+	Log   *slog.Logger
+}
+
+// SleepOn waits d on c, or until ctx ends.
+func SleepOn(c clock.Clock) func(ctx context.Context, d time.Duration) error {
+	return func(ctx context.Context, d time.Duration) error {
+		tm := c.NewTimer(d)
+		defer tm.Stop()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tm.C():
+			return nil
+		}
+	}
+}
+
+// Do runs attempt until it succeeds, fails for good, or retries run out.
+// canRetry adds the caller's own condition (no text emitted yet). A call
+// marked WithoutRetries makes one attempt.
+func (r *Retry) Do(ctx context.Context, op string, canRetry func(error) bool, attempt func(n int) error) error {
+	maxRetries := r.Max
+	if NoRetries(ctx) {
+		maxRetries = 0 // a chain has somewhere else to go: its loop is the retry
+	}
+	for n := 0; ; n++ {
+		err := attempt(n)
+		if err == nil || n >= maxRetries || ctx.Err() != nil || !Retryable(err) || !canRetry(err) {
+			return err
+		}
+		wait, ok := r.backoff(n, err)
+		if !ok {
+			return err
+		}
+		if r.Log != nil {
+			r.Log.LogAttrs(ctx, slog.LevelWarn, "provider retry",
+				slog.String("provider", r.Name), slog.Int("attempt", n+1),
+				slog.String("kind", beamclaw.KindOf(err).String()), slog.Duration("wait", wait))
+		}
+		sleep := r.Sleep
+		if sleep == nil {
+			sleep = SleepOn(clock.System)
+		}
+		if serr := sleep(ctx, wait); serr != nil {
+			return TransportError(op, r.Name, ctx, 0, errors.Join(err, serr))
+		}
+	}
+}
+
+// backoff is the wait before retry n+1: the provider's Retry-After when
+// it gave one (ok false when that is over the cap), else exponential.
+func (r *Retry) backoff(n int, err error) (time.Duration, bool) {
+	if ra := beamclaw.RetryAfterOf(err); ra > 0 {
+		return ra, ra <= orDefault(r.RetryAfterCap, DefaultRetryAfterCap)
+	}
+	limit := orDefault(r.BackoffMax, DefaultBackoffMax)
+	d := orDefault(r.BackoffBase, DefaultBackoffBase) << n
+	if d > limit || d <= 0 {
+		d = limit
+	}
+	return d, true
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
