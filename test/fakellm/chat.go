@@ -20,6 +20,9 @@ type chatAnswer struct {
 	reply   Reply
 	calls   []ToolCall // with ids filled in
 	usage   Usage
+	// thinking: the request enabled thinking (Anthropic), so a thinking
+	// block comes first.
+	thinking bool
 }
 
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
@@ -52,8 +55,12 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) answer(req Request, reply Reply) chatAnswer {
+	idf, callf := "chatcmpl-fake-%d", "call_%d"
+	if req.Path == PathMessages {
+		idf, callf = "msg_fake_%d", "toolu_fake_%d"
+	}
 	ans := chatAnswer{
-		id:      fmt.Sprintf("chatcmpl-fake-%d", s.nextID()),
+		id:      fmt.Sprintf(idf, s.nextID()),
 		model:   req.Model,
 		created: s.created,
 		reply:   reply,
@@ -63,7 +70,7 @@ func (s *Server) answer(req Request, reply Reply) chatAnswer {
 	}
 	for _, tc := range reply.ToolCalls {
 		if tc.ID == "" {
-			tc.ID = fmt.Sprintf("call_%d", s.nextID())
+			tc.ID = fmt.Sprintf(callf, s.nextID())
 		}
 		ans.calls = append(ans.calls, tc)
 	}

@@ -1,7 +1,11 @@
 // Package fakellm is a scripted fake of the OpenAI HTTP API for tests and
 // demos: chat completions (plain JSON and streamed SSE, text and native tool
 // calls, error statuses, slow and broken streams), embeddings (deterministic
-// hashed bag-of-words vectors), audio transcriptions and the model list.
+// hashed bag-of-words vectors), audio transcriptions and the model list. It
+// also speaks Anthropic's Messages API (POST /v1/messages: its request
+// blocks, its JSON message and its named SSE events, thinking blocks,
+// cache usage, error bodies and error events), driven by the same scripts
+// and Responder: an Anthropic request is read into the same Request view.
 //
 // A test starts one with New(t), queues replies with Script and inspects
 // what the client sent with Requests. Replies not scripted come from a

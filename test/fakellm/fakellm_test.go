@@ -234,3 +234,24 @@ func TestReplyJSONRoundTrip(t *testing.T) {
 		t.Error("bad duration accepted")
 	}
 }
+
+// A scripted StreamError ends an OpenAI stream with an error chunk after
+// the text.
+func TestSDKStreamError(t *testing.T) {
+	srv := fakellm.New(t)
+	srv.Script(fakellm.Reply{Chunks: []string{"partial "}, StreamError: 429, Error: "slow down"})
+	client := sdk(t, srv)
+	stream := client.Chat.Completions.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
+		Model: "m", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("x")},
+	})
+	var text string
+	for stream.Next() {
+		if c := stream.Current(); len(c.Choices) > 0 {
+			text += c.Choices[0].Delta.Content
+		}
+	}
+	_ = stream.Close()
+	if err := stream.Err(); err == nil || !strings.Contains(err.Error(), "slow down") || text != "partial " {
+		t.Fatalf("stream error = %v after %q, want the scripted error after the text", err, text)
+	}
+}

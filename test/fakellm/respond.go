@@ -1,6 +1,7 @@
 package fakellm
 
 import (
+	"cmp"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -50,8 +51,19 @@ func defaultErrorMessage(status int) string {
 		return "Incorrect API key provided (fakellm)"
 	case http.StatusBadRequest:
 		return "Bad request (fakellm)"
+	case StatusOverloaded:
+		return "Overloaded (fakellm)"
 	}
 	return "The server had an error while processing your request (fakellm)"
+}
+
+// errorText is a failing reply's message: its Error, else the default of
+// its status.
+func errorText(reply Reply) string {
+	if reply.Error != "" {
+		return reply.Error
+	}
+	return defaultErrorMessage(cmp.Or(reply.Status, reply.StreamError))
 }
 
 // preamble applies a reply's Drop, Hold (before anything) and Status. It
@@ -68,11 +80,11 @@ func (s *Server) preamble(w http.ResponseWriter, r *http.Request, reply Reply, h
 			secs := int((reply.RetryAfter + time.Second - 1) / time.Second)
 			w.Header().Set("Retry-After", strconv.Itoa(secs))
 		}
-		msg := reply.Error
-		if msg == "" {
-			msg = defaultErrorMessage(reply.Status)
+		if r.URL.Path == PathMessages {
+			writeAnthropicError(w, reply.Status, errorText(reply))
+		} else {
+			writeError(w, reply.Status, errorText(reply))
 		}
-		writeError(w, reply.Status, msg)
 		return false
 	}
 	return true

@@ -95,8 +95,9 @@ func (s *Server) Close() {
 	})
 }
 
-// Script queues chat completion replies, consumed in order, one per
-// request; when the queue is empty the default Responder answers.
+// Script queues chat replies, consumed in order, one per request (chat
+// completions and Anthropic's messages alike); when the queue is empty
+// the default Responder answers.
 func (s *Server) Script(replies ...Reply) { s.ScriptFor(PathChat, replies...) }
 
 // ScriptFor queues replies for another path (PathEmbeddings,
@@ -123,14 +124,14 @@ func (s *Server) SetDefault(r Responder) {
 	s.def = r
 }
 
-// Requests returns every chat completion request received so far, in
-// arrival order.
+// Requests returns every chat request received so far (chat completions
+// and Anthropic's messages), in arrival order.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []Request
 	for _, r := range s.requests {
-		if r.Path == PathChat {
+		if r.Path == PathChat || r.Path == PathMessages {
 			out = append(out, r)
 		}
 	}
@@ -158,11 +159,15 @@ func (s *Server) next(req Request) (reply Reply, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests = append(s.requests, req)
-	q := s.queues[req.Path]
+	path := req.Path
+	if path == PathMessages {
+		path = PathChat // one script for a chat, whichever wire it came on
+	}
+	q := s.queues[path]
 	if len(q) == 0 {
 		return Reply{}, false
 	}
-	s.queues[req.Path] = q[1:]
+	s.queues[path] = q[1:]
 	return q[0], true
 }
 
@@ -184,6 +189,7 @@ func (s *Server) nextID() int {
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+PathChat, s.handleChat)
+	mux.HandleFunc("POST "+PathMessages, s.handleMessages)
 	mux.HandleFunc("POST "+PathEmbeddings, s.handleEmbeddings)
 	mux.HandleFunc("POST "+PathTranscriptions, s.handleTranscription)
 	mux.HandleFunc("GET "+PathModels, s.handleModels)

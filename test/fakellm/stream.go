@@ -54,20 +54,13 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, a c
 	}
 	send(a.chunk(map[string]any{"role": "assistant", "content": ""}, nil))
 	deltas := a.deltas()
-	for i := 0; i <= len(deltas); i++ {
-		if holdLater && i == min(a.reply.HoldAfter, len(deltas)) && !s.hold(r, a.reply.Hold) {
-			return
-		}
-		if a.reply.BreakAfter > 0 && i == min(a.reply.BreakAfter, len(deltas)) {
-			panic(http.ErrAbortHandler) // net/http cuts the connection mid-body
-		}
-		if i == len(deltas) {
-			break
-		}
-		if !s.pause(r, a.reply.ChunkDelay) {
-			return
-		}
-		send(a.chunk(deltas[i], nil))
+	if !s.play(r, a.reply, holdLater, len(deltas), func(i int) { send(a.chunk(deltas[i], nil)) }) {
+		return
+	}
+	if a.reply.StreamError != 0 {
+		b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": errorText(a.reply), "code": a.reply.StreamError}})
+		send(b)
+		return
 	}
 	finish := a.finishReason()
 	send(a.chunk(map[string]any{}, &finish))
@@ -79,4 +72,27 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, a c
 		send(b)
 	}
 	send([]byte("[DONE]"))
+}
+
+// play sends n deltas with the reply's pacing: its Hold after HoldAfter
+// deltas (with holdLater), its cut after BreakAfter, its ChunkDelay
+// before each. It reports whether the stream goes on (false: the client
+// left, the server closed, or the hold was abandoned).
+func (s *Server) play(r *http.Request, reply Reply, holdLater bool, n int, send func(i int)) bool {
+	for i := 0; i <= n; i++ {
+		if holdLater && i == min(reply.HoldAfter, n) && !s.hold(r, reply.Hold) {
+			return false
+		}
+		if reply.BreakAfter > 0 && i == min(reply.BreakAfter, n) {
+			panic(http.ErrAbortHandler) // net/http cuts the connection mid-body
+		}
+		if i == n {
+			break
+		}
+		if !s.pause(r, reply.ChunkDelay) {
+			return false
+		}
+		send(i)
+	}
+	return true
 }

@@ -27,18 +27,24 @@ type Usage struct {
 	Details *UsageDetails `json:"prompt_tokens_details,omitempty"`
 }
 
-// UsageDetails is usage.prompt_tokens_details.
+// UsageDetails is usage.prompt_tokens_details: the prompt tokens read
+// from the provider's cache and (as OpenRouter reports them) written to
+// it. The Anthropic wire reports them as cache_read_input_tokens and
+// cache_creation_input_tokens, and input_tokens as the rest.
 type UsageDetails struct {
-	CachedTokens int `json:"cached_tokens"`
+	CachedTokens     int `json:"cached_tokens"`
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
 }
 
 // Reply is one scripted answer. The zero Reply answers an empty text.
 //
-// For chat completions: Text (or Chunks, which wins when set) is the
-// assistant's content, streamed one chunk per SSE event; ToolCalls are
-// native tool calls streamed after the text, their arguments split over
-// several deltas. For transcriptions Text is the transcript. Every endpoint
-// honours Status, RetryAfter, Error, Drop and Hold.
+// For chat completions and Anthropic's messages: Text (or Chunks, which
+// wins when set) is the assistant's content, streamed one chunk per SSE
+// event; ToolCalls are native tool calls streamed after the text, their
+// arguments split over several deltas; Reasoning is streamed before the
+// text (OpenAI: reasoning_content; Anthropic: a thinking block, when the
+// request enabled thinking). For transcriptions Text is the transcript.
+// Every endpoint honours Status, RetryAfter, Error, Drop and Hold.
 type Reply struct {
 	Text         string     `json:"text,omitempty"`
 	Chunks       []string   `json:"chunks,omitempty"`
@@ -51,6 +57,11 @@ type Reply struct {
 	Error      string        `json:"error,omitempty"`  // error.message for Status (a default otherwise)
 	RetryAfter time.Duration `json:"-"`                // Retry-After header (whole seconds) with Status
 	Drop       bool          `json:"drop,omitempty"`   // close the connection without any response
+	// StreamError, for a streamed answer, ends the stream with an error
+	// after its deltas instead of finishing: Anthropic's error event of
+	// this status's type (529 overloaded_error), or an OpenAI chunk with
+	// error {message: Error, code: StreamError}.
+	StreamError int `json:"stream_error,omitempty"`
 
 	ChunkDelay time.Duration `json:"-"`                     // pause before each streamed chunk
 	BreakAfter int           `json:"break_after,omitempty"` // >0: cut the connection after this many chunks
@@ -128,6 +139,7 @@ type Request struct {
 	Stream       bool            `json:"stream,omitempty"`
 	IncludeUsage bool            `json:"include_usage,omitempty"` // stream_options.include_usage
 	MaxTokens    int             `json:"max_tokens,omitempty"`    // max_tokens or max_completion_tokens
+	Thinking     int             `json:"thinking,omitempty"`      // Anthropic: thinking.budget_tokens when thinking is enabled
 	Input        []string        `json:"input,omitempty"`         // embeddings
 	Dimensions   int             `json:"dimensions,omitempty"`    // embeddings
 	File         string          `json:"file,omitempty"`          // transcriptions: uploaded file name

@@ -1,6 +1,7 @@
 // Command fakellm runs the scripted fake OpenAI API of package fakellm as
 // a standalone server, for demos and for end-to-end tests that drive the
-// real beamclaw binary. Unscripted chat requests follow fakellm.Rules
+// real beamclaw binary; it also speaks Anthropic's Messages API (POST
+// /v1/messages). Unscripted chat requests follow fakellm.Rules
 // (echo; "call tool NAME {json}"; "fail 429"). Out-of-process tests queue
 // replies with POST /__script and read what was received at GET /__requests.
 //
