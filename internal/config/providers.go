@@ -8,13 +8,14 @@ import (
 	"strings"
 
 	"github.com/beamclaw/beamclaw-go/internal/provider"
+	"github.com/beamclaw/beamclaw-go/internal/provider/anthropic"
 	"github.com/beamclaw/beamclaw-go/internal/provider/openai"
 )
 
 // ProviderAdapters are the registered kinds of core.providers.<name>.kind:
 // a native provider adapter is its package and a line here.
 func ProviderAdapters() []provider.Adapter {
-	return []provider.Adapter{openai.Adapter()}
+	return []provider.Adapter{openai.Adapter(), anthropic.Adapter()}
 }
 
 // ProviderProblems names, in the environment getenv sees, every provider

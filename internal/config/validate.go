@@ -46,10 +46,10 @@ func (c *Config) Validate() error {
 
 func (c *Config) validateCore(p *problems) {
 	k := &c.Core
-	kinds := provider.Kinds(ProviderAdapters())
+	adapters := ProviderAdapters()
 	for _, name := range sortedKeys(k.Providers) {
 		p.name("core.providers."+name, name)
-		k.Providers[name].Validate(p.Under("core.providers."+name), kinds)
+		k.Providers[name].Validate(p.Under("core.providers."+name), adapters)
 	}
 	p.provider("core.default_provider", k.DefaultProvider, k.Providers, false)
 	for i, f := range k.FallbackProviders {

@@ -62,10 +62,12 @@ func (c *Config) SetDefaults() {
 	c.CacheBreakpoints = DefaultCacheBreakpoints
 }
 
-// Validate checks the entry; kinds are the registered adapters' kinds.
-func (c Config) Validate(p *setting.Problems, kinds []string) {
-	p.Enum("kind", c.Kind, kinds)
-	p.HTTPURL("base_url", c.BaseURL, true)
+// Validate checks the entry against the registered adapters: its kind
+// must be one, and base_url is required unless its adapter has a default.
+func (c Config) Validate(p *setting.Problems, adapters []Adapter) {
+	p.Enum("kind", c.Kind, Kinds(adapters))
+	a, _ := Find(adapters, c.Kind)
+	p.HTTPURL("base_url", c.BaseURL, a.BaseURL == "")
 	if strings.TrimSpace(c.Model) == "" {
 		p.Add("model", "must not be empty")
 	}
@@ -118,7 +120,10 @@ type Settings struct {
 // validation are shared.
 type Adapter struct {
 	Kind string
-	New  func(s Settings, log *slog.Logger) (beamclaw.Provider, error)
+	// BaseURL is the API's URL for an entry that sets no base_url; ""
+	// makes base_url required.
+	BaseURL string
+	New     func(s Settings, log *slog.Logger) (beamclaw.Provider, error)
 }
 
 // Kinds are the adapters' kinds, for validation and messages.

@@ -20,17 +20,29 @@ func TestConfigValidate(t *testing.T) {
 	c.SetDefaults()
 	c.BaseURL, c.Model = "http://127.0.0.1:11434/v1", "llama3.2"
 	var p setting.Problems
-	c.Validate(p.Under("core.providers.local"), []string{"openai"})
+	adapters := []provider.Adapter{{Kind: "openai"}, {Kind: "hosted", BaseURL: "https://api.example.com"}}
+	c.Validate(p.Under("core.providers.local"), adapters)
 	if err := p.Err(); err != nil {
 		t.Fatalf("defaults with a URL and a model: %v", err)
 	}
 	c.Kind, c.BaseURL, c.Model, c.MaxRetries, c.TimeoutSeconds = "anthropic-ish", "ftp://x", " ", 11, 0
 	var bad setting.Problems
-	c.Validate(bad.Under("core.providers.local"), []string{"openai"})
+	c.Validate(bad.Under("core.providers.local"), adapters)
 	got := bad.Err().Error()
 	for _, key := range []string{"kind", "base_url", "model", "max_retries", "timeout_seconds"} {
 		if !strings.Contains(got, "core.providers.local."+key) {
 			t.Errorf("no problem named core.providers.local.%s in:\n%s", key, got)
+		}
+	}
+	// base_url is required unless the kind's adapter has a default
+	c.SetDefaults()
+	c.Model, c.BaseURL = "m", ""
+	for kind, wantProblem := range map[string]bool{"openai": true, "hosted": false} {
+		c.Kind = kind
+		var p setting.Problems
+		c.Validate(p.Under("core.providers.x"), adapters)
+		if got := p.Err() != nil && strings.Contains(p.Err().Error(), "base_url"); got != wantProblem {
+			t.Errorf("kind %s without base_url: a problem = %v, want %v (%v)", kind, got, wantProblem, p.Err())
 		}
 	}
 }

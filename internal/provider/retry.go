@@ -98,3 +98,23 @@ func orDefault(d, def time.Duration) time.Duration {
 	}
 	return d
 }
+
+// Pick is a configured duration of an adapter's Options: d, def when d
+// is zero, or 0 (none) when d is negative.
+func Pick(d, def time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return def
+	case d < 0:
+		return 0
+	}
+	return d
+}
+
+// WithTimeout bounds a whole call by d (Settings.Timeout); 0 is none.
+func WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, d)
+}

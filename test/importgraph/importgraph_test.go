@@ -58,11 +58,12 @@ var sameLayerAllowed = map[[2]string]bool{
 	{"internal/console", "internal/gateway"}:    true, // the console is served by the gateway and mounts through it // the daemon opens the MCP logins' store admin's CLI shares
 	// the control API: the daemon serves its routes, the CLI's offline
 	// paths use its operations and wire conversions (one copy of each)
-	{"internal/daemon", "internal/control"}:           true,
-	{"internal/admin", "internal/control"}:            true,
-	{"internal/memory", "internal/memory/search"}:     true,
-	{"internal/memory", "internal/memory/embedcache"}: true,
-	{"internal/provider/openai", "internal/provider"}: true, // an adapter is built from the shared Settings
+	{"internal/daemon", "internal/control"}:              true,
+	{"internal/admin", "internal/control"}:               true,
+	{"internal/memory", "internal/memory/search"}:        true,
+	{"internal/memory", "internal/memory/embedcache"}:    true,
+	{"internal/provider/openai", "internal/provider"}:    true, // an adapter is built from the shared Settings
+	{"internal/provider/anthropic", "internal/provider"}: true,
 }
 
 type pkg struct {

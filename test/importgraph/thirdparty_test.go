@@ -20,6 +20,7 @@ var owners = []struct {
 	{"github.com/docker/", []string{"internal/sandbox/..."}},
 	{"github.com/go-telegram/", []string{"internal/channel/telegram"}},
 	{"github.com/mark3labs/mcp-go", []string{"internal/mcp/..."}},
+	{"github.com/anthropics/", []string{"internal/provider/anthropic"}},
 	{"github.com/a2aproject/", []string{"internal/a2a/..."}},
 	{"github.com/go-chi/", []string{"internal/gateway", "internal/a2a/..."}},
 	{"github.com/gorilla/websocket", []string{"internal/gateway", "pkg/client"}},

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/provider"
 )
 
 // chunkJSON is one streamed chat.completion.chunk, or (with Message set)
@@ -174,22 +175,8 @@ func (a *assembler) message() beamclaw.Message {
 			id = fmt.Sprintf("call_%d", i)
 		}
 		m.ToolCalls = append(m.ToolCalls, beamclaw.ToolCall{
-			ID: id, Name: cb.name, Args: toolArgs(cb.args.String()), Source: "native",
+			ID: id, Name: cb.name, Args: provider.ToolArgs(cb.args.String()), Source: "native",
 		})
 	}
 	return m
-}
-
-// toolArgs keeps valid JSON as is and wraps anything else as a JSON
-// string, so the loop can report bad arguments to the model.
-func toolArgs(s string) json.RawMessage {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return json.RawMessage("{}")
-	}
-	if json.Valid([]byte(s)) {
-		return json.RawMessage(s)
-	}
-	b, _ := json.Marshal(s)
-	return b
 }

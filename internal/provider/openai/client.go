@@ -78,7 +78,7 @@ func (c *Client) Chat(ctx context.Context, req beamclaw.ChatRequest, onText func
 	if body.b, err = c.encodeBody(body.b, req, model); err != nil {
 		return beamclaw.ChatResponse{}, beamclaw.E(op, beamclaw.KindInvalid, "the request could not be encoded", err)
 	}
-	ctx, cancel := c.t.withTimeout(ctx)
+	ctx, cancel := provider.WithTimeout(ctx, c.t.timeout)
 	defer cancel()
 	start := time.Now()
 	var resp beamclaw.ChatResponse

@@ -49,7 +49,7 @@ func (e *Embedder) Dimensions() int { return e.dimensions }
 // Embed returns one vector per text, in order, batching large inputs.
 // Errors carry the same Kinds as Client.Chat.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	ctx, cancel := e.t.withTimeout(ctx)
+	ctx, cancel := provider.WithTimeout(ctx, e.t.timeout)
 	defer cancel()
 	out := make([][]float32, 0, len(texts))
 	for start := 0; start < len(texts); start += embedBatch {

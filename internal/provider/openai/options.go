@@ -84,7 +84,7 @@ func newTransport(o Options) (*transport, error) {
 	t := &transport{
 		name: o.Name, baseURL: strings.TrimRight(o.BaseURL, "/"), apiKey: o.APIKey,
 		headers: http.Header{}, hc: o.HTTPClient, log: o.Logger, clock: clock.Or(o.Clock),
-		timeout: pick(o.Timeout, provider.DefaultTimeout), firstToken: pick(o.FirstTokenTimeout, provider.DefaultFirstTokenTimeout),
+		timeout: provider.Pick(o.Timeout, provider.DefaultTimeout), firstToken: provider.Pick(o.FirstTokenTimeout, provider.DefaultFirstTokenTimeout),
 	}
 	if t.name == "" {
 		t.name = u.Hostname()
@@ -127,17 +127,6 @@ func newTransport(o Options) (*transport, error) {
 	return t, nil
 }
 
-// pick returns d, def when d is zero, or 0 (none) when d is negative.
-func pick(d, def time.Duration) time.Duration {
-	switch {
-	case d == 0:
-		return def
-	case d < 0:
-		return 0
-	}
-	return d
-}
-
 // request builds a POST to base URL + path with auth and headers.
 func (t *transport) request(ctx context.Context, path, contentType string, body io.Reader) (*http.Request, error) {
 	return t.requestWith(ctx, http.MethodPost, path, contentType, body)
@@ -160,14 +149,6 @@ func (t *transport) requestWith(ctx context.Context, method, path, contentType s
 		req.Header.Set("Authorization", "Bearer "+t.apiKey)
 	}
 	return req, nil
-}
-
-// withTimeout applies the whole-call timeout.
-func (t *transport) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
-	if t.timeout <= 0 {
-		return context.WithCancel(ctx)
-	}
-	return context.WithTimeout(ctx, t.timeout)
 }
 
 // retry runs attempt until it succeeds, fails for good, or retries run

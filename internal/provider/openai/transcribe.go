@@ -52,7 +52,7 @@ func (tr *Transcriber) Transcribe(ctx context.Context, audio []byte, filename st
 	if err != nil {
 		return "", beamclaw.E(op, beamclaw.KindInternal, "", err)
 	}
-	ctx, cancel := tr.t.withTimeout(ctx)
+	ctx, cancel := provider.WithTimeout(ctx, tr.t.timeout)
 	defer cancel()
 	start := time.Now()
 	var text string
