@@ -198,3 +198,26 @@ func TestAdapterAndEnvironment(t *testing.T) {
 		t.Errorf("the environment reached the request: %v", h)
 	}
 }
+
+// A health probe lists the models (no paid call): an answer is health, a
+// 529 is not.
+func TestProbe(t *testing.T) {
+	srv := fakellm.New(t)
+	srv.ScriptFor(fakellm.PathModels, fakellm.Reply{Status: fakellm.StatusOverloaded})
+	c, _ := newTestClient(t, srv)
+	if err := c.Probe(context.Background()); beamclaw.KindOf(err) != beamclaw.KindUnavailable {
+		t.Fatalf("Probe of an overloaded API = %v, want unavailable", err)
+	}
+	if err := c.Probe(context.Background()); err != nil {
+		t.Fatalf("Probe = %v", err)
+	}
+	var models int
+	for _, r := range srv.AllRequests() {
+		if r.Path == fakellm.PathModels {
+			models++
+		}
+	}
+	if models != 2 || len(srv.Requests()) != 0 {
+		t.Errorf("%d model lists and %d chats, want 2 and none", models, len(srv.Requests()))
+	}
+}
