@@ -1,8 +1,10 @@
 // Package tool holds the tool registry the agent loop reads and the policy
 // around running tools: JSON Schema validation of arguments, per-call
-// timeouts, output caps, panic recovery, the autonomy/approval decision
-// (Decide), the key an "always" approval allowlists (ArgShape) and the
-// environment filter every child process goes through (FilterEnv).
+// timeouts, output caps, the view of a long output and its pages (View,
+// Page, Paging: the loop pages results, tool_output reads them), panic
+// recovery, the autonomy/approval decision (Decide), the key an "always"
+// approval allowlists (ArgShape) and the environment filter every child
+// process goes through (FilterEnv).
 //
 // Tools come from two places: tools registered once at start (the built-ins
 // of package tool/builtin, the sandbox tool) and Sources whose tool lists
