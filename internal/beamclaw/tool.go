@@ -48,6 +48,10 @@ type Invocation struct {
 	Trust     Channel
 	Autonomy  Autonomy // the run's autonomy (the agent's, under its channels' ceilings)
 	Workspace string   // the agent's workspace directory
+	// PageBytes is the page size of this call's result: the model gets
+	// only the head and tail of a longer one (tool_output keeps its pages
+	// within it).
+	PageBytes int
 }
 
 // Tool is something an agent can call. Execute returns the tool's output;

@@ -47,6 +47,21 @@ type Lane interface {
 	// lane writes it with its next write (Commit, Replace), or on its own
 	// when the run ends first.
 	Spend(call beamclaw.LLMCall)
+	// Keep holds a tool's whole output, which the model gets only a view
+	// of, for the run's next Commit: the one that carries the tool message
+	// naming it. It returns the output's handle, unique in the session
+	// (what tool_output reads it by), or "" when the lane keeps no
+	// outputs (a detached run's).
+	Keep(out Output) (handle string)
+}
+
+// Output is a tool's whole output, scrubbed, kept with the session
+// because the model got only a view of it (tool.View).
+type Output struct {
+	Handle  string // set by Lane.Keep
+	CallID  string // the tool call whose result it is (its tool message's ToolCallID)
+	Tool    string
+	Content string
 }
 
 // Run is one run: a user message (the last of History) to answer.

@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -51,6 +52,7 @@ type fakeLane struct {
 	decision beamclaw.Decision
 	answer   beamclaw.ElicitAnswer
 	asked    []beamclaw.Elicitation
+	kept     []Output
 }
 
 func (l *fakeLane) Commit(_ context.Context, msgs []beamclaw.Message) error {
@@ -69,6 +71,13 @@ func (l *fakeLane) Spend(c beamclaw.LLMCall) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.spent = append(l.spent, c)
+}
+func (l *fakeLane) Keep(out Output) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out.Handle = "out-" + strconv.Itoa(len(l.kept)+1)
+	l.kept = append(l.kept, out)
+	return out.Handle
 }
 func (l *fakeLane) Allowed(string) bool { return false }
 func (l *fakeLane) Await(context.Context, beamclaw.ApprovalRequest, string) (beamclaw.Decision, error) {

@@ -60,7 +60,7 @@ func (nc *nestedCaller) CallTool(ctx context.Context, name string, args json.Raw
 		}
 	}
 	if !done {
-		res = rs.execute(ctx, t, c, shown)
+		res = rs.execute(ctx, t, c, shown, false)
 	}
 	if res.IsError {
 		return "", errors.New(res.Content)

@@ -121,6 +121,11 @@ type Options struct {
 	// (default: the agent's provider and model).
 	CompactionProvider beamclaw.Provider
 	CompactionModel    string
+	// Paging is the page size of tool results (tools.page_bytes,
+	// tools.page_bytes_per_tool; by default from the model's window): a
+	// result longer than it reaches the model as its head and tail, and
+	// the whole is kept with the session (Lane.Keep).
+	Paging tool.Paging
 
 	MaxToolIterations      int // core.agentic_loop.max_tool_iterations (10)
 	MaxRepeatedToolCalls   int // core.agentic_loop.max_repeated_tool_calls (3)

@@ -69,7 +69,7 @@ func (rs *runState) call(ctx context.Context, c, shown beamclaw.ToolCall) (beamc
 		}
 	}
 	rs.setState(ctx, StateExecutingTools)
-	return rs.execute(ctx, t, c, shown), nil
+	return rs.execute(ctx, t, c, shown, true), nil
 }
 
 // resolve finds a call's tool and applies the policy. done is true when
@@ -138,13 +138,16 @@ func (rs *runState) approve(ctx context.Context, spec beamclaw.ToolSpec, c beamc
 }
 
 // execute runs an allowed call and scrubs its result. The tool finds in
-// its context the run's Asker and a ToolCaller for calls of its own.
-func (rs *runState) execute(ctx context.Context, t beamclaw.Tool, c, shown beamclaw.ToolCall) beamclaw.ToolResult {
+// its context the run's Asker and a ToolCaller for calls of its own. A
+// result for the history (paged: a call of the model's, not a tool's own)
+// longer than the page size is kept whole and replaced by its view.
+func (rs *runState) execute(ctx context.Context, t beamclaw.Tool, c, shown beamclaw.ToolCall, paged bool) beamclaw.ToolResult {
 	opts := rs.e.opts
 	rs.emit(ctx, beamclaw.EventToolCallStart, slog.String("tool_name", c.Name), slog.String("args", string(shown.Args)))
 	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvToolStart, Tool: &shown})
 	inv := beamclaw.Invocation{Args: json.RawMessage(c.Args), CallID: c.ID, SessionID: rs.r.SessionID,
-		UserID: rs.r.UserID, AgentID: rs.r.AgentID, Channel: rs.r.Channel, Trust: rs.r.trust(), Autonomy: rs.r.Autonomy}
+		UserID: rs.r.UserID, AgentID: rs.r.AgentID, Channel: rs.r.Channel, Trust: rs.r.trust(), Autonomy: rs.r.Autonomy,
+		PageBytes: opts.Paging.For(c.Name, rs.e.Window(rs.model))}
 	if opts.Workspace != nil {
 		inv.Workspace = opts.Workspace(rs.r.AgentID)
 	}
@@ -154,6 +157,10 @@ func (rs *runState) execute(ctx context.Context, t beamclaw.Tool, c, shown beamc
 	res := opts.Tools.Run(tctx, t, inv)
 	res.ToolCallID, res.Name = c.ID, c.Name
 	res.Content = opts.Scrub.String(res.Content)
+	if paged && len(res.Content) > inv.PageBytes {
+		res.Content = tool.View(res.Content, inv.PageBytes,
+			rs.r.Lane.Keep(Output{CallID: c.ID, Tool: c.Name, Content: res.Content}))
+	}
 	rs.emit(ctx, beamclaw.EventToolCallResult, slog.String("tool_name", c.Name), ms(opts.Clock.Now().Sub(t0)),
 		slog.Bool("success", !res.IsError))
 	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvToolResult, Tool: &shown, Result: &res})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/loop"
 	"github.com/beamclaw/beamclaw-go/internal/usage"
 )
 
@@ -21,9 +22,10 @@ type record struct {
 	NextSeq     uint64           `json:"next_seq"`     // key of the next history message
 	NextPending uint64           `json:"next_pending"` // key of the next pending message
 	Messages    int              `json:"messages"`
-	Thread      string           `json:"thread,omitempty"`  // the thread's name; "" for the default session
-	Archived    time.Time        `json:"archived,omitzero"` // set when its TTL passed; cleared by its next message
-	Marks       []mark           `json:"marks,omitempty"`   // a thread's answered turns (thread.go)
+	Thread      string           `json:"thread,omitempty"`      // the thread's name; "" for the default session
+	Archived    time.Time        `json:"archived,omitzero"`     // set when its TTL passed; cleared by its next message
+	Marks       []mark           `json:"marks,omitempty"`       // a thread's answered turns (thread.go)
+	NextOutput  uint64           `json:"next_output,omitempty"` // outputs kept so far: the next one's handle is out-(NextOutput+1) (output.go)
 	// Moved is where the end of the history went when a compaction last
 	// rewrote it: a response that ended the old history continues from
 	// the new one's end (continueFrom).
@@ -51,6 +53,10 @@ type change struct {
 	index   map[string]string // thread index entries to write (threadKey -> thread)
 	usage   []usage.Entry     // model calls written to the usage ledger in the same transaction
 	resp    *Response         // a Responses API record to store (response.go)
+	// outputs are tool outputs kept whole, written with the tool messages
+	// naming them (output.go). A reset drops the kept outputs whose tool
+	// message is not among msgs.
+	outputs []loop.Output
 }
 
 // seenID is a channel's message id remembered with the run that answers
@@ -86,7 +92,11 @@ type backend interface {
 	thread(key string) (string, bool, error)    // the thread of a threadKey
 	response(id string, into any) (bool, error) // into: *Response or *ResponseHead
 	deleteResponse(id string) error             // removing a session removes its responses
-	threaded(prefix string) (bool, error)       // any thread index entry under prefix
+	// output reads one kept output of a session (false: none by that
+	// handle); outputs reads them all, in the order they were kept.
+	output(id, handle string) (loop.Output, bool, error)
+	outputs(id string) ([]loop.Output, error)
+	threaded(prefix string) (bool, error) // any thread index entry under prefix
 	// maintained is what maintenance did (maintain.go): its marks by
 	// session and the date of the last nightly pass.
 	maintained() (marks map[string]maintMark, night string, err error)
@@ -106,10 +116,12 @@ type memBackend struct {
 	sessions map[string]*stored
 	threads  map[string]string
 	resps    map[string]Response
+	outs     map[string][]loop.Output // by session, in the order kept
 }
 
 func newMemBackend() *memBackend {
-	return &memBackend{sessions: make(map[string]*stored), threads: make(map[string]string), resps: make(map[string]Response)}
+	return &memBackend{sessions: make(map[string]*stored), threads: make(map[string]string), resps: make(map[string]Response),
+		outs: make(map[string][]loop.Output)}
 }
 
 func (b *memBackend) response(id string, into any) (bool, error) {
@@ -175,8 +187,10 @@ func (b *memBackend) apply(id string, c change) error {
 	maps.Copy(b.threads, c.index)
 	if c.reset {
 		s.history = nil
+		b.outs[id] = slices.DeleteFunc(b.outs[id], func(o loop.Output) bool { return !namedIn(c.msgs, o.CallID) })
 	}
 	s.history = append(s.history, c.msgs...)
+	b.outs[id] = append(b.outs[id], c.outputs...)
 	for _, seq := range c.unpend {
 		if i := slices.Index(s.seqs, seq); i >= 0 {
 			s.seqs = slices.Delete(s.seqs, i, i+1)
@@ -202,6 +216,7 @@ func (b *memBackend) remove(ids []string) error {
 	defer b.mu.Unlock()
 	for _, id := range ids {
 		delete(b.sessions, id)
+		delete(b.outs, id)
 	}
 	for k, r := range b.resps {
 		if slices.Contains(ids, r.At.Session) {

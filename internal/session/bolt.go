@@ -28,6 +28,9 @@ const (
 	// session's id (idLen bytes, so removing a session finds its
 	// responses without decoding them) and the Response's JSON.
 	nameResponses = "session_responses"
+	// nameOutputs holds the tool outputs sessions kept whole: id + 0 +
+	// handle -> meta, a line break, the content (output.go).
+	nameOutputs = "session_outputs"
 )
 
 // nightKey holds the date of the last nightly pass among the session ids
@@ -42,6 +45,7 @@ var (
 	bucketThreads   = []byte(nameThreads)
 	bucketMaint     = []byte(nameMaint)
 	bucketResponses = []byte(nameResponses)
+	bucketOutputs   = []byte(nameOutputs)
 )
 
 // boltBackend stores sessions in bbolt.
@@ -53,7 +57,7 @@ type boltBackend struct {
 
 func newBoltBackend(db *store.DB) (*boltBackend, error) {
 	b := &boltBackend{db: db}
-	if err := db.Buckets(nameSessions, nameHistory, namePending, nameSeen, nameThreads, nameMaint, nameResponses); err != nil {
+	if err := db.Buckets(nameSessions, nameHistory, namePending, nameSeen, nameThreads, nameMaint, nameResponses, nameOutputs); err != nil {
 		return nil, fmt.Errorf("session store: %w", err)
 	}
 	err := db.View(func(tx *bolt.Tx) error {
@@ -166,7 +170,7 @@ func (b *boltBackend) remove(ids []string) error {
 			if sb.Get([]byte(id)) != nil {
 				n++
 			}
-			for _, bk := range []*bolt.Bucket{tx.Bucket(bucketHistory), tx.Bucket(bucketPending), tx.Bucket(bucketSeen)} {
+			for _, bk := range []*bolt.Bucket{tx.Bucket(bucketHistory), tx.Bucket(bucketPending), tx.Bucket(bucketSeen), tx.Bucket(bucketOutputs)} {
 				if err := deletePrefix(bk, id); err != nil {
 					return err
 				}
@@ -318,11 +322,12 @@ func (b *boltBackend) setMaintained(id string, mk maintMark) error {
 	return nil
 }
 
-// seenKey is the key of a remembered channel message id: the session id,
-// a zero byte (ids never hold one) and the message id.
-func seenKey(id, msgID string) []byte {
-	k := make([]byte, 0, len(id)+1+len(msgID))
-	return append(append(append(k, id...), 0), msgID...)
+// subKey is the key of a session's entry called name (a remembered
+// channel message id, a kept output's handle): the session id, a zero
+// byte (ids never hold one) and the name.
+func subKey(id, name string) []byte {
+	k := make([]byte, 0, len(id)+1+len(name))
+	return append(append(append(k, id...), 0), name...)
 }
 
 // loadSeen reads a session's remembered message ids, oldest first.

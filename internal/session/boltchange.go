@@ -34,6 +34,7 @@ type sessionWrite struct {
 	pend [][]byte // c.pend
 	seen []byte   // c.seen, nil without one
 	resp []byte   // c.resp's value, nil without one
+	outs [][]byte // c.outputs
 
 	ledger *usage.Ledger // writes c.usage (nil: none)
 }
@@ -66,6 +67,13 @@ func encodeWrite(id string, c change) (*sessionWrite, error) {
 			return nil, err
 		}
 	}
+	for _, o := range c.outputs {
+		v, err := encodeOutput(o)
+		if err != nil {
+			return nil, err
+		}
+		w.outs = append(w.outs, v)
+	}
 	return w, nil
 }
 
@@ -83,6 +91,9 @@ func (w *sessionWrite) put(tx *bolt.Tx) error {
 		return err
 	}
 	if err := w.putThreads(tx); err != nil {
+		return err
+	}
+	if err := w.putOutputs(tx); err != nil {
 		return err
 	}
 	if w.resp != nil {
@@ -146,12 +157,12 @@ func (w *sessionWrite) putSeen(tx *bolt.Tx) error {
 	}
 	sb := tx.Bucket(bucketSeen)
 	for _, mid := range w.c.forget {
-		if err := sb.Delete(seenKey(w.id, mid)); err != nil {
+		if err := sb.Delete(subKey(w.id, mid)); err != nil {
 			return err
 		}
 	}
 	if w.seen != nil {
-		if err := sb.Put(seenKey(w.id, w.c.seen.ID), w.seen); err != nil {
+		if err := sb.Put(subKey(w.id, w.c.seen.ID), w.seen); err != nil {
 			return err
 		}
 	}

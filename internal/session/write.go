@@ -10,10 +10,11 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/usage"
 )
 
-// runLane is the loop.Lane of one run.
+// runLane is the loop.Lane of one attempt of a run.
 type runLane struct {
-	l *lane
-	r *run
+	l    *lane
+	r    *run
+	kept []loop.Output // for the next Commit (Keep)
 }
 
 var _ loop.Lane = (*runLane)(nil)
@@ -24,6 +25,8 @@ func (rl *runLane) Commit(_ context.Context, msgs []beamclaw.Message) error {
 	l := rl.l
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
+	kept := rl.kept
+	rl.kept = nil // written now or never: their tool messages are
 	l.mu.Lock()
 	if rl.r.epoch != l.epoch {
 		l.mu.Unlock()
@@ -31,8 +34,9 @@ func (rl *runLane) Commit(_ context.Context, msgs []beamclaw.Message) error {
 	}
 	rec := l.rec
 	rec.Updated = l.m.clock.Now()
-	c := change{from: rec.NextSeq, msgs: msgs}
+	c := change{from: rec.NextSeq, msgs: msgs, outputs: kept}
 	rec.NextSeq += uint64(len(msgs))
+	rec.NextOutput += uint64(len(kept))
 	rec.Messages += len(msgs)
 	c.rec = rec
 	ends := rl.r.endsTurn(msgs)
@@ -52,7 +56,7 @@ func (rl *runLane) Commit(_ context.Context, msgs []beamclaw.Message) error {
 		// The run's user message and its first messages, in one write.
 		merged := *d
 		merged.msgs = append(slices.Clip(d.msgs), c.msgs...)
-		merged.rec, merged.usage, merged.resp = c.rec, c.usage, c.resp
+		merged.rec, merged.usage, merged.resp, merged.outputs = c.rec, c.usage, c.resp, c.outputs
 		if err := l.m.apply(l.id, merged); err != nil {
 			l.refusedLocked(err)
 			return err
