@@ -539,7 +539,7 @@ func candidate(v reflect.Value, i int) bool {
 		return pick(i, 1, func() { v.SetBool(!v.Bool()) })
 	case reflect.Int, reflect.Int64:
 		n := v.Int()
-		alts := slicesWithout([]int64{n + 1, n - 1, n * 2, 1, 2, 60}, n) // 0*2 is no change
+		alts := slicesWithout([]int64{n + 1, n - 1, n * 2, 1, 2, 60, 4096}, n) // 0*2 is no change
 		return pick(i, len(alts), func() { v.SetInt(alts[i]) })
 	case reflect.Float64:
 		f := v.Float()
@@ -554,6 +554,9 @@ func candidate(v reflect.Value, i int) bool {
 	case reflect.Map:
 		if v.Type().Elem() == envValueType {
 			return pick(i, 1, func() { setMapEntry(v, "NEW_ENTRY", reflect.ValueOf(config.EnvValue{Value: "x"})) })
+		}
+		if v.Type().Elem().Kind() == reflect.Int { // sizes by name (tools.page_bytes_per_tool)
+			return pick(i, 1, func() { setMapEntry(v, "bash", reflect.ValueOf(4096)) })
 		}
 		alts := [][2]string{{"a2a", "full"}, {"tui", "read_only"}}
 		return pick(i, len(alts), func() { setMapEntry(v, alts[i][0], reflect.ValueOf(alts[i][1])) })

@@ -103,6 +103,9 @@ func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options)
 	if rt.sessions, err = d.sessions(rt, provs); err != nil {
 		return nil, nil, nil, err
 	}
+	if err := rt.tools.Register(builtin.NewToolOutput(rt.sessions)); err != nil { // reads what the sessions kept
+		return nil, nil, nil, err
+	}
 	d.watch.lap("sessions")
 	sessSup := supervise.New("sessions", opts)
 	sessSup.Add(d.guard(rt.sessions))
@@ -145,7 +148,8 @@ func (d *daemon) embedder() (beamclaw.Embedder, suture.Service, error) {
 
 // toolRegistry registers the built-in tools (tools.bash.enabled: false
 // leaves out both shells, bash and terminal), and a2a_call when a peer in
-// a2a.peers has a url.
+// a2a.peers has a url. tool_output, which reads the outputs the sessions
+// keep, is registered once they exist.
 func (d *daemon) toolRegistry(ag *agent.Runtime) (*tool.Registry, error) {
 	to := d.plan.Tools.Registry
 	to.Logger = d.log
@@ -243,6 +247,7 @@ func (d *daemon) sessions(rt *agentRuntime, provs *providers) (*session.Manager,
 		lo.CompactionProvider = c
 	}
 	highRisk := p.Tools.RemoteHighRisk
+	lo.Paging = p.Tools.Paging
 	lo.Providers, lo.Tools, lo.Prompt, lo.Window = provs.forAgent, rt.tools, rt.agents.Prompt, provs.window
 	lo.Policy = func(spec beamclaw.ToolSpec, a beamclaw.Autonomy, channel beamclaw.Channel) tool.Verdict {
 		return tool.Decide(spec, a, channel.Remote(), highRisk)

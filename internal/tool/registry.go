@@ -16,7 +16,7 @@ import (
 const (
 	DefaultTimeout        = 60 * time.Second
 	DefaultMaxTimeout     = 10 * time.Minute
-	DefaultMaxOutputBytes = 64 << 10
+	DefaultMaxOutputBytes = 4 << 20
 )
 
 // Source supplies tools whose list may change at any time (an MCP server).
@@ -55,7 +55,8 @@ type Options struct {
 	// MaxTimeout caps the timeout a tool may ask for (default 10 min).
 	MaxTimeout time.Duration
 	// MaxOutputBytes caps a result's content (tools.max_output_bytes,
-	// default 64 KiB); longer output ends with a truncation marker.
+	// default 4 MiB: what is kept whole; the model gets a page of it, the
+	// loop's Paging); longer output ends with a truncation marker.
 	MaxOutputBytes int
 	// Logger receives panics of tools (name and stack, never arguments).
 	Logger *slog.Logger

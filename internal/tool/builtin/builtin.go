@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/tool"
 )
 
 // Options configure the standard tool set; each field goes to one tool's
@@ -46,10 +47,12 @@ func Defaults(opts Options) []beamclaw.Tool {
 // DeferredByDefault reports whether an agent without
 // core.agents.NAME.inline_tools gets the tool name behind tool_search
 // rather than with every request: delete_file, jq and terminal, rarely
-// needed or covered by another tool (bash does what terminal does).
+// needed or covered by another tool (bash does what terminal does), and
+// tool_output, needed only after a cut result, whose note names it with
+// its arguments (a call by name needs no search).
 func DeferredByDefault(name string) bool {
 	switch name {
-	case "delete_file", "jq", "terminal":
+	case "delete_file", "jq", "terminal", tool.OutputTool:
 		return true
 	}
 	return false

@@ -27,8 +27,9 @@ type ProcessOptions struct {
 	DefaultTimeout time.Duration
 	// MaxTimeout caps timeout_seconds (default 10 min).
 	MaxTimeout time.Duration
-	// MaxOutputBytes caps captured output (default 1 MiB); the registry
-	// caps what reaches the model further.
+	// MaxOutputBytes caps what a run returns (tools.max_output_bytes,
+	// default tool.DefaultMaxOutputBytes, the registry's cap too): the
+	// capture keeps trailerRoom of it for the lines after the output.
 	MaxOutputBytes int
 	// Shell is the bash binary (default "bash", looked up on PATH).
 	Shell string
@@ -45,12 +46,17 @@ func (o ProcessOptions) withDefaults() ProcessOptions {
 	}
 	o.DefaultTimeout = orDuration(o.DefaultTimeout, 60*time.Second)
 	o.MaxTimeout = orDuration(o.MaxTimeout, 10*time.Minute)
-	o.MaxOutputBytes = orInt(o.MaxOutputBytes, 1<<20)
+	o.MaxOutputBytes = orInt(o.MaxOutputBytes, tool.DefaultMaxOutputBytes)
 	if o.Shell == "" {
 		o.Shell = "bash"
 	}
 	return o
 }
+
+// trailerRoom is what the capture leaves of MaxOutputBytes for the lines
+// after the output (its truncation marker, the exit line), so that the
+// registry's cap, the same number, never cuts them off.
+const trailerRoom = 256
 
 // pipeDrainGrace is how long output is still read after the process group
 // was killed, for descendants that escaped the group and hold the pipe.
@@ -82,7 +88,7 @@ func runProcess(ctx context.Context, o ProcessOptions, argv []string, dir string
 	if startErr != nil {
 		return "", fmt.Errorf("start %s: %w", argv[0], startErr)
 	}
-	buf := &capBuffer{max: o.MaxOutputBytes}
+	buf := &capBuffer{max: max(o.MaxOutputBytes-trailerRoom, 1)}
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)

@@ -127,15 +127,18 @@ func TestBashCanceled(t *testing.T) {
 	}
 }
 
+// A run's output past tools.max_output_bytes ends with the marker and
+// the exit line, which the registry's cap, the same number, keeps.
 func TestBashOutputCaps(t *testing.T) {
-	bash := builtin.NewBash(builtin.ProcessOptions{MaxOutputBytes: 100})
-	got := mustOK(t, call(t, t.Context(), bash, t.TempDir(), map[string]any{"script": "head -c 5000 /dev/zero | tr '\\0' a"}))
-	want := strings.Repeat("a", 100) + "\n[output truncated: 4900 bytes omitted]\n[exit code: 0]"
+	r := tool.New(tool.Options{MaxOutputBytes: 1000})
+	bash := builtin.NewBash(builtin.ProcessOptions{MaxOutputBytes: 1000})
+	got := mustOK(t, callWith(t, t.Context(), r, bash, t.TempDir(), map[string]any{"script": "head -c 5000 /dev/zero | tr '\\0' a"}))
+	want := strings.Repeat("a", 744) + "\n[output truncated: 4256 bytes omitted]\n[exit code: 0]"
 	if got != want {
 		t.Errorf("output = %q", got)
 	}
 	// The registry's cap applies on top, with its own marker.
-	r := tool.New(tool.Options{MaxOutputBytes: 10})
+	r = tool.New(tool.Options{MaxOutputBytes: 10})
 	got = mustOK(t, callWith(t, t.Context(), r, builtin.NewBash(builtin.ProcessOptions{}), t.TempDir(), map[string]any{"script": "seq 1 1000"}))
 	if !strings.HasPrefix(got, "1\n2\n3\n4\n5\n\n[output truncated: ") {
 		t.Errorf("registry-capped output = %q", got)
