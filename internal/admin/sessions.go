@@ -62,10 +62,40 @@ func (a *Admin) SessionShow(ctx context.Context, id string) (protocol.SessionDet
 	if ok, err := controlDo(ctx, paths.Socket, http.MethodGet, protocol.ControlSession+"/"+url.PathEscape(id), nil, &out); ok || err != nil {
 		return out, err
 	}
-	err = withCatalog(paths, func(c *session.Catalog) error {
+	return showStored(paths, id, false)
+}
+
+// SessionExport returns what SessionShow does and the tool results the
+// session kept whole (id may be a unique prefix).
+func (a *Admin) SessionExport(ctx context.Context, id string) (protocol.SessionDetail, error) {
+	paths, id, err := a.sessionAt(ctx, id)
+	if err != nil {
+		return protocol.SessionDetail{}, err
+	}
+	var out protocol.SessionDetail
+	path := protocol.ControlSession + "/" + url.PathEscape(id) + "/export?format=json"
+	if ok, err := controlDo(ctx, paths.Socket, http.MethodGet, path, nil, &out); ok || err != nil {
+		return out, err
+	}
+	return showStored(paths, id, true)
+}
+
+// showStored reads session id from the store no daemon holds: its
+// history, usage and, with outputs, the tool results it kept whole.
+func showStored(paths config.Paths, id string, outputs bool) (protocol.SessionDetail, error) {
+	var out protocol.SessionDetail
+	err := withCatalog(paths, func(c *session.Catalog) error {
 		sum, hist, err := c.Show(id)
+		if err != nil {
+			return sessionError(err)
+		}
 		out = control.DetailWire(sum, hist)
-		return sessionError(err)
+		if !outputs {
+			return nil
+		}
+		outs, err := c.Outputs(id)
+		out.Outputs = control.OutputsWire(outs)
+		return err
 	})
 	if err != nil {
 		return out, err

@@ -17,6 +17,7 @@ import (
 type SessionsBackend interface {
 	SessionsList(ctx context.Context, f protocol.SessionQuery) (protocol.SessionList, error)
 	SessionShow(ctx context.Context, id string) (protocol.SessionDetail, error)
+	SessionExport(ctx context.Context, id string) (protocol.SessionDetail, error) // a show and the outputs kept whole
 	SessionDelete(ctx context.Context, id string) (string, error)
 	SessionReset(ctx context.Context, id string) (string, error)
 }
@@ -116,7 +117,7 @@ func (a *app) newSessionsExportCmd() *cobra.Command {
 			if format != "json" && format != "md" {
 				return fmt.Errorf("--format must be json or md, not %q", format)
 			}
-			d, err := a.backend().SessionShow(cmd.Context(), args[0])
+			d, err := a.backend().SessionExport(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}

@@ -26,7 +26,7 @@ var apiSummaries = map[string]string{
 	"GET /api/v1/sessions":                    "Stored sessions, newest first (?agent, user, channel, state=waiting|working|idle|archived|active|live, archived=1, q, limit, cursor)",
 	"GET /api/v1/sessions/{id}":               "A session and its history",
 	"DELETE /api/v1/sessions/{id}":            "Delete a session",
-	"GET /api/v1/sessions/{id}/export":        "Download a session (?format=json: its detail; markdown: a transcript), as an attachment",
+	"GET /api/v1/sessions/{id}/export":        "Download a session (?format=json: its detail and the tool results it kept whole; markdown: a transcript), as an attachment",
 	"POST /api/v1/sessions/{id}/reset":        "Empty a session's history, as the chat's /reset does; answers the session",
 	"GET /api/v1/approvals":                   "The approvals waiting in live sessions: whose, where asked, the tool and its scrubbed arguments, whether this API may answer",
 	"POST /api/v1/approvals/{id}":             "Answer an approval asked on the terminal ({session, decision: yes|no|always})",

@@ -15,8 +15,9 @@ import (
 // extension of each.
 var exportFormats = map[string]string{"json": "json", "markdown": "md", "md": "md"}
 
-// sessionExport answers a session as a download: its SessionDetail as
-// JSON, or as a Markdown transcript (?format=markdown).
+// sessionExport answers a session as a download: its SessionDetail with
+// the tool results it kept whole as JSON, or as a Markdown transcript
+// (?format=markdown).
 func (c *handlers) sessionExport(w http.ResponseWriter, r *http.Request) {
 	if c.sessions == nil {
 		writeError(w, http.StatusNotFound, "this daemon keeps no sessions")
@@ -28,12 +29,11 @@ func (c *handlers) sessionExport(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("format %q: want json or markdown", format))
 		return
 	}
-	sum, hist, err := c.sessions.Show(sessionIDOf(r))
+	d, err := c.detailOf(sessionIDOf(r), true)
 	if err != nil {
 		writeError(w, kindStatus(err), beamclaw.UserMessage(err))
 		return
 	}
-	d := DetailWire(sum, hist)
 	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment",
 		map[string]string{"filename": exportName(d.Session.ID, ext)}))
 	if ext == "json" {

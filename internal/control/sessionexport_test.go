@@ -1,6 +1,8 @@
 package control
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -69,4 +71,47 @@ func TestSessionReset(t *testing.T) {
 	}
 	wantError(t, do(t, sock, http.MethodPost, protocol.ControlSession+"/session-nope/reset", "", ""),
 		http.StatusNotFound, "no such session")
+}
+
+// bigTool prints more than a page: the session keeps it whole.
+type bigTool struct{}
+
+func (bigTool) Spec() beamclaw.ToolSpec {
+	return beamclaw.ToolSpec{Def: beamclaw.ToolDef{Name: "big", Description: "prints a lot",
+		Parameters: json.RawMessage(`{"type":"object"}`)}, MinAutonomy: beamclaw.ReadOnly, Risk: beamclaw.RiskLow}
+}
+
+func (bigTool) Execute(context.Context, beamclaw.Invocation) (string, error) { return bigPrint(), nil }
+
+// bigPrint is what bigTool prints: 20,000 bytes of lines, some backticks.
+func bigPrint() string { return strings.Repeat("row ```` of a long listing\n", 740) }
+
+// An export holds the tool results the session kept whole, the history
+// only their views; a show holds no outputs.
+func TestSessionExportHoldsKeptOutputs(t *testing.T) {
+	l := newLive(t, bigTool{})
+	l.model.then("big", `{}`)
+	l.model.then("", "Listed.")
+	id, ev := l.send(t, beamclaw.ChannelTUI, "local:ana", "tui:local:ana", "list it")
+	ev.wait(t, beamclaw.EvFinal)
+	sock, api := doors(t, Deps{Sessions: l.m})
+
+	var d protocol.SessionDetail
+	decode(t, do(t, api, http.MethodGet, APIPrefix+"/sessions/"+id+"/export", apiToken, ""), &d)
+	if len(d.Outputs) != 1 || d.Outputs[0].Content != bigPrint() || d.Outputs[0].ID != "out-1" || d.Outputs[0].Tool != "big" ||
+		d.Outputs[0].Bytes != len(bigPrint()) || d.Outputs[0].ToolCallID != d.Messages[2].ToolCallID {
+		t.Fatalf("the export's outputs: %d, messages %+v", len(d.Outputs), d.Messages)
+	}
+	if view := d.Messages[2].Content; len(view) > 16000 || !strings.Contains(view, `{"id":"out-1"`) {
+		t.Errorf("the tool message is not the view naming out-1: %d bytes", len(view))
+	}
+	md := do(t, sock, http.MethodGet, protocol.ControlSession+"/"+id+"/export?format=markdown", "", "").body
+	if want := "\n## Output out-1 of `big`, kept whole (19980 bytes)\n\n`````\n" + bigPrint() + "`````\n"; !strings.Contains(md, want) {
+		t.Errorf("the transcript lacks the output in a fence longer than its backticks:\n%s", md[:min(len(md), 600)])
+	}
+	var show protocol.SessionDetail
+	decode(t, do(t, sock, http.MethodGet, protocol.ControlSession+"/"+id, "", ""), &show)
+	if len(show.Messages) != 4 || show.Outputs != nil {
+		t.Errorf("a show holds %d messages and %d outputs", len(show.Messages), len(show.Outputs))
+	}
 }

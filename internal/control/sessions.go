@@ -22,6 +22,8 @@ import (
 type Sessions interface {
 	List(f session.Filter) ([]session.Summary, error)
 	Show(id string) (session.Summary, []beamclaw.Message, error)
+	// Outputs are the tool results a session kept whole (its export).
+	Outputs(id string) ([]session.Output, error)
 	Delete(ctx context.Context, id string) error
 	Reset(ctx context.Context, id string) error
 	// Pending lists the approvals waiting in the live sessions;
@@ -42,6 +44,15 @@ func SessionsWire(sums []session.Summary) []protocol.SessionInfo {
 // DetailWire is the wire form of a session and its history.
 func DetailWire(s session.Summary, hist []beamclaw.Message) protocol.SessionDetail {
 	return protocol.SessionDetail{Session: gateway.WireSession(s), Messages: gateway.WireHistory(hist)}
+}
+
+// OutputsWire is the wire form of the tool results a session kept whole.
+func OutputsWire(outs []session.Output) []protocol.ToolOutput {
+	var out []protocol.ToolOutput
+	for _, o := range outs {
+		out = append(out, protocol.ToolOutput{ID: o.Handle, ToolCallID: o.CallID, Tool: o.Tool, Bytes: len(o.Content), Content: o.Content})
+	}
+	return out
 }
 
 func (c *handlers) sessionsList(w http.ResponseWriter, r *http.Request) {
@@ -92,17 +103,33 @@ func (c *handlers) sessionShow(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "this daemon keeps no sessions")
 		return
 	}
-	sum, hist, err := c.sessions.Show(sessionIDOf(r))
+	d, err := c.detailOf(sessionIDOf(r), false)
 	if err != nil {
 		writeError(w, kindStatus(err), beamclaw.UserMessage(err))
 		return
 	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+// detailOf is session id as a show answers it: its history and usage;
+// for an export (outputs), the tool results it kept whole too.
+func (c *handlers) detailOf(id string, outputs bool) (protocol.SessionDetail, error) {
+	sum, hist, err := c.sessions.Show(id)
+	if err != nil {
+		return protocol.SessionDetail{}, err
+	}
 	d := DetailWire(sum, hist)
 	if d.Usage, err = SessionUsage(c.ledger, sum.ID); err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
-		return
+		return d, err
 	}
-	writeJSON(w, http.StatusOK, d)
+	if outputs {
+		outs, err := c.sessions.Outputs(id)
+		if err != nil {
+			return d, err
+		}
+		d.Outputs = OutputsWire(outs)
+	}
+	return d, nil
 }
 
 func (c *handlers) sessionDelete(w http.ResponseWriter, r *http.Request) {

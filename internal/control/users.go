@@ -153,8 +153,9 @@ func sessionInfos(ds []protocol.SessionDetail) []protocol.SessionInfo {
 	return out
 }
 
-// userData collects a person's sessions (with their history when
-// history) and their own memory, those of every account of theirs.
+// userData collects a person's sessions (with their history and the
+// tool results they kept whole when history) and their own memory, those
+// of every account of theirs.
 func (c *handlers) userData(ctx context.Context, u *protocol.UserInfo, sums []session.Summary, history bool) (protocol.UserExport, error) {
 	out := protocol.UserExport{User: *u, Exported: c.clock.Now().UTC(), Sessions: []protocol.SessionDetail{}, Memory: []protocol.UserAgentMemory{}}
 	accounts := c.links.Accounts(u.ID)
@@ -164,11 +165,10 @@ func (c *handlers) userData(ctx context.Context, u *protocol.UserInfo, sums []se
 		}
 		d := protocol.SessionDetail{Session: SessionsWire([]session.Summary{s})[0]}
 		if history {
-			sum, hist, err := c.sessions.Show(s.ID)
-			if err != nil {
+			var err error
+			if d, err = c.detailOf(s.ID, true); err != nil {
 				return out, err
 			}
-			d = DetailWire(sum, hist)
 		}
 		out.Sessions = append(out.Sessions, d)
 	}

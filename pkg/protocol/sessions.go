@@ -49,6 +49,20 @@ type SessionDetail struct {
 	// in, out and cached (read from the provider's prompt cache); nil
 	// when no call is recorded.
 	Usage *UsageRow `json:"usage,omitempty"`
+	// Outputs are the tool results the session kept whole, whose tool
+	// messages hold only their head and tail: in an export (sessions
+	// export, users export), not in a show.
+	Outputs []ToolOutput `json:"outputs,omitempty"`
+}
+
+// ToolOutput is a tool result a session kept whole (scrubbed), named by
+// the tool message whose ToolCallID is its own.
+type ToolOutput struct {
+	ID         string `json:"id"` // the handle tool_output reads it by
+	ToolCallID string `json:"tool_call_id"`
+	Tool       string `json:"tool"`
+	Bytes      int    `json:"bytes"`
+	Content    string `json:"content"`
 }
 
 // SessionQuery selects sessions (beamclaw sessions list).

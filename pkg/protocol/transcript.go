@@ -44,6 +44,14 @@ func (d SessionDetail) Markdown() string {
 			fmt.Fprintf(&b, "\n> system: %s\n", OneLine(m.Content, 200))
 		}
 	}
+	for _, o := range d.Outputs {
+		fence := fenceFor(o.Content)
+		fmt.Fprintf(&b, "\n## Output %s of `%s`, kept whole (%d bytes)\n\n%s\n%s", o.ID, o.Tool, o.Bytes, fence, o.Content)
+		if !strings.HasSuffix(o.Content, "\n") {
+			b.WriteByte('\n')
+		}
+		b.WriteString(fence + "\n")
+	}
 	return b.String()
 }
 
@@ -55,4 +63,18 @@ func OneLine(s string, max int) string {
 	}
 	r := []rune(s)
 	return string(r[:max-1]) + "…"
+}
+
+// fenceFor is a code fence longer than any run of backticks in s.
+func fenceFor(s string) string {
+	longest, run := 0, 0
+	for i := range len(s) {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
 }
