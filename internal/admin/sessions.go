@@ -105,7 +105,8 @@ func showStored(paths config.Paths, id string, outputs bool) (protocol.SessionDe
 		if err != nil {
 			return err
 		}
-		out.Usage, err = control.SessionUsage(l, out.Session.ID)
+		use, err := control.SessionUsage(l, out.Session.ID)
+		out.Usage = use[out.Session.ID]
 		return err
 	})
 	return out, err

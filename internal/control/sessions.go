@@ -114,14 +114,24 @@ func (c *handlers) sessionShow(w http.ResponseWriter, r *http.Request) {
 // detailOf is session id as a show answers it: its history and usage;
 // for an export (outputs), the tool results it kept whole too.
 func (c *handlers) detailOf(id string, outputs bool) (protocol.SessionDetail, error) {
+	return c.detailWith(id, outputs, nil)
+}
+
+// detailWith is detailOf with the usage of sessions already summed (a
+// user's export reads the ledger once for all their sessions); nil sums
+// this session's.
+func (c *handlers) detailWith(id string, outputs bool, use map[string]*protocol.UsageRow) (protocol.SessionDetail, error) {
 	sum, hist, err := c.sessions.Show(id)
 	if err != nil {
 		return protocol.SessionDetail{}, err
 	}
 	d := DetailWire(sum, hist)
-	if d.Usage, err = SessionUsage(c.ledger, sum.ID); err != nil {
-		return d, err
+	if use == nil {
+		if use, err = SessionUsage(c.ledger, sum.ID); err != nil {
+			return d, err
+		}
 	}
+	d.Usage = use[sum.ID]
 	if outputs {
 		outs, err := c.sessions.Outputs(id)
 		if err != nil {

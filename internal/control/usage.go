@@ -25,18 +25,23 @@ func UsageReport(l *usage.Ledger, by string, since time.Time) (protocol.UsageRep
 	return out, nil
 }
 
-// SessionUsage is a session's total in the ledger, nil without a ledger
-// or a recorded call.
-func SessionUsage(l *usage.Ledger, id string) (*protocol.UsageRow, error) {
+// SessionUsage is the ledger's totals of the sessions ids, by id, read
+// in one pass; a session without a recorded call (or without a ledger)
+// has none.
+func SessionUsage(l *usage.Ledger, ids ...string) (map[string]*protocol.UsageRow, error) {
 	if l == nil {
 		return nil, nil
 	}
-	r, err := l.SessionTotal(id)
-	if err != nil || r.Calls == 0 {
+	rows, err := l.SessionTotals(ids...)
+	if err != nil {
 		return nil, err
 	}
-	row := usageRow(r)
-	return &row, nil
+	out := make(map[string]*protocol.UsageRow, len(rows))
+	for id, r := range rows {
+		row := usageRow(r)
+		out[id] = &row
+	}
+	return out, nil
 }
 
 func usageRow(r usage.Row) protocol.UsageRow {

@@ -159,14 +159,23 @@ func sessionInfos(ds []protocol.SessionDetail) []protocol.SessionInfo {
 func (c *handlers) userData(ctx context.Context, u *protocol.UserInfo, sums []session.Summary, history bool) (protocol.UserExport, error) {
 	out := protocol.UserExport{User: *u, Exported: c.clock.Now().UTC(), Sessions: []protocol.SessionDetail{}, Memory: []protocol.UserAgentMemory{}}
 	accounts := c.links.Accounts(u.ID)
-	for _, s := range sums {
-		if !slices.Contains(accounts, s.UserID) {
-			continue
+	sums = slices.DeleteFunc(slices.Clone(sums), func(s session.Summary) bool { return !slices.Contains(accounts, s.UserID) })
+	var use map[string]*protocol.UsageRow
+	if history {
+		ids := make([]string, len(sums))
+		for i, s := range sums {
+			ids[i] = s.ID
 		}
+		var err error
+		if use, err = SessionUsage(c.ledger, ids...); err != nil {
+			return out, err
+		}
+	}
+	for _, s := range sums {
 		d := protocol.SessionDetail{Session: SessionsWire([]session.Summary{s})[0]}
 		if history {
 			var err error
-			if d, err = c.detailOf(s.ID, true); err != nil {
+			if d, err = c.detailWith(s.ID, true, use); err != nil {
 				return out, err
 			}
 		}

@@ -98,15 +98,24 @@ func orNone(s string) string {
 	return s
 }
 
-// SessionTotal sums a session's model calls: the tokens in, out and
-// cached, and their cost (beamclaw sessions show).
-func (l *Ledger) SessionTotal(id string) (Row, error) {
-	total := Row{Key: id}
+// SessionTotals sums the model calls of the sessions ids in one pass
+// over the ledger: the tokens in, out and cached, and their cost
+// (beamclaw sessions show, users export). A session without a recorded
+// call has no row.
+func (l *Ledger) SessionTotals(ids ...string) (map[string]Row, error) {
+	out := make(map[string]Row, len(ids))
+	want := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
 	err := l.Scan(time.Time{}, func(e Entry) bool {
-		if e.Session == id {
-			total.add(e)
+		if want[e.Session] {
+			r := out[e.Session]
+			r.Key = e.Session
+			r.add(e)
+			out[e.Session] = r
 		}
 		return true
 	})
-	return total, err
+	return out, err
 }

@@ -113,4 +113,17 @@ func TestLedgerRecordsAndReports(t *testing.T) {
 	if _, _, err := l.Report("color", time.Time{}); err == nil {
 		t.Error("an unknown grouping is accepted")
 	}
+	per, err := l.SessionTotals("s1", "s2", "s3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s1 := per["s1"]; s1.Calls != 2 || s1.In != 300 || s1.Out != 30 || s1.MicroUSD != 360 {
+		t.Errorf("s1's total %+v", s1)
+	}
+	if s2 := per["s2"]; s2.Calls != 1 || s2.In != 5 || s2.Unpriced != 1 {
+		t.Errorf("s2's total %+v", s2)
+	}
+	if _, ok := per["s3"]; ok || len(per) != 2 {
+		t.Errorf("totals %+v, want s1 and s2 only", per)
+	}
 }

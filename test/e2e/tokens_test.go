@@ -77,7 +77,7 @@ func promptParts(t *testing.T, body []byte) (tools json.RawMessage, system strin
 // TestCachedShareFromTheSecondTurn: a provider that caches a repeated
 // prefix as OpenAI does reads at least 80 % of each prompt from its cache
 // from a conversation's second turn on; the answers report it, and
-// `sessions show` sums it, the daemon running or not.
+// `sessions show` and `users export` sum it, the daemon running or not.
 func TestCachedShareFromTheSecondTurn(t *testing.T) {
 	r := newChatRig(t, rigOptions{})
 	r.llm.CachePrefixes(true)
@@ -115,7 +115,7 @@ func TestCachedShareFromTheSecondTurn(t *testing.T) {
 		t.Fatalf("sessions %+v (%v)", list.Sessions, err)
 	}
 	id := list.Sessions[0].ID
-	show := func() {
+	show := func(running bool) {
 		t.Helper()
 		var d protocol.SessionDetail
 		if err := json.Unmarshal([]byte(r.h.must("sessions", "show", id, "--json").stdout), &d); err != nil {
@@ -127,10 +127,18 @@ func TestCachedShareFromTheSecondTurn(t *testing.T) {
 		if out := r.h.must("sessions", "show", id).stdout; !strings.Contains(out, fmt.Sprintf("(%d cached)", total)) {
 			t.Errorf("sessions show does not say the cached tokens:\n%s", out)
 		}
+		if !running {
+			return // users export needs the daemon
+		}
+		var ex protocol.UserExport
+		if err := json.Unmarshal([]byte(r.h.must("users", "export", list.Sessions[0].User).stdout), &ex); err != nil ||
+			len(ex.Sessions) != 1 || ex.Sessions[0].Usage == nil || ex.Sessions[0].Usage.Cached != int64(total) {
+			t.Errorf("users export: %+v (%v), want the session's %d cached tokens", ex.Sessions, err, total)
+		}
 	}
-	show()
+	show(true)
 	r.kill9()
-	show()
+	show(false)
 }
 
 // TestDeferredToolThroughToolSearch: jq is not sent with the default
