@@ -24,19 +24,18 @@ func (s *Server) CachePrefixes(on bool) {
 // cachedUsage is u with the prompt tokens and the cached tokens of req's
 // prompt; it remembers the prompt for later requests.
 func (s *Server) cachedUsage(req Request, u Usage) Usage {
+	s.mu.Lock()
+	on := s.cachePrefixes
+	s.mu.Unlock()
 	var body struct {
 		Messages json.RawMessage `json:"messages"`
 		Tools    json.RawMessage `json:"tools"`
 	}
-	if json.Unmarshal(req.Body, &body) != nil {
+	if !on || json.Unmarshal(req.Body, &body) != nil {
 		return u
 	}
 	prompt := append(append([]byte{}, body.Tools...), body.Messages...)
 	s.mu.Lock()
-	if !s.cachePrefixes {
-		s.mu.Unlock()
-		return u
-	}
 	shared := 0
 	for _, p := range s.prompts {
 		shared = max(shared, commonPrefix(p, prompt))
