@@ -95,3 +95,15 @@ func TestRetryDo(t *testing.T) {
 		t.Errorf("%d calls, waits %v; want one attempt each and no wait", calls, waits)
 	}
 }
+
+func TestModelOf(t *testing.T) {
+	if m, err := provider.ModelOf("x.Chat", "asked", "default"); m != "asked" || err != nil {
+		t.Errorf("asked: %q %v", m, err)
+	}
+	if m, err := provider.ModelOf("x.Chat", "", "default"); m != "default" || err != nil {
+		t.Errorf("default: %q %v", m, err)
+	}
+	if _, err := provider.ModelOf("x.Chat", "", ""); beamclaw.KindOf(err) != beamclaw.KindInvalid {
+		t.Errorf("neither: %v, want KindInvalid", err)
+	}
+}

@@ -118,3 +118,30 @@ func WithTimeout(ctx context.Context, d time.Duration) (context.Context, context
 	}
 	return context.WithTimeout(ctx, d)
 }
+
+// ModelOf is the model a call asks for: the request's, else the
+// provider's default; an error (op's, KindInvalid) when neither names one.
+func ModelOf(op, asked, def string) (string, error) {
+	if asked != "" {
+		return asked, nil
+	}
+	if def == "" {
+		return "", beamclaw.E(op, beamclaw.KindInvalid, "no model configured for the provider", nil)
+	}
+	return def, nil
+}
+
+// FirstToken bounds one attempt until its first token
+// (Settings.FirstTokenTimeout, 0 none): actx is cancelled with
+// ErrFirstToken after d unless live is called first. cancel ends the
+// attempt (with a cause) and its timer; call it when the attempt is
+// over. The timer runs on real time, like the call's Timeout: it bounds
+// network I/O.
+func FirstToken(ctx context.Context, d time.Duration) (actx context.Context, live func(), cancel context.CancelCauseFunc) {
+	actx, end := context.WithCancelCause(ctx)
+	if d <= 0 {
+		return actx, func() {}, end
+	}
+	timer := time.AfterFunc(d, func() { end(ErrFirstToken) })
+	return actx, func() { timer.Stop() }, func(cause error) { timer.Stop(); end(cause) }
+}

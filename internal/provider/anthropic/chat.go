@@ -20,19 +20,16 @@ import (
 // *provider.StatusError is in the chain for the API's errors.
 func (c *Client) Chat(ctx context.Context, req beamclaw.ChatRequest, onText func(string)) (beamclaw.ChatResponse, error) {
 	const op = "anthropic.Chat"
-	model := req.Model
-	if model == "" {
-		model = c.model
-	}
-	if model == "" {
-		return beamclaw.ChatResponse{}, beamclaw.E(op, beamclaw.KindInvalid, "no model configured for the provider", nil)
+	model, err := provider.ModelOf(op, req.Model, c.model)
+	if err != nil {
+		return beamclaw.ChatResponse{}, err
 	}
 	params := c.encode(req, model)
 	ctx, cancel := provider.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	start := time.Now()
 	var last *assembler
-	err := c.retries.Do(ctx, op, func(error) bool { return last == nil || !last.emitted }, func(int) error {
+	err = c.retries.Do(ctx, op, func(error) bool { return last == nil || !last.emitted }, func(int) error {
 		last = newAssembler(onText)
 		return c.attempt(ctx, op, params, last)
 	})
@@ -54,14 +51,9 @@ func (c *Client) Chat(ctx context.Context, req beamclaw.ChatRequest, onText func
 // attempt makes one streamed call and reads its events into a, within
 // the first-token timeout until a token arrives.
 func (c *Client) attempt(ctx context.Context, op string, params *sdk.MessageNewParams, a *assembler) error {
-	actx, cancel := context.WithCancelCause(ctx)
+	actx, live, cancel := provider.FirstToken(ctx, c.firstToken)
 	defer cancel(nil)
-	if c.firstToken > 0 {
-		// Real time, like the call's Timeout: it bounds network I/O.
-		timer := time.AfterFunc(c.firstToken, func() { cancel(provider.ErrFirstToken) })
-		defer timer.Stop()
-		a.onLive = func() { timer.Stop() }
-	}
+	a.onLive = live
 	stream := c.api.Messages.NewStreaming(actx, *params)
 	defer stream.Close()
 	for stream.Next() {

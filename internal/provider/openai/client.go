@@ -65,16 +65,12 @@ func (c *Client) CloseIdleConnections() { c.t.hc.CloseIdleConnections() }
 // chain for HTTP failures.
 func (c *Client) Chat(ctx context.Context, req beamclaw.ChatRequest, onText func(string)) (beamclaw.ChatResponse, error) {
 	const op = "openai.Chat"
-	model := req.Model
-	if model == "" {
-		model = c.model
-	}
-	if model == "" {
-		return beamclaw.ChatResponse{}, beamclaw.E(op, beamclaw.KindInvalid, "no model configured for the provider", nil)
+	model, err := provider.ModelOf(op, req.Model, c.model)
+	if err != nil {
+		return beamclaw.ChatResponse{}, err
 	}
 	body := c.t.bodies.get()
 	defer body.release()
-	var err error
 	if body.b, err = c.encodeBody(body.b, req, model); err != nil {
 		return beamclaw.ChatResponse{}, beamclaw.E(op, beamclaw.KindInvalid, "the request could not be encoded", err)
 	}
@@ -103,14 +99,9 @@ func (c *Client) Chat(ctx context.Context, req beamclaw.ChatRequest, onText func
 
 // attempt makes one HTTP call and reads the answer into a.
 func (c *Client) attempt(ctx context.Context, op string, body *body, a *assembler) (int, error) {
-	actx, cancel := context.WithCancelCause(ctx)
+	actx, live, cancel := provider.FirstToken(ctx, c.t.firstToken)
 	defer cancel(nil)
-	if c.t.firstToken > 0 {
-		// Real time, like the call's Timeout: it bounds network I/O.
-		timer := time.AfterFunc(c.t.firstToken, func() { cancel(provider.ErrFirstToken) })
-		defer timer.Stop()
-		a.onLive = func() { timer.Stop() }
-	}
+	a.onLive = live
 	hreq, err := c.t.request(body.traced(actx), "/chat/completions", "application/json", bytes.NewReader(body.b))
 	if err != nil {
 		return 0, beamclaw.E(op, beamclaw.KindInternal, "", err)
