@@ -12,6 +12,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/provider"
+	"github.com/beamclaw/beamclaw-go/internal/provider/providertest"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
 
@@ -23,12 +24,12 @@ func TestChatStreamsTextAndCacheUsage(t *testing.T) {
 	srv.Script(fakellm.Reply{Chunks: []string{"Hel", "lo ", "there."}, Usage: &fakellm.Usage{PromptTokens: 100, CompletionTokens: 7,
 		Details: &fakellm.UsageDetails{CachedTokens: 60, CacheWriteTokens: 30}}})
 	c, _ := newTestClient(t, srv)
-	var got collect
-	resp, err := c.Chat(context.Background(), userReq("hi"), got.add)
+	var got providertest.Collect
+	resp, err := c.Chat(context.Background(), userReq("hi"), got.Add)
 	if err != nil {
 		t.Fatalf("Chat: %v", err)
 	}
-	if diff := cmp.Diff([]string{"Hel", "lo ", "there."}, got.pieces); diff != "" {
+	if diff := cmp.Diff([]string{"Hel", "lo ", "there."}, got.Pieces()); diff != "" {
 		t.Errorf("onText pieces (-want +got):\n%s", diff)
 	}
 	want := beamclaw.ChatResponse{Message: beamclaw.Message{Role: beamclaw.RoleAssistant, Content: "Hello there."},
@@ -53,13 +54,13 @@ func TestChatAssemblesToolCalls(t *testing.T) {
 	srv.Script(fakellm.Reply{Text: "Let me look.", ToolCalls: []fakellm.ToolCall{
 		{Name: "read_file", Arguments: `{"path":"notes/today.md","limit":40}`}, {Name: "now", Arguments: `{}`}}})
 	c, _ := newTestClient(t, srv)
-	var got collect
-	resp, err := c.Chat(context.Background(), userReq("read it"), got.add)
+	var got providertest.Collect
+	resp, err := c.Chat(context.Background(), userReq("read it"), got.Add)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := resp.Message
-	if m.Content != "Let me look." || got.text() != "Let me look." || resp.FinishReason != "tool_calls" || len(m.ToolCalls) != 2 {
+	if m.Content != "Let me look." || got.Text() != "Let me look." || resp.FinishReason != "tool_calls" || len(m.ToolCalls) != 2 {
 		t.Fatalf("response = %+v", resp)
 	}
 	tc := m.ToolCalls[0]
@@ -126,14 +127,14 @@ func TestChatRetriesOnlyBeforeTheFirstToken(t *testing.T) {
 	if err != nil || resp.Message.Content != "finally" {
 		t.Fatalf("Chat = %q, %v", resp.Message.Content, err)
 	}
-	if diff := cmp.Diff([]time.Duration{2 * time.Second}, sl.got()); diff != "" {
+	if diff := cmp.Diff([]time.Duration{2 * time.Second}, sl.Got()); diff != "" {
 		t.Errorf("waits (-want +got):\n%s", diff)
 	}
 	srv.Script(fakellm.Reply{Chunks: []string{"one ", "two ", "three"}, StreamError: fakellm.StatusOverloaded}, fakellm.Reply{Text: "again"})
-	var got collect
-	resp, err = c.Chat(context.Background(), userReq("q"), got.add)
-	if beamclaw.KindOf(err) != beamclaw.KindUnavailable || got.text() != "one two three" || resp.Message.Content != "one two three" {
-		t.Fatalf("err %v, streamed %q, partial %q", err, got.text(), resp.Message.Content)
+	var got providertest.Collect
+	resp, err = c.Chat(context.Background(), userReq("q"), got.Add)
+	if beamclaw.KindOf(err) != beamclaw.KindUnavailable || got.Text() != "one two three" || resp.Message.Content != "one two three" {
+		t.Fatalf("err %v, streamed %q, partial %q", err, got.Text(), resp.Message.Content)
 	}
 	if srv.Pending() != 1 {
 		t.Error("retried after text reached the caller")
@@ -154,19 +155,19 @@ func TestChatBrokenAndLateStreams(t *testing.T) {
 		fakellm.Reply{Text: "late", Hold: hold},
 		fakellm.Reply{Chunks: []string{"a", "b"}, Hold: hold, HoldAfter: 1})
 	c, _ := newTestClient(t, srv, func(o *Options) { o.FirstTokenTimeout = 100 * time.Millisecond })
-	var got collect
-	_, err := c.Chat(context.Background(), userReq("q"), got.add)
-	if beamclaw.KindOf(err) != beamclaw.KindUnavailable || got.text() != "ab" {
-		t.Fatalf("broken stream: err %v after %q", err, got.text())
+	var got providertest.Collect
+	_, err := c.Chat(context.Background(), userReq("q"), got.Add)
+	if beamclaw.KindOf(err) != beamclaw.KindUnavailable || got.Text() != "ab" {
+		t.Fatalf("broken stream: err %v after %q", err, got.Text())
 	}
 	_, err = c.Chat(context.Background(), userReq("q"), nil)
 	if beamclaw.KindOf(err) != beamclaw.KindTimeout || !errors.Is(err, provider.ErrFirstToken) {
 		t.Fatalf("late first token: err = %v", err)
 	}
 	c2, _ := newTestClient(t, srv, func(o *Options) { o.Timeout = 100 * time.Millisecond })
-	got = collect{}
-	if _, err = c2.Chat(context.Background(), userReq("q"), got.add); beamclaw.KindOf(err) != beamclaw.KindTimeout || got.text() != "a" {
-		t.Fatalf("whole call: err %v after %q", err, got.text())
+	got = providertest.Collect{}
+	if _, err = c2.Chat(context.Background(), userReq("q"), got.Add); beamclaw.KindOf(err) != beamclaw.KindTimeout || got.Text() != "a" {
+		t.Fatalf("whole call: err %v after %q", err, got.Text())
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/provider/providertest"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
 
@@ -19,13 +20,13 @@ func TestThinkingIsNeverShown(t *testing.T) {
 	c, _ := newTestClient(t, srv)
 	req := userReq("q")
 	req.Sampling = &beamclaw.Sampling{ReasoningEffort: "medium"}
-	var got collect
-	resp, err := c.Chat(context.Background(), req, got.add)
+	var got providertest.Collect
+	resp, err := c.Chat(context.Background(), req, got.Add)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.text() != "The answer." || resp.Message.Content != "The answer." {
-		t.Errorf("streamed %q, message %q; want the text alone", got.text(), resp.Message.Content)
+	if got.Text() != "The answer." || resp.Message.Content != "The answer." {
+		t.Errorf("streamed %q, message %q; want the text alone", got.Text(), resp.Message.Content)
 	}
 	b := sent(t, srv, 0)
 	if b.Thinking == nil || b.Thinking.Type != "enabled" || b.Thinking.BudgetTokens != 4096 || b.MaxTokens != 4096+4096 {

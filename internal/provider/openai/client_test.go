@@ -18,6 +18,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/provider"
+	"github.com/beamclaw/beamclaw-go/internal/provider/providertest"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
 
@@ -30,12 +31,12 @@ func TestChatStreamsText(t *testing.T) {
 	srv.Script(fakellm.Reply{Chunks: []string{"Hel", "lo ", "wor", "ld"},
 		Usage: &fakellm.Usage{PromptTokens: 11, CompletionTokens: 4, TotalTokens: 15, Details: &fakellm.UsageDetails{CachedTokens: 8}}})
 	c, _ := newTestClient(t, srv)
-	var got collect
-	resp, err := c.Chat(context.Background(), userReq("hi"), got.add)
+	var got providertest.Collect
+	resp, err := c.Chat(context.Background(), userReq("hi"), got.Add)
 	if err != nil {
 		t.Fatalf("Chat: %v", err)
 	}
-	if diff := cmp.Diff([]string{"Hel", "lo ", "wor", "ld"}, got.pieces); diff != "" {
+	if diff := cmp.Diff([]string{"Hel", "lo ", "wor", "ld"}, got.Pieces()); diff != "" {
 		t.Errorf("onText pieces (-want +got):\n%s", diff)
 	}
 	want := beamclaw.ChatResponse{
@@ -89,13 +90,13 @@ func TestChatPassesXMLToolCallTextThrough(t *testing.T) {
 	srv := fakellm.New(t)
 	srv.Script(fakellm.Reply{Chunks: []string{xml[:7], xml[7:30], xml[30:]}})
 	c, _ := newTestClient(t, srv)
-	var got collect
-	resp, err := c.Chat(context.Background(), userReq("x"), got.add)
+	var got providertest.Collect
+	resp, err := c.Chat(context.Background(), userReq("x"), got.Add)
 	if err != nil {
 		t.Fatalf("Chat: %v", err)
 	}
-	if resp.Message.Content != xml || got.text() != xml || len(resp.Message.ToolCalls) != 0 {
-		t.Errorf("content %q streamed %q calls %v, want the XML untouched", resp.Message.Content, got.text(), resp.Message.ToolCalls)
+	if resp.Message.Content != xml || got.Text() != xml || len(resp.Message.ToolCalls) != 0 {
+		t.Errorf("content %q streamed %q calls %v, want the XML untouched", resp.Message.Content, got.Text(), resp.Message.ToolCalls)
 	}
 }
 
@@ -106,14 +107,14 @@ func TestChatStripsThinkingAcrossChunks(t *testing.T) {
 		Chunks:    []string{"<th", "ink>secret ", "plan</thi", "nk>\n\nThe ", "answer <", "reasoning>x</reasoning>is 42"},
 	})
 	c, _ := newTestClient(t, srv)
-	var got collect
-	resp, err := c.Chat(context.Background(), userReq("q"), got.add)
+	var got providertest.Collect
+	resp, err := c.Chat(context.Background(), userReq("q"), got.Add)
 	if err != nil {
 		t.Fatalf("Chat: %v", err)
 	}
 	const want = "The answer is 42"
-	if resp.Message.Content != want || got.text() != want {
-		t.Errorf("content %q, streamed %q, want %q", resp.Message.Content, got.text(), want)
+	if resp.Message.Content != want || got.Text() != want {
+		t.Errorf("content %q, streamed %q, want %q", resp.Message.Content, got.Text(), want)
 	}
 }
 
@@ -132,8 +133,8 @@ func TestChatReadsPlainJSONAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.CloseIdleConnections()
-	var got collect
-	resp, err := c.Chat(context.Background(), userReq("q"), got.add)
+	var got providertest.Collect
+	resp, err := c.Chat(context.Background(), userReq("q"), got.Add)
 	if err != nil {
 		t.Fatalf("Chat: %v", err)
 	}
@@ -146,8 +147,8 @@ func TestChatReadsPlainJSONAnswer(t *testing.T) {
 	if diff := cmp.Diff(want, resp); diff != "" {
 		t.Errorf("response (-want +got):\n%s", diff)
 	}
-	if got.text() != "Done." {
-		t.Errorf("streamed %q", got.text())
+	if got.Text() != "Done." {
+		t.Errorf("streamed %q", got.Text())
 	}
 }
 
@@ -179,16 +180,16 @@ func TestChatRetriesBeforeFirstToken(t *testing.T) {
 		fakellm.Reply{Text: "finally"},
 	)
 	c, sl := newTestClient(t, srv, func(o *Options) { o.MaxRetries = 3 })
-	var got collect
-	resp, err := c.Chat(context.Background(), userReq("q"), got.add)
+	var got providertest.Collect
+	resp, err := c.Chat(context.Background(), userReq("q"), got.Add)
 	if err != nil {
 		t.Fatalf("Chat: %v", err)
 	}
-	if resp.Message.Content != "finally" || got.text() != "finally" {
-		t.Errorf("content %q streamed %q", resp.Message.Content, got.text())
+	if resp.Message.Content != "finally" || got.Text() != "finally" {
+		t.Errorf("content %q streamed %q", resp.Message.Content, got.Text())
 	}
 	want := []time.Duration{2 * time.Second, time.Second, 2 * time.Second}
-	if diff := cmp.Diff(want, sl.got()); diff != "" {
+	if diff := cmp.Diff(want, sl.Got()); diff != "" {
 		t.Errorf("backoff waits (-want +got):\n%s", diff)
 	}
 	if n := len(srv.Requests()); n != 4 {
@@ -241,8 +242,8 @@ func TestChatGivesUpOnLongRetryAfter(t *testing.T) {
 	if !errors.As(err, &se) || se.RetryAfter != time.Hour || se.Status != 429 {
 		t.Errorf("StatusError = %+v", se)
 	}
-	if len(sl.got()) != 0 || srv.Pending() != 1 {
-		t.Errorf("waited %v, pending %d: want no retry", sl.got(), srv.Pending())
+	if len(sl.Got()) != 0 || srv.Pending() != 1 {
+		t.Errorf("waited %v, pending %d: want no retry", sl.Got(), srv.Pending())
 	}
 }
 
@@ -284,15 +285,15 @@ func TestChatBrokenStreamAfterFirstTokenIsNotRetried(t *testing.T) {
 	srv := fakellm.New(t)
 	srv.Script(fakellm.Reply{Chunks: []string{"one ", "two ", "three"}, BreakAfter: 2}, fakellm.Reply{Text: "again"})
 	c, sl := newTestClient(t, srv)
-	var got collect
-	resp, err := c.Chat(context.Background(), userReq("q"), got.add)
+	var got providertest.Collect
+	resp, err := c.Chat(context.Background(), userReq("q"), got.Add)
 	if beamclaw.KindOf(err) != beamclaw.KindUnavailable {
 		t.Fatalf("err = %v, want unavailable", err)
 	}
-	if got.text() != "one two " || resp.Message.Content != "one two " {
-		t.Errorf("streamed %q partial %q, want exactly the text before the break", got.text(), resp.Message.Content)
+	if got.Text() != "one two " || resp.Message.Content != "one two " {
+		t.Errorf("streamed %q partial %q, want exactly the text before the break", got.Text(), resp.Message.Content)
 	}
-	if len(sl.got()) != 0 || srv.Pending() != 1 {
+	if len(sl.Got()) != 0 || srv.Pending() != 1 {
 		t.Errorf("retried after text was emitted")
 	}
 }
@@ -315,10 +316,10 @@ func TestChatWholeCallTimeout(t *testing.T) {
 	defer close(hold)
 	srv.Script(fakellm.Reply{Chunks: []string{"a", "b"}, Hold: hold, HoldAfter: 1})
 	c, _ := newTestClient(t, srv, func(o *Options) { o.Timeout = 50 * time.Millisecond })
-	var got collect
-	_, err := c.Chat(context.Background(), userReq("q"), got.add)
-	if beamclaw.KindOf(err) != beamclaw.KindTimeout || got.text() != "a" {
-		t.Fatalf("err = %v streamed %q, want timeout after \"a\"", err, got.text())
+	var got providertest.Collect
+	_, err := c.Chat(context.Background(), userReq("q"), got.Add)
+	if beamclaw.KindOf(err) != beamclaw.KindTimeout || got.Text() != "a" {
+		t.Fatalf("err = %v streamed %q, want timeout after \"a\"", err, got.Text())
 	}
 }
 

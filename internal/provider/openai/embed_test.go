@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/provider/providertest"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
 
 func newTestEmbedder(t *testing.T, srv *fakellm.Server, dims int) *Embedder {
 	t.Helper()
-	sl := &sleeps{}
-	e, err := NewEmbedder(Options{Name: "fake", BaseURL: srv.URL(), APIKey: "k", Model: "fake-embedding", Sleep: sl.sleep}, dims)
+	sl := &providertest.Sleeps{}
+	e, err := NewEmbedder(Options{Name: "fake", BaseURL: srv.URL(), APIKey: "k", Model: "fake-embedding", Sleep: sl.Sleep}, dims)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,8 +93,8 @@ func TestEmbedErrorKinds(t *testing.T) {
 func TestTranscribe(t *testing.T) {
 	srv := fakellm.New(t)
 	srv.ScriptFor(fakellm.PathTranscriptions, fakellm.Reply{Status: 429}, fakellm.Reply{Text: "remind me to buy milk"})
-	sl := &sleeps{}
-	tr, err := NewTranscriber(Options{Name: "fake", BaseURL: srv.URL(), APIKey: "k", Sleep: sl.sleep})
+	sl := &providertest.Sleeps{}
+	tr, err := NewTranscriber(Options{Name: "fake", BaseURL: srv.URL(), APIKey: "k", Sleep: sl.Sleep})
 	if err != nil {
 		t.Fatal(err)
 	}
