@@ -71,18 +71,13 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 		writeAnthropicError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	reply, scripted := s.next(req)
-	if !scripted {
-		reply = s.defaultReply(req)
-	}
-	holdFirst := !req.Stream || reply.HoldAfter <= 0
-	if !s.preamble(w, r, reply, holdFirst) {
+	ans, holdLater, ok := s.answerFor(w, r, req)
+	if !ok {
 		return
 	}
-	ans := s.answer(req, reply)
 	ans.thinking = req.Thinking > 0
 	if req.Stream {
-		s.streamAnthropic(w, r, ans, !holdFirst)
+		s.streamAnthropic(w, r, ans, holdLater)
 		return
 	}
 	writeJSON(w, http.StatusOK, ans.anthropicMessage())

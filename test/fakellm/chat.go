@@ -38,20 +38,32 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	ans, holdLater, ok := s.answerFor(w, r, req)
+	if !ok {
+		return
+	}
+	if req.Stream {
+		s.stream(w, r, req, ans, holdLater)
+		return
+	}
+	writeJSON(w, http.StatusOK, ans.completion())
+}
+
+// answerFor takes req's reply (the next scripted one, else the
+// Responder's), writes what comes before the answer (a hold, a status
+// error) and builds the answer; holdLater says the stream holds after
+// Reply.HoldAfter chunks rather than before the first. ok is false when
+// the preamble ended the exchange.
+func (s *Server) answerFor(w http.ResponseWriter, r *http.Request, req Request) (ans chatAnswer, holdLater, ok bool) {
 	reply, scripted := s.next(req)
 	if !scripted {
 		reply = s.defaultReply(req)
 	}
 	holdFirst := !req.Stream || reply.HoldAfter <= 0
 	if !s.preamble(w, r, reply, holdFirst) {
-		return
+		return chatAnswer{}, false, false
 	}
-	ans := s.answer(req, reply)
-	if req.Stream {
-		s.stream(w, r, req, ans, !holdFirst)
-		return
-	}
-	writeJSON(w, http.StatusOK, ans.completion())
+	return s.answer(req, reply), !holdFirst, true
 }
 
 func (s *Server) answer(req Request, reply Reply) chatAnswer {
