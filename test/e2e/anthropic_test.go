@@ -79,18 +79,8 @@ func TestAnthropicProvider(t *testing.T) {
 		t.Errorf("plain answer %q", got)
 	}
 	anthropicRequest(t, llmLast(t, r.llm))
-	stream := c.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{Model: "default", User: openai.String("bo"),
+	acc, chunks := sdkStream(ctx, t, c, openai.ChatCompletionNewParams{Model: "default", User: openai.String("bo"),
 		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("stream this please")}})
-	var acc openai.ChatCompletionAccumulator
-	chunks := 0
-	for stream.Next() {
-		acc.AddChunk(stream.Current())
-		chunks++
-	}
-	if err := stream.Err(); err != nil {
-		t.Fatalf("stream: %v", err)
-	}
-	_ = stream.Close()
 	if len(acc.Choices) != 1 || acc.Choices[0].Message.Content != "echo: stream this please" || chunks < 2 {
 		t.Errorf("streamed answer %+v in %d chunks", acc.Choices, chunks)
 	}

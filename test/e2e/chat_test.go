@@ -44,19 +44,9 @@ func TestChatOpenAISDK(t *testing.T) {
 		t.Errorf("plain: finish %q, usage %+v, object %q", comp.Choices[0].FinishReason, comp.Usage, comp.Object)
 	}
 
-	stream := c.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{Model: "default", User: openai.String("ana"),
+	acc, chunks := sdkStream(ctx, t, c, openai.ChatCompletionNewParams{Model: "default", User: openai.String("ana"),
 		Messages:      []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Say hello to me.")},
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}})
-	acc := openai.ChatCompletionAccumulator{}
-	chunks := 0
-	for stream.Next() {
-		acc.AddChunk(stream.Current())
-		chunks++
-	}
-	if err := stream.Err(); err != nil {
-		t.Fatalf("stream: %v", err)
-	}
-	_ = stream.Close()
 	if len(acc.Choices) != 1 || acc.Choices[0].Message.Content != "Bonjour, Ana!" {
 		t.Fatalf("streamed answer: %+v", acc.Choices)
 	}

@@ -26,6 +26,22 @@ func (r *chatRig) sdkClient(opts ...option.RequestOption) openai.Client {
 	return openai.NewClient(append(base, opts...)...)
 }
 
+// sdkStream streams a chat completion with the SDK and accumulates it,
+// failing on a stream error; chunks counts the chunks read.
+func sdkStream(ctx context.Context, t *testing.T, c openai.Client, p openai.ChatCompletionNewParams) (acc openai.ChatCompletionAccumulator, chunks int) {
+	t.Helper()
+	stream := c.Chat.Completions.NewStreaming(ctx, p)
+	defer stream.Close()
+	for stream.Next() {
+		acc.AddChunk(stream.Current())
+		chunks++
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatalf("stream: %v", err)
+	}
+	return acc, chunks
+}
+
 // providerGot checks that the provider's request had each member of want,
 // a json_schema response_format and max tokens 64.
 func providerGot(t *testing.T, req fakellm.Request, want map[string]any) {
