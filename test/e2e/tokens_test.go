@@ -174,3 +174,38 @@ func hasTool(req fakellm.Request, name string) bool {
 	}
 	return false
 }
+
+// TestInlineToolsPerAgent: core.agents.NAME.inline_tools names the tools
+// an agent gets with every request ("*" all of them); the rest wait
+// behind tool_search, listed in its prompt.
+func TestInlineToolsPerAgent(t *testing.T) {
+	for _, tc := range []struct {
+		list     string
+		inline   []string
+		deferred []string
+	}{
+		{"[read_file]", []string{"read_file", "tool_search"}, []string{"bash", "jq", "write_file"}},
+		{`["*"]`, []string{"bash", "delete_file", "jq", "read_file", "terminal"}, nil},
+	} {
+		t.Run(tc.list, func(t *testing.T) {
+			r := newChatRig(t, rigOptions{core: "  agents:\n    default: {inline_tools: " + tc.list + "}\n"})
+			r.start()
+			r.chat("ana", "hello")
+			req := llmLast(t, r.llm)
+			_, system := promptParts(t, req.Body)
+			for _, name := range tc.inline {
+				if !hasTool(req, name) {
+					t.Errorf("%s is not sent", name)
+				}
+			}
+			for _, name := range tc.deferred {
+				if hasTool(req, name) || !strings.Contains(system, "\n- "+name+": ") {
+					t.Errorf("%s is not deferred (sent: %v)", name, hasTool(req, name))
+				}
+			}
+			if tc.deferred == nil && (hasTool(req, "tool_search") || strings.Contains(system, "# More tools")) {
+				t.Error("tool_search offered with every tool inline")
+			}
+		})
+	}
+}
