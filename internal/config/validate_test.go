@@ -74,13 +74,16 @@ func TestValidate(t *testing.T) {
 		{"channel autonomy and agents", func(c *Config) {
 			c.Core.ChannelAutonomy["telegarm"] = "full"
 			c.Core.ChannelAutonomy["tui"] = "root"
-			c.Core.Agents["coder"] = Agent{Provider: "nope", AutonomyLevel: "max", MemoryScope: "team"}
+			c.Core.Agents["coder"] = Agent{Provider: "nope", AutonomyLevel: "max", MemoryScope: "team",
+				InlineTools: []string{"read_file", "*", "rm -rf", ""}}
 		}, []string{
 			`core.channel_autonomy.telegarm: unknown channel (did you mean "telegram"?)`,
 			`core.channel_autonomy.tui: "root"`,
 			`core.agents.coder.provider: "nope" is not a configured provider`,
 			`core.agents.coder.autonomy_level: "max"`,
 			`core.agents.coder.memory_scope: "team" is not one of user, agent`,
+			`core.agents.coder.inline_tools[2]: "rm -rf" is not a tool name`,
+			`core.agents.coder.inline_tools[3]: "" is not a tool name`,
 		}},
 		{"durations", func(c *Config) {
 			c.Core.ShutdownTimeout = Duration{Duration: -time.Second}

@@ -3,6 +3,7 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -99,4 +100,27 @@ func specsOf(tools []beamclaw.Tool) []beamclaw.ToolSpec {
 		out = append(out, t.Spec())
 	}
 	return out
+}
+
+// Searches keep at most activatedMax tools inline per agent, the most
+// recently found.
+func TestSearchesKeepTheMostRecentInline(t *testing.T) {
+	r := New(Options{Inline: func(string, string) bool { return false }})
+	for i := range activatedMax + 2 {
+		if err := r.Register(named{fmt.Sprintf("t%02d", i), "a tool"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	search, _ := r.Lookup(SearchToolName)
+	for i := range activatedMax + 2 {
+		res := r.Run(context.Background(), search, beamclaw.Invocation{AgentID: "a",
+			Args: json.RawMessage(fmt.Sprintf(`{"query":"t%02d"}`, i))})
+		if res.IsError {
+			t.Fatal(res.Content)
+		}
+	}
+	got := specNames(r.Specs("a"))
+	if len(got) != activatedMax+1 || got[0] != "t02" || got[activatedMax-1] != fmt.Sprintf("t%02d", activatedMax+1) {
+		t.Errorf("inline after %d searches: %v, want t02..t%02d and tool_search", activatedMax+2, got, activatedMax+1)
+	}
 }
