@@ -93,10 +93,7 @@ func (s *Store) Prompt(name string, extras PromptExtras) (Prompt, error) {
 	}
 	var ctx strings.Builder
 	if extras.User == "" && !extras.Anonymous {
-		if root, err := os.OpenRoot(filepath.Join(dir, DailyDir)); err == nil {
-			s.writeDailySections(&ctx, root, filepath.Join(dir, DailyDir), now)
-			root.Close()
-		}
+		ctx.WriteString(s.cachedText(dir+"\x00daily", dir, now, func() string { return s.renderDaily(dir, now) }))
 	}
 	if extras.User != "" {
 		ctx.WriteString(s.userSections(name, extras.User, now))
@@ -192,26 +189,46 @@ func (s *Store) writeDailySections(b *strings.Builder, logs *os.Root, dir string
 // watches it and its daily logs as it does a workspace).
 func (s *Store) userSections(name, user string, now time.Time) string {
 	udir := filepath.Join(s.people, name, UserKey(user))
+	return s.cachedText(udir, udir, now, func() string { return s.renderUserSections(udir, now) })
+}
+
+// cachedText is what render reads from dir, kept under key while the
+// Watcher sees no change in dir (and its daily logs) and the day is the
+// same (the daily logs it names); an unwatched dir is read each time.
+func (s *Store) cachedText(key, dir string, now time.Time, render func() string) string {
 	day := now.Format(DateLayout)
-	gen, watched := s.watch.generation(udir)
+	gen, watched := s.watch.generation(dir)
 	if watched {
 		s.pmu.Lock()
-		p, ok := s.prompts[udir]
+		p, ok := s.prompts[key]
 		s.pmu.Unlock()
 		if ok && p.gen == gen && p.day == day {
 			return p.text
 		}
 	}
-	text := s.renderUserSections(udir, now)
+	text := render()
 	if watched {
 		s.pmu.Lock()
 		if len(s.prompts) >= maxCacheEntries {
 			clear(s.prompts)
 		}
-		s.prompts[udir] = cachedPrompt{gen: gen, day: day, text: text}
+		s.prompts[key] = cachedPrompt{gen: gen, day: day, text: text}
 		s.pmu.Unlock()
 	}
 	return text
+}
+
+// renderDaily reads the agent's shared daily logs of yesterday and today
+// from its workspace dir ("" when none).
+func (s *Store) renderDaily(dir string, now time.Time) string {
+	root, err := os.OpenRoot(filepath.Join(dir, DailyDir))
+	if err != nil {
+		return ""
+	}
+	defer root.Close()
+	var b strings.Builder
+	s.writeDailySections(&b, root, filepath.Join(dir, DailyDir), now)
+	return b.String()
 }
 
 // renderUserSections reads the sections of userSections from udir.
