@@ -32,12 +32,15 @@ type rigOptions struct {
 	defaultProvider string // default fakeName
 	// kinds are providers' kinds (name → kind, "anthropic"); a provider
 	// not named keeps the default kind (openai).
-	kinds    map[string]string
-	fallback []string // core.fallback_providers
-	extra    string   // more top-level YAML (tools:, sandbox: ...)
-	gateway  string   // more lines under gateway:, indented two spaces
-	http     string   // more lines under gateway.http:, indented four spaces
-	core     string   // more lines under core:, indented two spaces
+	kinds map[string]string
+	// providerKeys are more members of a provider's entry (name → YAML
+	// flow members, "cache_breakpoints: on").
+	providerKeys map[string]string
+	fallback     []string // core.fallback_providers
+	extra        string   // more top-level YAML (tools:, sandbox: ...)
+	gateway      string   // more lines under gateway:, indented two spaces
+	http         string   // more lines under gateway.http:, indented four spaces
+	core         string   // more lines under core:, indented two spaces
 	// jsonLog writes the daemon's log as JSON at debug level (obs.log), so
 	// the harness checks every line's keys (checkLogKeys); extra must then
 	// hold no obs section.
@@ -101,7 +104,11 @@ func rigConfig(fakeURL string, o rigOptions) string {
 		if k := o.kinds[name]; k != "" {
 			kind = "kind: " + k + ", "
 		}
-		fmt.Fprintf(&b, "    %s: {%sbase_url: %q, model: fake-model, max_retries: 0}\n", name, kind, providers[name])
+		more := ""
+		if k := o.providerKeys[name]; k != "" {
+			more = ", " + k
+		}
+		fmt.Fprintf(&b, "    %s: {%sbase_url: %q, model: fake-model, max_retries: 0%s}\n", name, kind, providers[name], more)
 	}
 	b.WriteString("gateway:\n  http:\n    addr: \"127.0.0.1:0\"\n" + o.http + o.gateway)
 	b.WriteString("memory:\n  embedding:\n    enabled: false\n")

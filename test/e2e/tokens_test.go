@@ -209,3 +209,45 @@ func TestInlineToolsPerAgent(t *testing.T) {
 		})
 	}
 }
+
+// TestCacheBreakpointsOnAnOpenAICompatibleProvider: with
+// cache_breakpoints on (as auto does for Anthropic models on OpenRouter),
+// a conversation's second turn marks the stable system part and the
+// first turn's answer, and the model still reads the same text.
+func TestCacheBreakpointsOnAnOpenAICompatibleProvider(t *testing.T) {
+	r := newChatRig(t, rigOptions{providerKeys: map[string]string{"fake": "cache_breakpoints: on"}})
+	r.start()
+	r.chat("ana", "first question")
+	r.chat("ana", "second question")
+	var req struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	body := llmLast(t, r.llm).Body
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatalf("%v: %s", err, body)
+	}
+	var marked, texts []string
+	for _, m := range req.Messages {
+		var parts []struct {
+			Text         string          `json:"text"`
+			CacheControl json.RawMessage `json:"cache_control"`
+		}
+		if json.Unmarshal(m.Content, &parts) != nil {
+			continue // plain text content
+		}
+		for _, p := range parts {
+			if string(p.CacheControl) == `{"type":"ephemeral"}` {
+				marked, texts = append(marked, m.Role), append(texts, p.Text)
+			}
+		}
+	}
+	if strings.Join(marked, ",") != "system,assistant" || len(req.Messages) != 4 {
+		t.Fatalf("marked %v, want the system's stable part and the first answer:\n%s", marked, body)
+	}
+	if !strings.HasPrefix(texts[0], `You are the BeamClaw agent "default"`) || texts[1] != "echo: first question" {
+		t.Errorf("marked texts %q", texts)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/provider"
 
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
@@ -106,6 +107,22 @@ func BenchmarkEncodeBody(b *testing.B) {
 			}
 		})
 	}
+	// The long conversation with cache breakpoints (cache_breakpoints on,
+	// or an Anthropic model on OpenRouter): the stable system part and
+	// the previous turn's end marked, the rest still from the caches.
+	marked := longConv
+	marked.System, marked.Messages, marked.TurnStart = req.Messages[0].Content, longConv.Messages[1:], len(longConv.Messages)-2
+	b.Run("long-conversation-marked", func(b *testing.B) {
+		cm := &Client{t: &transport{name: "bench"}, marks: provider.CacheOn}
+		b.ReportAllocs()
+		var buf []byte
+		for b.Loop() {
+			var err error
+			if buf, err = cm.encodeBody(buf, marked, "m"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("marshal", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

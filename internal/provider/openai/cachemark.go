@@ -40,29 +40,85 @@ func (c *Client) cacheMarked(model string) bool {
 	return strings.HasPrefix(m, "anthropic/") || strings.HasPrefix(m, "google/gemini")
 }
 
-// encodeMarked is the wire request with its two cache breakpoints: the
-// system message as parts, the stable one marked (with the tools before
-// it, the prefix shared by every user and turn of the agent), and the
-// last part of the previous turn's last message (req.TurnStart - 1), so a
-// continuing conversation reads its whole history from the cache.
-func encodeMarked(req beamclaw.ChatRequest, model string, maxCompletion bool) chatRequest {
-	out := encodeChat(req, model, maxCompletion)
-	first := 0
-	if req.System != "" || req.Context != "" {
-		parts := []contentPart{}
-		if req.System != "" {
-			parts = append(parts, contentPart{Type: "text", Text: req.System, CacheControl: ephemeral})
+// textPart is a text content part, marked with a breakpoint or not.
+type textPart struct {
+	text   string
+	marked bool
+}
+
+// appendMarkedSystem appends the system message as parts: the stable
+// one marked (with the tools before it, the prefix shared by every user
+// and turn of the agent), then the context; each part's encoding comes
+// from the parts cache, as a text message's does.
+func (ec *encCaches) appendMarkedSystem(out []byte, req beamclaw.ChatRequest) ([]byte, error) {
+	out = append(out, `{"role":"system","content":[`...)
+	var err error
+	for i, p := range []textPart{{req.System, true}, {req.Context, false}} {
+		if p.text == "" {
+			continue
 		}
-		if req.Context != "" {
-			parts = append(parts, contentPart{Type: "text", Text: req.Context})
+		if i > 0 && req.System != "" {
+			out = append(out, ',')
 		}
-		out.Messages[0].Content = parts
-		first = 1
+		if out, err = ec.appendPart(out, p); err != nil {
+			return out, err
+		}
 	}
-	if i := first + req.TurnStart - 1; req.TurnStart > 0 && i < len(out.Messages) {
-		markLast(&out.Messages[i])
+	return append(out, "]}"...), nil
+}
+
+// appendPart appends the JSON of a text part.
+func (ec *encCaches) appendPart(out []byte, p textPart) ([]byte, error) {
+	h := ec.parts.hasher()
+	h.WriteString(p.text)
+	if p.marked {
+		h.WriteByte(1)
 	}
-	return out
+	key := h.Sum64()
+	if b, ok := ec.parts.get(key, func(src textPart) bool { return src == p }); ok {
+		return append(out, b...), nil
+	}
+	cp := contentPart{Type: "text", Text: p.text}
+	if p.marked {
+		cp.CacheControl = ephemeral
+	}
+	b, err := json.Marshal(cp)
+	if err != nil {
+		return out, err
+	}
+	ec.parts.put(key, p, b, len(b)+len(p.text), maxMessageCache)
+	return append(out, b...), nil
+}
+
+// appendMarkedMessages is appendMessages with the last part of the
+// previous turn's last message (turnStart - 1) marked, so a continuing
+// conversation reads its whole history from the cache; the messages
+// before it still come from the conversation's cache.
+func (ec *encCaches) appendMarkedMessages(out []byte, conv string, msgs []beamclaw.Message, turnStart int) ([]byte, error) {
+	if turnStart <= 0 || turnStart > len(msgs) {
+		return ec.appendMessages(out, conv, msgs)
+	}
+	k := turnStart - 1
+	out, err := ec.appendMessages(out, conv, msgs[:k])
+	if err != nil {
+		return out, err
+	}
+	if k > 0 {
+		out = append(out, ',')
+	}
+	w := encodeMessage(msgs[k])
+	markLast(&w)
+	b, err := json.Marshal(w)
+	if err != nil {
+		return out, err
+	}
+	out = append(out, b...)
+	for _, m := range msgs[k+1:] {
+		if out, err = ec.appendMessage(append(out, ','), m); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
 }
 
 // markLast puts the breakpoint on a message's last content part, turning
@@ -79,13 +135,4 @@ func markLast(m *wireMessage) {
 			c[len(c)-1].CacheControl = ephemeral
 		}
 	}
-}
-
-// appendJSON appends v's JSON to dst.
-func appendJSON(dst []byte, v any) ([]byte, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return append(dst, b...), nil
 }

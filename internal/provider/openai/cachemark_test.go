@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/provider"
 )
@@ -112,5 +114,71 @@ func TestCacheBreakpointsAtTurnEdges(t *testing.T) {
 	body, _ = c.encodeBody(nil, tool, "m")
 	if marked, _ := marksOf(t, body); strings.Join(marked, "|") != "system: stable|tool: a b" {
 		t.Errorf("after a tool round marked %q", marked)
+	}
+}
+
+// unmarked is a body's messages with the breakpoints taken out: parts
+// that carried one back to their text, so a marked body compares with
+// the unmarked one.
+func unmarked(t *testing.T, body []byte) []any {
+	t.Helper()
+	var req struct {
+		Messages []map[string]any `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]any, 0, len(req.Messages))
+	for _, m := range req.Messages {
+		if parts, ok := m["content"].([]any); ok {
+			var text strings.Builder
+			textOnly := true
+			for _, p := range parts {
+				pm := p.(map[string]any)
+				delete(pm, "cache_control")
+				if pm["type"] != "text" {
+					textOnly = false
+				}
+				s, _ := pm["text"].(string)
+				text.WriteString(s)
+			}
+			if textOnly && (m["role"] != "user" || len(parts) == 1) {
+				m["content"] = text.String()
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// A marked body says what the unmarked one says, turn after turn of one
+// conversation (its cache warm), with tool calls and attachments.
+func TestCacheBreakpointsChangeNothingElse(t *testing.T) {
+	on, _ := New(Options{BaseURL: "http://127.0.0.1:1/v1", Model: "m", CacheBreakpoints: provider.CacheOn})
+	off, _ := New(Options{BaseURL: "http://127.0.0.1:1/v1", Model: "m", CacheBreakpoints: provider.CacheOff})
+	conv := goldenConversation()
+	conv.System, conv.Context, conv.Conversation = "stable", "context", "c1"
+	for turn := 1; turn <= len(conv.Messages); turn++ {
+		req := conv
+		req.Messages = conv.Messages[:turn]
+		req.TurnStart = turn - 1
+		a, err := on.encodeBody(nil, req, "m")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := off.encodeBody(nil, req, "m")
+		if diff := cmp.Diff(unmarked(t, b), unmarked(t, a)); diff != "" {
+			t.Errorf("turn %d: marked and unmarked bodies differ (-unmarked +marked):\n%s", turn, diff)
+		}
+		if marked, _ := marksOf(t, a); len(marked) == 0 {
+			t.Errorf("turn %d: nothing marked", turn)
+		}
+	}
+	// Another user's context on the same client: its own, not the cached one.
+	req := conv
+	req.Context = "another user's context"
+	a, _ := on.encodeBody(nil, req, "m")
+	if _, system := marksOf(t, a); system != "stableanother user's context" {
+		t.Errorf("the second context reads %q", system)
 	}
 }

@@ -95,12 +95,11 @@ var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // encodeBody appends the JSON body of a chat request to dst[:0]: the
 // members encoding/json writes, then the system prompt and the messages
-// (from the conversation and message caches) and the tools array (from
-// the tools cache).
+// (from the conversation and message caches, with their cache
+// breakpoints when the model takes them) and the tools array (from the
+// tools cache).
 func (c *Client) encodeBody(dst []byte, req beamclaw.ChatRequest, model string) ([]byte, error) {
-	if c.cacheMarked(model) {
-		return appendJSON(dst[:0], encodeMarked(req, model, c.maxCompletion))
-	}
+	marked := c.cacheMarked(model)
 	var tools []byte
 	if len(req.Tools) > 0 {
 		var err error
@@ -120,15 +119,24 @@ func (c *Client) encodeBody(dst []byte, req beamclaw.ChatRequest, model string) 
 	out := buf.Bytes()
 	out = append(out[:len(out)-2], `,"messages":[`...) // the head's closing brace and Encode's newline
 	var err error
-	if system != "" {
-		if out, err = c.t.enc.appendText(out, wireText{role: string(beamclaw.RoleSystem), content: system}); err != nil {
-			return nil, err
-		}
-		if len(req.Messages) > 0 {
-			out = append(out, ',')
-		}
+	switch {
+	case system != "" && marked:
+		out, err = c.t.enc.appendMarkedSystem(out, req)
+	case system != "":
+		out, err = c.t.enc.appendText(out, wireText{role: string(beamclaw.RoleSystem), content: system})
 	}
-	if out, err = c.t.enc.appendMessages(out, req.Conversation, req.Messages); err != nil {
+	if err != nil {
+		return nil, err
+	}
+	if system != "" && len(req.Messages) > 0 {
+		out = append(out, ',')
+	}
+	if marked {
+		out, err = c.t.enc.appendMarkedMessages(out, req.Conversation, req.Messages, req.TurnStart)
+	} else {
+		out, err = c.t.enc.appendMessages(out, req.Conversation, req.Messages)
+	}
+	if err != nil {
 		return nil, err
 	}
 	out = append(out, ']')

@@ -24,6 +24,7 @@ const (
 type encCaches struct {
 	tools encCache[[]beamclaw.ToolDef]
 	msgs  encCache[wireText]
+	parts encCache[textPart] // the marked system message's parts (cachemark.go)
 	convs convCache
 }
 
