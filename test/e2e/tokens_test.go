@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/responses"
+
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
@@ -249,5 +252,26 @@ func TestCacheBreakpointsOnAnOpenAICompatibleProvider(t *testing.T) {
 	}
 	if !strings.HasPrefix(texts[0], `You are the BeamClaw agent "default"`) || texts[1] != "echo: first question" {
 		t.Errorf("marked texts %q", texts)
+	}
+}
+
+// TestResponsesReportCachedTokens: the Responses API's usage carries the
+// cached tokens the provider reported (input_tokens_details), as the
+// openai-go SDK reads them.
+func TestResponsesReportCachedTokens(t *testing.T) {
+	r, c, ctx := responsesRig(t)
+	r.llm.CachePrefixes(true)
+	first, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "default", Input: respText("first question")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "default", Input: respText("second question"),
+		PreviousResponseID: param.NewOpt(first.ID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := next.Usage
+	if u.InputTokensDetails.CachedTokens < 1024 || u.InputTokensDetails.CachedTokens > u.InputTokens {
+		t.Errorf("the second response's usage %+v, want its cached prefix reported", u)
 	}
 }
