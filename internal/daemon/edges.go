@@ -159,13 +159,6 @@ func (d *daemon) controlRoutes(rt *agentRuntime, tasks control.A2ATasks) (socket
 	return control.Routes(deps), public
 }
 
-// toolNames lists the names of an agent's own tools: a client's function
-// may not take one (the OpenAI APIs' tools).
-func (rt *agentRuntime) toolNames(agent string) []string {
-	specs := rt.tools.Specs(agent)
-	names := make([]string, len(specs))
-	for i, s := range specs {
-		names[i] = s.Def.Name
-	}
-	return names
-}
+// toolNames lists the names of an agent's own tools, inline or deferred:
+// a client's function may not take one (the OpenAI APIs' tools).
+func (rt *agentRuntime) toolNames(agent string) []string { return rt.tools.Names(agent) }

@@ -280,6 +280,20 @@ type fixed struct {
 
 func (f fixed) Spec() beamclaw.ToolSpec { return f.spec }
 
+// Names are the names of every tool agentID may call: those Specs lists
+// and those deferred behind tool_search.
+func (r *Registry) Names(agentID string) []string {
+	var names []string
+	for _, s := range r.Specs(agentID) {
+		names = append(names, s.Def.Name)
+	}
+	for _, t := range r.deferred(agentID) {
+		names = append(names, t.Spec().Def.Name)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
 // inline reports which registered tools agentID gets inline: those of
 // Options.Inline and those its searches found.
 func (r *Registry) inline(agentID string) func(name string) bool {

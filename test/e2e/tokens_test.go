@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -273,5 +274,24 @@ func TestResponsesReportCachedTokens(t *testing.T) {
 	u := next.Usage
 	if u.InputTokensDetails.CachedTokens < 1024 || u.InputTokensDetails.CachedTokens > u.InputTokens {
 		t.Errorf("the second response's usage %+v, want its cached prefix reported", u)
+	}
+}
+
+// TestClientFunctionNamedLikeADeferredTool: a client's function may not
+// take the name of an agent's tool that waits behind tool_search any
+// more than an inline one's (a search would make the agent's tool shadow
+// it mid-conversation).
+func TestClientFunctionNamedLikeADeferredTool(t *testing.T) {
+	r := newChatRig(t, rigOptions{})
+	r.start()
+	for _, name := range []string{"read_file", "jq", "tool_search"} {
+		body := `{"model":"default","messages":[{"role":"user","content":"hi"}],` +
+			`"tools":[{"type":"function","function":{"name":"` + name + `","parameters":{"type":"object"}}}]}`
+		if status, param := r.postRaw(t, body, nil); status != http.StatusBadRequest || param != "tools[0].name" {
+			t.Errorf("a function named %s: status %d param %q, want 400 on tools[0].name", name, status, param)
+		}
+	}
+	if n := len(r.llm.Requests()); n != 0 {
+		t.Errorf("a refused request reached the model (%d requests)", n)
 	}
 }
