@@ -10,7 +10,8 @@
 # the same c=1 turns with the database on tmpfs, bytes allocated per turn,
 # time to first token over a slow stream (50 chunks 20 ms apart), RSS with
 # 1,000 and 10,000 sessions, cold start, idle RSS, `beamclaw version` (beside
-# /bin/true timed alike), and package initialisation (GODEBUG=inittrace=1).
+# /bin/true timed alike), package initialisation (GODEBUG=inittrace=1), and
+# the bytes a first and a tenth turn of one conversation send upstream.
 #
 # Every run is bounded (bcload -n, -limit). One run, no medians: run it twice
 # before believing a difference; docs/performance.md has the method.
@@ -163,6 +164,13 @@ start_floor slow
 load bc-ttft "$D_ADDR" "$D_PID" -mode stream -n 20 -c 1 -users 20
 load floor-ttft "$FLOOR_ADDR" "$FLOOR_PID" -mode stream -n 20 -c 1 -users 20
 
+log "bytes upstream: a first and a tenth turn of one conversation (issue 28)"
+for i in $(seq 10); do
+	curl -sf -o /dev/null -H 'Content-Type: application/json' "http://$D_ADDR/v1/chat/completions" \
+		-d "{\"model\":\"default\",\"user\":\"bytes-probe\",\"messages\":[{\"role\":\"user\",\"content\":\"hello $i\"}]}"
+done
+V[bytes]=$(curl -s "$FAKE_BASE/__requests" | jq -r '[.[-10:][] | .body | tojson | utf8bytelength] | "\(.[0]) / \(.[-1])"')
+
 log "start-up"
 "$WORK/bcload" -mode coldstart -bin "$BIN" -n 20 -json >"$WORK/cold.json"
 V[cold]=$(j cold '.ready.p50_ns' | ms)
@@ -205,3 +213,4 @@ row "idle RSS after start" "${V[idle_rss]}" — "≤ 14 MiB"
 row "\`beamclaw version\`, median of 21 (floor: /bin/true timed alike)" "${V[version]}" "${V[true]}" "≤ 5 ms"
 row "package init (inittrace)" "${V[init]}" — —
 row "stripped binary" "${V[binary]}" — —
+row "bytes sent upstream, first / tenth turn of the default agent" "${V[bytes]}" — "first ≤ 6,000 (issue 28)"
