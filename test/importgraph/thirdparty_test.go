@@ -26,6 +26,7 @@ var owners = []struct {
 	{"github.com/gorilla/websocket", []string{"internal/gateway", "pkg/client"}},
 	{"github.com/prometheus/", []string{"internal/obs"}},
 	{"github.com/spf13/cobra", []string{"internal/cli"}},
+	{"github.com/nats-io/", []string{"internal/cluster"}},
 	{"go.etcd.io/bbolt", []string{"internal/store/...", "internal/session", "internal/memory/...", "internal/pairing", "internal/people", "internal/usage", "internal/console",
 		"internal/channel/telegram", "internal/scheduler", "internal/a2a/...", "internal/sandbox/..."}},
 	{"github.com/thejerf/suture", []string{"internal/supervise", "internal/session", "internal/mcp", "internal/daemon",

@@ -1,0 +1,76 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/setting"
+)
+
+const testToken = "a-cluster-token-of-at-least-32-characters"
+
+// freePorts reserves n loopback ports and lets them go for the nodes.
+func freePorts(t *testing.T, n int) []int {
+	t.Helper()
+	var ls []net.Listener
+	var out []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = append(ls, l)
+		out = append(out, l.Addr().(*net.TCPAddr).Port)
+	}
+	for _, l := range ls {
+		l.Close()
+	}
+	return out
+}
+
+// testConfigs are the sections of an n-node cluster on loopback.
+func testConfigs(t *testing.T, n, replicas int) []Config {
+	ports := freePorts(t, 2*n)
+	var out []Config
+	for i := range n {
+		c := DefaultConfig()
+		c.Enabled, c.Name, c.NodeID, c.Replicas = true, "test", fmt.Sprintf("n%d", i+1), replicas
+		c.ClientListen = fmt.Sprintf("127.0.0.1:%d", ports[2*i])
+		c.RouteListen = fmt.Sprintf("127.0.0.1:%d", ports[2*i+1])
+		c.Token = setting.Env("BEAMCLAW_CLUSTER_TOKEN")
+		c.LeaseTTL = setting.Duration{Duration: 2 * time.Second}
+		for j := range n {
+			if j != i {
+				c.Routes = append(c.Routes, fmt.Sprintf("nats-route://127.0.0.1:%d", ports[2*j+1]))
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// startNodes starts every config's node (each its own directory) and
+// waits for JetStream's quorum; they stop at the test's end.
+func startNodes(t *testing.T, cfgs []Config) []*Node {
+	t.Helper()
+	var nodes []*Node
+	for _, c := range cfgs {
+		n, err := Start(c, t.TempDir(), testToken, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(n.Close)
+		nodes = append(nodes, n)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, n := range nodes {
+		if err := n.Ready(ctx); err != nil {
+			t.Fatalf("%s: %v", n.ID(), err)
+		}
+	}
+	return nodes
+}

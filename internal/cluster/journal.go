@@ -1,0 +1,191 @@
+package cluster
+
+import (
+	"context"
+		"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// ErrFenced is returned when a write is refused because a newer holder
+// of the key's lease has written since this writer last read: the writer
+// must stop acting for the key (fencing, not just locking).
+var ErrFenced = errors.New("cluster: write fenced off: another node owns this now")
+
+// Headers of a journal record.
+const (
+	hdrEpoch = "Beamclaw-Epoch"
+	hdrNode  = "Beamclaw-Node"
+	hdrKind  = "Beamclaw-Kind" // "fence" for a holder's first record
+)
+
+// Journal is a replicated stream of records per key (a session's
+// changes), written only by the holder of the key's lease. Each holder
+// first appends a fence naming the last sequence it read; every record
+// names the sequence it expects last on its key. The stream itself
+// refuses a writer that did not see the newest record, so a node paused
+// past its lease can never write over its successor's.
+type Journal struct {
+	js      jetstream.JetStream
+	stream  string
+	subject string // prefix; a key's subject is subject + "." + key
+}
+
+// Journal opens (creating when missing) the journal stream name, R =
+// cluster.replicas. A record is acknowledged only once a quorum of its
+// replicas stored it.
+func (n *Node) Journal(ctx context.Context, name string) (*Journal, error) {
+	stream, subj := "BEAMCLAW_"+name, "bcj."+name
+	s, err := n.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: stream, Subjects: []string{subj + ".>"},
+		Replicas: n.cfg.Replicas, Storage: jetstream.FileStorage, Retention: jetstream.LimitsPolicy,
+		Discard: jetstream.DiscardNew, MaxMsgSize: 8 << 20})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: journal %s: %w", name, err)
+	}
+	if err := streamLeader(ctx, s); err != nil {
+		return nil, fmt.Errorf("cluster: journal %s: %w", name, err)
+	}
+	return &Journal{js: n.js, stream: stream, subject: subj}, nil
+}
+
+// streamLeader waits until a new stream elected its leader: until then
+// nothing answers its reads.
+func streamLeader(ctx context.Context, s jetstream.Stream) error {
+	for {
+		info, err := s.Info(ctx)
+		if err == nil && (info.Cluster == nil || info.Cluster.Leader != "") {
+			return nil
+		}
+		if err != nil && !errors.Is(err, nats.ErrNoResponders) && !errors.Is(err, jetstream.ErrNoStreamResponse) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Record is one stored record of a key.
+type Record struct {
+	Seq   uint64
+	Epoch uint64
+	Node  string
+	Fence bool
+	Data  []byte
+}
+
+// Writer appends a key's records under a lease.
+type Writer struct {
+	j     *Journal
+	subj  string
+	lease *Lease
+	last  uint64 // sequence of the newest record of the key, as this writer knows it
+}
+
+// Open reads every record of key and fences it for lease: from then on
+// only this writer's appends succeed, until another holder opens it.
+func (j *Journal) Open(ctx context.Context, key string, lease *Lease) (*Writer, []Record, error) {
+	subj := j.subject + "." + leaseKey(key)
+	recs, err := j.Read(ctx, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := &Writer{j: j, subj: subj, lease: lease}
+	if n := len(recs); n > 0 {
+		w.last = recs[n-1].Seq
+	}
+	if err := w.append(ctx, nil, true); err != nil {
+		return nil, nil, err
+	}
+	return w, recs, nil
+}
+
+// Append stores data as the key's next record and returns once a quorum
+// acknowledged it. ErrFenced: another holder wrote since.
+func (w *Writer) Append(ctx context.Context, data []byte) error { return w.append(ctx, data, false) }
+
+func (w *Writer) append(ctx context.Context, data []byte, fence bool) error {
+	m := nats.NewMsg(w.subj)
+	m.Data = data
+	m.Header.Set(hdrEpoch, strconv.FormatUint(w.lease.Epoch, 10))
+	m.Header.Set(hdrNode, w.lease.Node)
+	if fence {
+		m.Header.Set(hdrKind, "fence")
+	}
+	ack, err := w.j.js.PublishMsg(ctx, m, jetstream.WithExpectLastSequencePerSubject(w.last))
+	if wrongLast(err) {
+		return fmt.Errorf("%w (%s epoch %d)", ErrFenced, w.lease.Name, w.lease.Epoch)
+	}
+	if err != nil {
+		return fmt.Errorf("cluster: append to %s: %w", w.lease.Name, err)
+	}
+	w.last = ack.Sequence
+	return nil
+}
+
+// Read returns every record of key, oldest first. A consumer just made
+// may not answer yet on every node: its "no responders" is tried again.
+func (j *Journal) Read(ctx context.Context, key string) ([]Record, error) {
+	for {
+		recs, err := j.read(ctx, key)
+		if !errors.Is(err, nats.ErrNoResponders) {
+			return recs, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (j *Journal) read(ctx context.Context, key string) ([]Record, error) {
+	subj := j.subject + "." + leaseKey(key)
+	s, err := j.js.Stream(ctx, j.stream)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: journal %s: %w", j.stream, err)
+	}
+	last, err := s.GetLastMsgForSubject(ctx, subj)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cluster: read %s: %w", key, err)
+	}
+	c, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: read %s: %w", key, err)
+	}
+	var out []Record
+	for {
+		msg, err := c.Next(jetstream.FetchMaxWait(5 * time.Second))
+		if err != nil {
+			return nil, fmt.Errorf("cluster: read %s: %w", key, err)
+		}
+		md, err := msg.Metadata()
+		if err != nil {
+			return nil, fmt.Errorf("cluster: read %s: %w", key, err)
+		}
+		h := msg.Headers()
+		epoch, _ := strconv.ParseUint(h.Get(hdrEpoch), 10, 64)
+		out = append(out, Record{Seq: md.Sequence.Stream, Epoch: epoch, Node: h.Get(hdrNode),
+			Fence: h.Get(hdrKind) == "fence", Data: msg.Data()})
+		if md.Sequence.Stream >= last.Sequence {
+			return out, nil
+		}
+	}
+}
+
+// wrongLast reports whether err is the stream's refusal of an
+// expected-last-sequence check (10071; 10164 on replicated streams).
+func wrongLast(err error) bool {
+	var api *jetstream.APIError
+	return errors.As(err, &api) && (api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+		api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
+}
