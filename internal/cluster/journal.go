@@ -2,7 +2,7 @@ package cluster
 
 import (
 	"context"
-		"errors"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
