@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"io"
+	"net/http"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -27,6 +28,7 @@ func main() {
 	procguard.InitIfAsked() // a tool process's namespace init
 
 	initgc.Resume() // the collector was off while packages initialised
+	dropDebugHandlers()
 	b := build()
 	open := func(configFile string) cli.Backend {
 		run := func(ctx context.Context, logOut io.Writer, ready func(beamclaw.Ready)) error {
@@ -37,6 +39,12 @@ func main() {
 	}
 	os.Exit(cli.Main(os.Args[1:], open, os.Stdin, os.Stdout, os.Stderr))
 }
+
+// dropDebugHandlers empties http.DefaultServeMux. The embedded NATS
+// server imports net/http/pprof, whose init registers /debug/pprof/ there;
+// nothing of ours serves that mux, and now nothing could leak the
+// daemon's memory, goroutines or profiles through it if something did.
+func dropDebugHandlers() { http.DefaultServeMux = new(http.ServeMux) }
 
 func build() beamclaw.Build {
 	b := beamclaw.Build{Version: version, Commit: commit, GoVersion: runtime.Version()}

@@ -59,6 +59,9 @@ func (a *Admin) Doctor(ctx context.Context) []protocol.Check {
 	out = append(out, toolIsolationCheck())
 	out = append(out, portCheck(cfg.Gateway.HTTP.Addr, daemonUp))
 	out = append(out, a.mcpChecks(ctx, cfg, daemonUp)...)
+	if cfg.Cluster.Enabled {
+		out = append(out, a.clusterCheck(ctx, daemonUp))
+	}
 	return out
 }
 

@@ -38,6 +38,7 @@ type Backend interface {
 	SessionsBackend
 	UsersBackend
 	UsageBackend
+	ClusterBackend
 	SandboxBackend
 	SchedulerBackend
 	ConsoleBackend
@@ -107,7 +108,7 @@ func (a *app) newRootCmd() *cobra.Command {
 	root.AddCommand(
 		a.newStartCmd(), a.newStopCmd(), a.newRestartCmd(), a.newStatusCmd(),
 		a.newVersionCmd(), a.newDoctorCmd(), a.newConfigCmd(), a.newTUICmd(), a.newChatCmd(), a.newLogsCmd(),
-		a.newAgentCmd(), a.newSkillsCmd(), a.newMCPCmd(), a.newPairCmd(), a.newDBCmd(), a.newA2ACmd(), a.newSessionsCmd(), a.newUsersCmd(), a.newUsageCmd(), a.newSandboxCmd(),
+		a.newAgentCmd(), a.newSkillsCmd(), a.newMCPCmd(), a.newPairCmd(), a.newDBCmd(), a.newA2ACmd(), a.newSessionsCmd(), a.newUsersCmd(), a.newUsageCmd(), a.newClusterCmd(), a.newSandboxCmd(),
 		a.newSchedulerCmd(), a.newConsoleCmd(),
 	)
 	return root

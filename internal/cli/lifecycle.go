@@ -15,6 +15,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/pkg/client"
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
 // startTimeout bounds how long `start` waits for the detached daemon.
@@ -145,16 +146,37 @@ func waitReady(ctx context.Context, c *client.Client, exited <-chan error) (st s
 			return st, fmt.Errorf("not ready after %s", startTimeout)
 		case <-tick.C:
 			h, err := c.Health(ctx)
-			if err != nil || !h.Ready {
+			if err != nil || !h.Ready && !awaitsQuorum(h) {
 				continue
 			}
 			s, err := c.Status(ctx)
 			if err != nil {
 				continue
 			}
-			return statusLine{PID: s.PID, HTTPAddr: s.HTTPAddr, Warnings: s.Warnings}, nil
+			line := statusLine{PID: s.PID, HTTPAddr: s.HTTPAddr, Warnings: s.Warnings}
+			if !h.Ready {
+				line.Warnings = append(line.Warnings, h.Subsystems["cluster"].Detail+": it serves once a majority of the cluster's nodes run")
+			}
+			return line, nil
 		}
 	}
+}
+
+// awaitsQuorum: every subsystem is ready but the cluster, which waits for
+// the other nodes. A cluster's first node has started then; waiting for
+// the others here would keep each node's start from returning until the
+// next one starts.
+func awaitsQuorum(h protocol.Health) bool {
+	cl, ok := h.Subsystems["cluster"]
+	if !ok || cl.Ready {
+		return false
+	}
+	for name, s := range h.Subsystems {
+		if name != "cluster" && !s.Ready {
+			return false
+		}
+	}
+	return true
 }
 
 type statusLine struct {

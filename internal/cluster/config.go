@@ -55,6 +55,7 @@ const (
 	DefaultRouteListen  = "127.0.0.1:6222"
 	DefaultReplicas     = 3
 	DefaultLeaseTTL     = 3 * time.Second
+	DefaultTokenEnv     = "BEAMCLAW_CLUSTER_TOKEN"
 	// MinTokenLen is the shortest cluster token accepted.
 	MinTokenLen = setting.MinTokenLen
 )
@@ -62,7 +63,7 @@ const (
 // DefaultConfig is the section when the file says nothing: off.
 func DefaultConfig() Config {
 	return Config{ClientListen: DefaultClientListen, RouteListen: DefaultRouteListen, Routes: []string{},
-		Replicas: DefaultReplicas, LeaseTTL: setting.Duration{Duration: DefaultLeaseTTL}}
+		Replicas: DefaultReplicas, Token: setting.Env(DefaultTokenEnv), LeaseTTL: setting.Duration{Duration: DefaultLeaseTTL}}
 }
 
 var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
@@ -136,6 +137,31 @@ func (c Config) ValidateRuntime(p *setting.Problems, getenv func(string) string)
 	if c.Enabled {
 		p.Secret("token", c.Token, getenv, MinTokenLen)
 	}
+}
+
+// Options are what Start needs: the section with its token resolved and
+// JetStream's directory.
+type Options struct {
+	Name, NodeID              string
+	ClientListen, RouteListen string
+	Routes                    []string
+	Replicas                  int
+	Token                     string
+	CertFile, KeyFile, CAFile string
+	LeaseTTL                  time.Duration
+	// Dir holds JetStream's files ($BEAMCLAW_HOME/nats).
+	Dir string
+}
+
+// Options translates the section; nil when the cluster is off.
+func (c Config) Options(getenv func(string) string, dir string) *Options {
+	if !c.Enabled {
+		return nil
+	}
+	token, _ := c.Token.Resolve(getenv)
+	return &Options{Name: c.Name, NodeID: c.NodeID, ClientListen: c.ClientListen, RouteListen: c.RouteListen,
+		Routes: append([]string(nil), c.Routes...), Replicas: c.Replicas, Token: token,
+		CertFile: c.TLS.CertFile, KeyFile: c.TLS.KeyFile, CAFile: c.TLS.CAFile, LeaseTTL: c.LeaseTTL.Duration, Dir: dir}
 }
 
 // hostPort splits a listen address and checks its port.

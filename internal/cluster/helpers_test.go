@@ -58,7 +58,7 @@ func startNodes(t *testing.T, cfgs []Config) []*Node {
 	t.Helper()
 	var nodes []*Node
 	for _, c := range cfgs {
-		n, err := Start(c, t.TempDir(), testToken, nil)
+		n, err := Start(*c.Options(func(string) string { return testToken }, t.TempDir()), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

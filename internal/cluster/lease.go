@@ -61,11 +61,11 @@ type Leases struct {
 // Leases opens (creating when missing) the lease bucket.
 func (n *Node) Leases(ctx context.Context) (*Leases, error) {
 	kv, err := n.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: leaseBucket, History: 1,
-		TTL: n.cfg.LeaseTTL.Duration, Replicas: n.cfg.Replicas, Storage: jetstream.FileStorage})
+		TTL: n.cfg.LeaseTTL, Replicas: n.cfg.Replicas, Storage: jetstream.FileStorage})
 	if err != nil {
 		return nil, fmt.Errorf("cluster: lease bucket: %w", err)
 	}
-	return &Leases{kv: kv, node: n.cfg.NodeID, ttl: n.cfg.LeaseTTL.Duration}, nil
+	return &Leases{kv: kv, node: n.cfg.NodeID, ttl: n.cfg.LeaseTTL}, nil
 }
 
 // TTL is how long a lease lasts without renewal.

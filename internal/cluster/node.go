@@ -7,8 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
-	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -27,22 +27,25 @@ var ErrNoQuorum = errors.New("cluster: no JetStream quorum (too few nodes reacha
 // Node is this daemon's member of the cluster: an embedded NATS server
 // with JetStream and the daemon's in-process connection to it.
 type Node struct {
-	cfg Config
+	cfg Options
 	srv *server.Server
 	nc  *nats.Conn
 	js  jetstream.JetStream
 	log *slog.Logger
+	// single are the singletons running here; status tells them.
+	single singletons
+	status *nats.Subscription
+	closed sync.Once
 }
 
-// Start runs the embedded NATS server of cfg (JetStream's files under
-// dir) and connects to it in process. token is cluster.token's value.
-// It returns once the server accepts connections; JetStream may still
-// wait for a quorum of the cluster (Ready).
-func Start(cfg Config, dir, token string, log *slog.Logger) (*Node, error) {
+// Start runs the embedded NATS server of cfg and connects to it in
+// process. It returns once the server accepts connections; JetStream may
+// still wait for a quorum of the cluster (Ready).
+func Start(cfg Options, log *slog.Logger) (*Node, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	opts, err := serverOptions(cfg, dir, token)
+	opts, err := serverOptions(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +60,7 @@ func Start(cfg Config, dir, token string, log *slog.Logger) (*Node, error) {
 		srv.WaitForShutdown()
 		return nil, fmt.Errorf("cluster: the embedded NATS server did not start (ports %s, %s)", cfg.ClientListen, cfg.RouteListen)
 	}
-	nc, err := nats.Connect("", nats.InProcessServer(srv), nats.Token(token), nats.Name("beamclaw-"+cfg.NodeID),
+	nc, err := nats.Connect("", nats.InProcessServer(srv), nats.Token(cfg.Token), nats.Name("beamclaw-"+cfg.NodeID),
 		nats.MaxReconnects(-1))
 	if err != nil {
 		srv.Shutdown()
@@ -71,11 +74,17 @@ func Start(cfg Config, dir, token string, log *slog.Logger) (*Node, error) {
 		srv.WaitForShutdown()
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
-	return &Node{cfg: cfg, srv: srv, nc: nc, js: js, log: log}, nil
+	n := &Node{cfg: cfg, srv: srv, nc: nc, js: js, log: log}
+	if n.status, err = n.answerStatus(); err != nil {
+		n.Close()
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	return n, nil
 }
 
 // serverOptions translates the section into the embedded server's options.
-func serverOptions(cfg Config, dir, token string) (*server.Options, error) {
+func serverOptions(cfg Options) (*server.Options, error) {
+	token := cfg.Token
 	ch, cp, err := splitListen(cfg.ClientListen)
 	if err != nil {
 		return nil, fmt.Errorf("cluster.client_listen: %w", err)
@@ -86,7 +95,7 @@ func serverOptions(cfg Config, dir, token string) (*server.Options, error) {
 	}
 	o := &server.Options{
 		ServerName: cfg.NodeID, Host: ch, Port: cp, Authorization: token,
-		JetStream: true, StoreDir: filepath.Join(dir, "nats"),
+		JetStream: true, StoreDir: cfg.Dir,
 		NoSigs: true, NoSystemAccount: false, MaxPayload: 8 << 20,
 		Cluster: server.ClusterOpts{Name: cfg.Name, Host: rh, Port: rp, Username: routeUser, Password: token,
 			ConnectRetries: -1, NoAdvertise: true},
@@ -100,9 +109,9 @@ func serverOptions(cfg Config, dir, token string) (*server.Options, error) {
 		u.User = url.UserPassword(routeUser, token)
 		o.Routes = append(o.Routes, u)
 	}
-	if cfg.TLS.CertFile != "" {
-		tc, err := server.GenTLSConfig(&server.TLSConfigOpts{CertFile: cfg.TLS.CertFile, KeyFile: cfg.TLS.KeyFile,
-			CaFile: cfg.TLS.CAFile, Verify: true})
+	if cfg.CertFile != "" {
+		tc, err := server.GenTLSConfig(&server.TLSConfigOpts{CertFile: cfg.CertFile, KeyFile: cfg.KeyFile,
+			CaFile: cfg.CAFile, Verify: true})
 		if err != nil {
 			return nil, fmt.Errorf("cluster.tls: %w", err)
 		}
@@ -138,7 +147,7 @@ func (n *Node) Ready(ctx context.Context) error {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
 	for {
-		if n.metaLeader() != "" {
+		if n.MetaLeader() != "" {
 			c, cancel := context.WithTimeout(ctx, 2*time.Second)
 			_, err := n.js.AccountInfo(c)
 			cancel()
@@ -154,7 +163,8 @@ func (n *Node) Ready(ctx context.Context) error {
 	}
 }
 
-func (n *Node) metaLeader() string {
+// MetaLeader is JetStream's meta leader as this node knows it ("": none).
+func (n *Node) MetaLeader() string {
 	info, err := n.srv.Jsz(&server.JSzOptions{})
 	if err != nil || info.Meta == nil {
 		return ""
@@ -162,11 +172,14 @@ func (n *Node) metaLeader() string {
 	return info.Meta.Leader
 }
 
-// Close drains the connection and shuts the embedded server down.
+// Close closes the connection and shuts the embedded server down; again
+// does nothing.
 func (n *Node) Close() {
-	n.nc.Close()
-	n.srv.Shutdown()
-	n.srv.WaitForShutdown()
+	n.closed.Do(func() {
+		n.nc.Close()
+		n.srv.Shutdown()
+		n.srv.WaitForShutdown()
+	})
 }
 
 // natsLogger hands the embedded server's log lines to slog.

@@ -2,6 +2,7 @@ package config
 
 import (
 	"github.com/beamclaw/beamclaw-go/internal/a2a"
+	"github.com/beamclaw/beamclaw-go/internal/cluster"
 	"github.com/beamclaw/beamclaw-go/internal/loop"
 	"github.com/beamclaw/beamclaw-go/internal/mcp"
 	"github.com/beamclaw/beamclaw-go/internal/memory"
@@ -26,6 +27,7 @@ type Config struct {
 	Sandbox   sandbox.Config   `yaml:"sandbox"`
 	Scheduler scheduler.Config `yaml:"scheduler"`
 	Obs       obs.Config       `yaml:"obs"`
+	Cluster   cluster.Config   `yaml:"cluster"`
 }
 
 // Core configures sessions, the agentic loop and LLM providers.

@@ -169,6 +169,7 @@ func TestPaths(t *testing.T) {
 		RunDir: "/srv/bc/run", Socket: "/srv/bc/run/beamclaw.sock", PIDFile: "/srv/bc/run/beamclaw.pid",
 		LogDir: "/srv/bc/logs", LogFile: "/srv/bc/logs/beamclaw.log",
 		AgentsDir: "/srv/bc/agents", SkillsDir: "/srv/bc/skills", KeyFile: "/srv/bc/secrets.key", InstallID: "/srv/bc/install-id",
+		NATSDir: "/srv/bc/nats",
 	}
 	if diff := cmp.Diff(want, p); diff != "" {
 		t.Fatal(diff)

@@ -3,6 +3,8 @@ package config
 import (
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/internal/cluster"
+
 	"github.com/beamclaw/beamclaw-go/internal/console"
 
 	"github.com/beamclaw/beamclaw-go/internal/a2a"
@@ -32,6 +34,7 @@ func Default() *Config {
 		Sandbox:   sandbox.DefaultConfig(),
 		Scheduler: scheduler.DefaultConfig(),
 		Obs:       obs.DefaultConfig(),
+		Cluster:   cluster.DefaultConfig(),
 	}
 	c.Gateway.Channels.registeredDefaults()
 	return c

@@ -22,6 +22,7 @@ type Paths struct {
 	SkillsDir  string // skills/ (user-installed skills)
 	KeyFile    string // secrets.key (mode 0600): the key sealing MCP OAuth tokens in the database
 	InstallID  string // install-id (mode 0600): this installation's id, on its sandbox containers
+	NATSDir    string // nats/: JetStream's files in cluster mode
 }
 
 // HomeDir returns BEAMCLAW_HOME, or ~/.beamclaw from HOME, read through
@@ -54,6 +55,7 @@ func NewPaths(home string) Paths {
 		SkillsDir:  filepath.Join(home, "skills"),
 		KeyFile:    filepath.Join(home, "secrets.key"),
 		InstallID:  filepath.Join(home, "install-id"),
+		NATSDir:    filepath.Join(home, "nats"),
 	}
 }
 

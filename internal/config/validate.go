@@ -41,6 +41,7 @@ func (c *Config) Validate() error {
 	}
 	c.Scheduler.Validate(p.Under("scheduler"))
 	c.Obs.Validate(p.Under("obs"))
+	c.Cluster.Validate(p.Under("cluster"))
 	return p.Err()
 }
 

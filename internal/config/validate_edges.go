@@ -2,6 +2,7 @@ package config
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/beamclaw/beamclaw-go/internal/channel"
 	"github.com/beamclaw/beamclaw-go/internal/setting"
@@ -28,6 +29,7 @@ func (c *Config) ValidateRuntime(getenv func(string) string) error {
 	var p problems
 	c.Gateway.Server.ValidateRuntime(p.Under("gateway"), getenv)
 	c.A2A.ValidateRuntime(p.Under("a2a"), getenv)
+	c.Cluster.ValidateRuntime(p.Under("cluster"), getenv)
 	for _, s := range c.Gateway.Channels.Sections() {
 		if rv, ok := s.(channel.RuntimeValidator); ok && s.Enabled() {
 			rv.ValidateRuntime(p.Under("gateway.channels."+string(s.Module().Name)), getenv)
@@ -41,7 +43,8 @@ func (c *Config) ValidateRuntime(getenv func(string) string) error {
 func (c *Config) MissingSecrets(getenv func(string) string) []string {
 	var missing []string
 	walkSecrets(c, func(key string, env string) {
-		if env == "" {
+		// The cluster's token has a default name; an off cluster needs none.
+		if env == "" || (strings.HasPrefix(key, "cluster.") && !c.Cluster.Enabled) {
 			return
 		}
 		if getenv == nil || getenv(env) == "" {

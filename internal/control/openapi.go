@@ -58,6 +58,7 @@ var apiSummaries = map[string]string{
 	"DELETE /api/v1/config":                   "Unset a key of the config file (?key=K), back to its default at the next start",
 	"GET /api/v1/skills":                      "The skills an agent sees, with their eligibility here (?agent=NAME)",
 	"GET /api/v1/health":                      "The daemon's health, the body of GET /health (status, ready, version, subsystems)",
+	"GET /api/v1/cluster":                     "This node's view of its cluster: nodes, JetStream's meta leader and quorum, streams, sessions owned per node (404 on a daemon that runs alone)",
 	"GET /api/v1/openapi.json":                "This document",
 }
 

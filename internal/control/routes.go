@@ -46,6 +46,7 @@ type handlers struct {
 	clock        clock.Clock
 	health       func(context.Context) protocol.Health // nil: none
 	a2a          A2ATasks                              // nil: the A2A edge is off
+	cluster      Cluster                               // nil: the daemon runs alone
 	loginFlows   sync.Map                              // MCP servers whose login the daemon runs now (server -> struct{})
 	life         context.Context                       // Deps.Context
 }
@@ -98,6 +99,8 @@ type Deps struct {
 	Health func(context.Context) protocol.Health
 	// A2A is the A2A edge's task store (nil: the edge is off).
 	A2A A2ATasks
+	// Cluster is this node's cluster (nil: cluster.enabled is false).
+	Cluster Cluster
 }
 
 // Routes returns the routes the daemon serves on its control socket for
@@ -117,7 +120,7 @@ func Routes(d Deps) []gateway.Mount {
 	c := &handlers{sessions: d.Sessions, mcp: d.MCP, tokens: d.Tokens, scrub: d.Scrub, db: d.DB, pairing: pairing.New(d.DB, pairing.Options{}),
 		agentsDir: d.AgentsDir, log: d.Log, sandbox: d.Sandbox, gate: d.SandboxGate, scheduler: d.Scheduler,
 		memory: d.Memory, links: d.Links, clock: clock.Or(d.Clock), ledger: d.Ledger, workspaces: d.Workspaces, events: d.Events, config: d.Config, editConfig: d.EditConfig, life: d.Context,
-		skills: d.Skills, defaultAgent: d.DefaultAgent, health: d.Health, a2a: d.A2A}
+		skills: d.Skills, defaultAgent: d.DefaultAgent, health: d.Health, a2a: d.A2A, cluster: d.Cluster}
 	return slices.Concat(c.routes(), c.schedulerRoutes(), c.userRoutes(), c.agentRoutes())
 }
 
@@ -143,6 +146,7 @@ func (c *handlers) routes() []gateway.Mount {
 		{Method: http.MethodDelete, Pattern: protocol.ControlConfig, Handler: http.HandlerFunc(c.configSet)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSkills, Handler: http.HandlerFunc(c.skillsList)},
 		{Method: http.MethodGet, Pattern: protocol.ControlHealth, Handler: http.HandlerFunc(c.healthShow)},
+		{Method: http.MethodGet, Pattern: protocol.ControlCluster, Handler: http.HandlerFunc(c.clusterStatus)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSession + "/{id}", Handler: http.HandlerFunc(c.sessionShow)},
 		{Method: http.MethodDelete, Pattern: protocol.ControlSession + "/{id}", Handler: http.HandlerFunc(c.sessionDelete)},
 		{Method: http.MethodGet, Pattern: protocol.ControlSession + "/{id}/export", Handler: http.HandlerFunc(c.sessionExport)},

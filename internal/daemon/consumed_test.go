@@ -67,6 +67,13 @@ a2a:
     research: {url: "https://research.example.com", token: {env: PEER_TOKEN}}
 sandbox: {enabled: true}
 scheduler: {enabled: true}
+cluster:
+  enabled: true
+  name: team
+  node_id: n1
+  routes: ["nats-route://127.0.0.1:6223"]
+  token: {env: CLUSTER_TOKEN}
+  tls: {cert_file: c.pem, key_file: k.pem, ca_file: ca.pem}
 `
 
 // A config key is consumed when changing it changes the plan the daemon
@@ -589,7 +596,7 @@ var stringCandidates = []string{
 	"127.0.0.1:18899", "http://127.0.0.1:9/v1", "https://bot.example.com/other", "https://app.example.org",
 	"10.0.0.0/8", "gpt-4o-mini", "other-model", "/tmp", "NOTES.md", "99", "@someone", "-200", "--flag", "github2",
 	"whisper-1", "echo", "changed", "client_credentials", "https://beamclaw.example.org/client.json", "runsc",
-	"Europe/Berlin", "tui", "silent", "1g", "all", "anyone", "month", "block", "on",
+	"Europe/Berlin", "tui", "silent", "1g", "all", "anyone", "month", "block", "on", "nats-route://127.0.0.1:6224",
 }
 
 func slicesWithout[T comparable](list []T, s T) []T {

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/internal/cluster"
+
 	"github.com/thejerf/suture/v4"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
@@ -60,6 +62,7 @@ type daemon struct {
 	public  *gateway.Listener
 	control *gateway.Listener
 	sandbox *sandbox.Manager // nil unless sandbox.enabled; closed after the tree
+	cluster *cluster.Node    // nil unless cluster.enabled: this node's embedded NATS; closed before the store
 	started time.Time
 	stop    context.CancelFunc
 	ctx     context.Context // the daemon's life: ended by a stop
@@ -173,6 +176,9 @@ func (d *daemon) open() (err error) {
 		return err
 	}
 	d.watch.lap("store_open")
+	if err := d.openCluster(); err != nil {
+		return err
+	}
 	if err := os.WriteFile(d.paths.PIDFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
 		return fmt.Errorf("write pid file: %w", err)
 	}
@@ -204,6 +210,9 @@ func (d *daemon) close() {
 	}
 	if d.public != nil {
 		_ = d.public.Release()
+	}
+	if d.cluster != nil {
+		d.cluster.Close()
 	}
 	if d.db != nil {
 		_ = os.Remove(d.paths.PIDFile)

@@ -153,6 +153,9 @@ func (d *daemon) controlRoutes(rt *agentRuntime, tasks control.A2ATasks) (socket
 	if rt.scheduler != nil {
 		deps.Scheduler = rt.scheduler
 	}
+	if d.cluster != nil {
+		deps.Cluster = d.cluster
+	}
 	if d.plan.Gateway.Token != "" {
 		public = control.APIRoutes(deps)
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/internal/cluster"
+
 	"github.com/beamclaw/beamclaw-go/internal/a2a"
 	"github.com/beamclaw/beamclaw-go/internal/agent"
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
@@ -80,6 +82,9 @@ type plan struct {
 	// Scheduler is scheduled work and heartbeats; nil when
 	// scheduler.enabled is false.
 	Scheduler *schedPlan
+	// Cluster is this node's cluster membership (the cluster section);
+	// nil when cluster.enabled is false: no NATS is started.
+	Cluster *cluster.Options
 
 	// Warnings are printed at start: keys that do nothing yet.
 	Warnings []string
@@ -193,6 +198,7 @@ func buildPlan(l config.Loaded, getenv func(string) string) (*plan, error) {
 	p.planChannels(c, getenv)
 	p.planA2A(c, getenv)
 	p.Scheduler = planScheduler(c, getenv)
+	p.Cluster = c.Cluster.Options(getenv, l.Paths.NATSDir)
 	return p, nil
 }
 

@@ -1,0 +1,162 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
+)
+
+const clusterToken = "e2e-cluster-token-0123456789abcdefghijklmnop"
+
+// clusterHomes are n homes configured as the nodes of one cluster on
+// loopback (R = replicas), each with its own ports; not started.
+func clusterHomes(t *testing.T, n, replicas int, extra string) []*home {
+	t.Helper()
+	var ports []int
+	for range 2 * n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		defer l.Close()
+	}
+	var homes []*home
+	for i := range n {
+		var routes []string
+		for j := range n {
+			if j != i {
+				routes = append(routes, fmt.Sprintf("%q", fmt.Sprintf("nats-route://127.0.0.1:%d", ports[2*j+1])))
+			}
+		}
+		cfg := fmt.Sprintf("gateway:\n  http:\n    addr: \"127.0.0.1:0\"\n"+
+			"cluster:\n  enabled: true\n  name: e2e\n  node_id: n%d\n  client_listen: 127.0.0.1:%d\n  route_listen: 127.0.0.1:%d\n"+
+			"  routes: [%s]\n  replicas: %d\n  lease_ttl: 2s\n%s",
+			i+1, ports[2*i], ports[2*i+1], strings.Join(routes, ", "), replicas, extra)
+		h := newHome(t, cfg)
+		h.env = append(h.env, "BEAMCLAW_CLUSTER_TOKEN="+clusterToken)
+		homes = append(homes, h)
+	}
+	return homes
+}
+
+// clusterStatus runs beamclaw cluster status --json on h.
+func clusterStatus(t *testing.T, h *home) (protocol.ClusterStatus, result) {
+	t.Helper()
+	r := h.run("cluster", "status", "--json")
+	var st protocol.ClusterStatus
+	if r.code != 0 && r.code != 1 || json.Unmarshal([]byte(r.stdout), &st) != nil {
+		t.Fatalf("cluster status: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	return st, r
+}
+
+// awaitStatus asks h until ok holds of its status (30 s at most).
+func awaitStatus(t *testing.T, h *home, what string, ok func(protocol.ClusterStatus) bool) protocol.ClusterStatus {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st, _ := clusterStatus(t, h)
+		if ok(st) {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: never; last status %+v", what, st)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func upCount(st protocol.ClusterStatus) int {
+	n := 0
+	for _, x := range st.Nodes {
+		if x.Up {
+			n++
+		}
+	}
+	return n
+}
+
+// Three daemons form a cluster: each node's status names all three and
+// the meta leader, and so does doctor; a node killed with -9 shows down
+// while the other two keep the quorum; with two of three gone, status
+// exits 1 and doctor fails, both naming the lost quorum.
+func TestClusterFormsAndNamesALostQuorum(t *testing.T) {
+	homes := clusterHomes(t, 3, 3, "")
+	var pids []int
+	for _, h := range homes {
+		pids = append(pids, h.start().PID)
+	}
+	for _, h := range homes {
+		st := awaitStatus(t, h, "three nodes up with a quorum", func(st protocol.ClusterStatus) bool {
+			return st.Quorum && upCount(st) == 3
+		})
+		if st.Name != "e2e" || st.MetaLeader == "" || len(st.Nodes) != 3 || st.Replicas != 3 {
+			t.Fatalf("status: %+v", st)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(homes[0].dir, "nats")); err != nil {
+		t.Fatalf("JetStream's files are not under the home: %v", err)
+	}
+	r := homes[0].must("cluster", "status")
+	for _, want := range []string{"cluster e2e, seen from node n1", "quorum kept", "n2", "n3", "meta leader"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("cluster status lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if r := homes[1].run("doctor"); !strings.Contains(r.stdout, "3 of 3 nodes up") {
+		t.Errorf("doctor on n2:\n%s", r.stdout)
+	}
+
+	if err := syscall.Kill(pids[2], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	st := awaitStatus(t, homes[0], "n3 down, the quorum kept", func(st protocol.ClusterStatus) bool {
+		return st.Quorum && upCount(st) == 2
+	})
+	for _, n := range st.Nodes {
+		if n.Name == "n3" && n.Up {
+			t.Fatalf("n3 is up after kill -9: %+v", st)
+		}
+	}
+	if err := syscall.Kill(pids[1], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	st = awaitStatus(t, homes[0], "the quorum lost", func(st protocol.ClusterStatus) bool { return !st.Quorum })
+	_, r = clusterStatus(t, homes[0])
+	if r.code != 1 || !strings.Contains(r.stderr, "no quorum") {
+		t.Errorf("cluster status without a quorum: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if len(st.Problems) == 0 || !strings.Contains(st.Problems[0], "no JetStream quorum: 1 of 3 nodes reachable, 2 needed") {
+		t.Errorf("problems: %q", st.Problems)
+	}
+	if r := homes[0].run("doctor"); r.code == 0 || !strings.Contains(r.stdout, "no JetStream quorum") {
+		t.Errorf("doctor without a quorum: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+// A daemon that runs alone starts no NATS: no JetStream files, no
+// cluster subsystem, and cluster status says why it has nothing to show.
+func TestSingleNodeStartsNoNATS(t *testing.T) {
+	h := newHome(t, "")
+	s := h.start()
+	if _, err := os.Stat(filepath.Join(h.dir, "nats")); !os.IsNotExist(err) {
+		t.Fatalf("a single node made %s/nats: %v", h.dir, err)
+	}
+	if _, body := get(t, "http://"+s.HTTPAddr+"/health"); strings.Contains(body, "cluster") {
+		t.Fatalf("/health of a single node names a cluster: %s", body)
+	}
+	r := h.run("cluster", "status")
+	if r.code == 0 || !strings.Contains(r.stderr, "cluster.enabled is false") {
+		t.Fatalf("cluster status alone: exit %d %q", r.code, r.stderr)
+	}
+	h.must("stop")
+}
