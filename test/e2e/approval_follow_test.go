@@ -11,6 +11,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/pkg/client"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
+	"github.com/beamclaw/beamclaw-go/test/faketelegram"
 )
 
 // frameOf waits for the first frame of type typ on conn.
@@ -83,4 +84,43 @@ func TestApprovalFollowsThePerson(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTelegramQueuedMessageSaysWhatItWaitsOn (issue 24, item 3): a DM
+// message ana sends while the bot waits for her approval is told what it
+// waits on, where its answer will be (not only "typing…" until the
+// approval times out); once she answers, that message becomes the
+// queued message's answer.
+func TestTelegramQueuedMessageSaysWhatItWaitsOn(t *testing.T) {
+	r := newTGRig(t, tgOptions{autonomy: "supervised"})
+	r.llm.SetDefault(fakellm.Rules)
+	r.start()
+	r.pair(tgAna)
+	ana := tgAna.ID
+	r.tg.SendText(ana, tgAna, `call tool bash {"script":"echo queued-$((6*7))"}`)
+	prompt := r.waitMessage(ana, "an approval prompt with buttons", func(m faketelegram.Message) bool {
+		return m.ReplyMarkup != ""
+	})
+	r.tg.SendText(ana, tgAna, "and then this")
+	waiting := r.waitMessage(ana, "a line saying what the queued message waits on", func(m faketelegram.Message) bool {
+		p := faketelegram.PlainText(m.Text)
+		return strings.Contains(p, "waits for your answer") && strings.Contains(p, "(bash)")
+	})
+	if n := tgCountUser(r.llm.Requests(), "and then this"); n != 0 {
+		t.Errorf("the queued message reached the provider before the approval was answered")
+	}
+	var allow string
+	for _, b := range tgButtons(t, prompt) {
+		if strings.Contains(b.Text, "Allow once") {
+			allow = b.Data
+		}
+	}
+	r.tg.PressButton(ana, tgAna, prompt.ID, allow)
+	r.waitMessage(ana, "the tool's answer", func(m faketelegram.Message) bool {
+		return strings.Contains(faketelegram.PlainText(m.Text), "queued-42")
+	})
+	r.waitMessage(ana, "the queued message's answer in place of the line", func(m faketelegram.Message) bool {
+		p := faketelegram.PlainText(m.Text)
+		return m.ID == waiting.ID && strings.Contains(p, "and then this") && !strings.Contains(p, "waits for")
+	})
 }

@@ -52,7 +52,7 @@ func (s *streamer) run(ctx context.Context) {
 		if throttleC == nil && s.changed(st) {
 			wait := s.lastEdit.Add(s.c.opts.EditInterval).Sub(clk.Now())
 			if len(s.ids) == 0 || wait <= 0 {
-				s.show(ctx, st.text, st.status)
+				s.show(ctx, st.text, st.line())
 			} else {
 				throttle = clk.NewTimer(wait)
 				throttleC = throttle.C()
@@ -104,7 +104,7 @@ func render(text, status string) []string {
 // status, or at least EditChunk more characters of the answer (Telegram
 // rate-limits edits; the final answer is always shown whole).
 func (s *streamer) changed(st routeState) bool {
-	if st.status != s.shownStatus {
+	if st.line() != s.shownStatus {
 		return true
 	}
 	if len(s.ids) == 0 {
