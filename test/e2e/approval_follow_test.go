@@ -55,6 +55,9 @@ func TestApprovalFollowsThePerson(t *testing.T) {
 			if f := frameOf(t, other, protocol.FrameError); f.Code != protocol.CodeNotFound {
 				t.Errorf("bob answering ana's approval: %+v, want not_found", f)
 			}
+			if got := yesOn(t, other); !strings.Contains(got, "Nothing is waiting for your approval here") {
+				t.Errorf("bob's /yes was answered %q", got)
+			}
 
 			again := dial("ana")
 			re := frameOf(t, again, protocol.FrameApprovalRequest)
@@ -84,6 +87,64 @@ func TestApprovalFollowsThePerson(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestApprovalFollowsThePersonOnItsChannel (issue 24, item 3): with
+// BEAMCLAW_USER the owner's one session is every channel's; an approval
+// asked on /ws whose connection closed stays the /ws person's: an HTTP
+// /yes and the terminal's /yes (another channel kind) are told nothing
+// waits there and run nothing, and the next /ws connection is asked again
+// and its answer runs the tool once.
+func TestApprovalFollowsThePersonOnItsChannel(t *testing.T) {
+	r := newChatRig(t, rigOptions{})
+	r.h.env = append(r.h.env, "BEAMCLAW_USER=owner")
+	r.llm.SetDefault(fakellm.Rules)
+	r.start()
+	first := r.dial("ana")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := first.Send(ctx, `call tool write_file {"path":"orphan.txt","content":"once"}`); err != nil {
+		t.Fatal(err)
+	}
+	asked := frameOf(t, first, protocol.FrameApprovalRequest)
+	_ = first.Close()
+
+	if got := r.chat("owner", "/yes"); !strings.Contains(got, "Nothing is waiting for your approval here") {
+		t.Errorf("an HTTP /yes was answered %q", got)
+	}
+	if got := yesOn(t, r.localConn("owner")); !strings.Contains(got, "Nothing is waiting for your approval here") {
+		t.Errorf("the terminal's /yes was answered %q", got)
+	}
+	file := filepath.Join(r.h.dir, "agents", "default", "orphan.txt")
+	if _, err := os.Stat(file); err == nil {
+		t.Fatal("the tool ran on another channel's /yes")
+	}
+
+	again := r.dial("ana")
+	re := frameOf(t, again, protocol.FrameApprovalRequest)
+	if re.Approval == nil || re.Approval.ID != asked.Approval.ID {
+		t.Fatalf("the reconnected /ws client was asked %+v, want %+v", re.Approval, asked.Approval)
+	}
+	if err := again.Approve(re.Approval.ID, protocol.DecisionAllow); err != nil {
+		t.Fatal(err)
+	}
+	if final := frameOf(t, again, protocol.FrameFinal); final.RunID != asked.RunID {
+		t.Errorf("the final answer belongs to run %s, want %s", final.RunID, asked.RunID)
+	}
+	if b, err := os.ReadFile(file); err != nil || strings.TrimSpace(string(b)) != "once" {
+		t.Errorf("the approved tool's file: %q %v", b, err)
+	}
+}
+
+// yesOn sends /yes on conn and returns the text of its answer.
+func yesOn(t *testing.T, conn *client.Conn) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := conn.Send(ctx, "/yes"); err != nil {
+		t.Fatal(err)
+	}
+	return frameOf(t, conn, protocol.FrameFinal).Text
 }
 
 // TestTelegramQueuedMessageSaysWhatItWaitsOn (issue 24, item 3): a DM
