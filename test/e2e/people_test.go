@@ -135,13 +135,21 @@ func TestSessionsBelongToTheirPerson(t *testing.T) {
 		r := newChatRig(t, rigOptions{})
 		r.llm.SetDefault(fakellm.Rules)
 		r.start()
-		named := func(user, content string) fakellm.Request {
+		// named sends content as user in the session "work", named by the
+		// header or, with inBody, by metadata.session.
+		named := func(user, content string, inBody bool) fakellm.Request {
 			t.Helper()
-			body, _ := json.Marshal(map[string]any{"model": "default", "user": user,
-				"messages": []map[string]string{{"role": "user", "content": content}}})
+			msg := map[string]any{"model": "default", "user": user,
+				"messages": []map[string]string{{"role": "user", "content": content}}}
+			if inBody {
+				msg["metadata"] = map[string]string{"session": "work"}
+			}
+			body, _ := json.Marshal(msg)
 			req, _ := http.NewRequest(http.MethodPost, "http://"+r.addr+"/v1/chat/completions", bytes.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("X-Beamclaw-Session", "work")
+			if !inBody {
+				req.Header.Set("X-Beamclaw-Session", "work")
+			}
 			resp, err := r.hc.Do(req)
 			if err != nil {
 				t.Fatal(err)
@@ -152,10 +160,15 @@ func TestSessionsBelongToTheirPerson(t *testing.T) {
 			}
 			return llmLast(t, r.llm)
 		}
-		named("erin", "erin's plan: the heron project")
-		lee := named("lee", "lee's plan?")
-		if conv := strings.Join(llmConversation(lee), "\n"); strings.Contains(conv, "heron") {
-			t.Errorf("lee's session \"work\" carries erin's:\n%s", conv)
+		named("erin", "erin's plan: the heron project", false)
+		for _, inBody := range []bool{false, true} {
+			lee := named("lee", "lee's plan?", inBody)
+			if conv := strings.Join(llmConversation(lee), "\n"); strings.Contains(conv, "heron") {
+				t.Errorf("lee's session \"work\" (metadata.session: %t) carries erin's:\n%s", inBody, conv)
+			}
+		}
+		if conv := strings.Join(llmConversation(named("erin", "and mine?", true)), "\n"); !strings.Contains(conv, "heron") {
+			t.Errorf("erin's metadata.session \"work\" is not her header's \"work\":\n%s", conv)
 		}
 		if n := len(r.h.sessions()); n != 2 {
 			t.Errorf("%d sessions, want one \"work\" each for erin and lee", n)

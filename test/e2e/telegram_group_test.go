@@ -2,10 +2,13 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/beamclaw/beamclaw-go/internal/workspace"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 	"github.com/beamclaw/beamclaw-go/test/faketelegram"
@@ -146,6 +149,46 @@ func TestTelegramGroupApprovalByTheTriggeringMember(t *testing.T) {
 	if n := r.prompts(tgTeam); n != 1 {
 		t.Errorf("%d approval prompts, want 1 (carol, no administrator, was ignored)", n)
 	}
+}
+
+// TestTelegramGroupMemoryIsTheGroups (issue 24, item 5): what the agent
+// writes to memory when a member addresses it in a group goes to the
+// group's own memory, never to that member's: the group's MEMORY.md holds
+// it, hers does not, her DM's search does not find it and the group's
+// does.
+func TestTelegramGroupMemoryIsTheGroups(t *testing.T) {
+	r := newTGRig(t, tgOptions{groupMembers: "paired"})
+	r.llm.SetDefault(fakellm.Rules)
+	r.start()
+	r.pair(tgAna)
+	r.tg.SendText(tgTeam, tgAna, tgAt+` call tool workspace_memory {"action":"append","content":"The team mascot is a capybara"}`)
+	r.waitMessage(tgTeam, "the answer to the memory write", func(m faketelegram.Message) bool {
+		return strings.HasPrefix(faketelegram.PlainText(m.Text), "tool workspace_memory said")
+	})
+	memoryOf := func(user string) string {
+		b, _ := os.ReadFile(filepath.Join(r.h.dir, "people", "default", workspace.UserKey(user), "MEMORY.md"))
+		return string(b)
+	}
+	if !strings.Contains(memoryOf("tg-group:-1001234"), "capybara") {
+		t.Errorf("the group's MEMORY.md lacks what was written there: %q", memoryOf("tg-group:-1001234"))
+	}
+	if strings.Contains(memoryOf("tg:4242"), "capybara") {
+		t.Errorf("ana's own MEMORY.md holds what was written in the group")
+	}
+	search := `call tool workspace_memory {"action":"search","query":"team mascot"}`
+	if res := lastContent(r.tgToolResult(search).Messages); strings.Contains(res, "capybara") {
+		t.Errorf("ana's DM search finds the group's memory: %q", res)
+	}
+	before := len(r.llm.Requests())
+	r.tg.SendText(tgTeam, tgAna, tgAt+" "+search)
+	r.waitLLM("the group's search result", func(reqs []fakellm.Request) bool {
+		for _, q := range reqs[before:] {
+			if strings.Contains(lastContent(q.Messages), "capybara") {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // tgCallbackAnswers are the texts the bot answered callback query id with.

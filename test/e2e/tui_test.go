@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -129,6 +131,44 @@ func TestTUIReconnectsAfterDaemonRestart(t *testing.T) {
 	tm.waitText("echo: still here", 30*time.Second)
 	if req, _ := mcpRequestFor(srv, "still here"); len(tuiUserMessages(req)) != 2 {
 		t.Errorf("after the restart the provider got user turns %q, want the stored one and the new one", tuiUserMessages(req))
+	}
+	tm.keys("C-c")
+	if st := tm.waitExit(15 * time.Second); st != "0" {
+		t.Errorf("beamclaw tui exited with status %s after Ctrl-C", st)
+	}
+}
+
+// TestTUIApprovalOutlivesQuit (issue 24, item 3), as the issue tried it:
+// in `beamclaw tui` ask for write_file, quit, reopen: the approval is
+// shown again on attach, a message typed meanwhile says what it waits on,
+// and /yes runs the tool once, then the message.
+func TestTUIApprovalOutlivesQuit(t *testing.T) {
+	srv := fakellm.New(t)
+	srv.SetDefault(fakellm.Rules)
+	h := newHome(t, fakeLLMHomeConfig(srv, tuiCore, ""))
+	h.start()
+	tm := startTerm(t, h.env, h.tuiCommand())
+	tm.waitText("default · connected", 30*time.Second)
+	tm.typeLine(`call tool write_file {"path":"tui-once.txt","content":"once"}`)
+	tm.waitText("Approve write_file? [y] allow once", 30*time.Second)
+	tm.keys("C-c")
+	if st := tm.waitExit(15 * time.Second); st != "0" {
+		t.Fatalf("beamclaw tui exited with status %s after Ctrl-C", st)
+	}
+
+	tm = startTerm(t, h.env, h.tuiCommand())
+	tm.waitText("Approve write_file? [y] allow once", 30*time.Second)
+	tm.typeLine("then this, please") // not y, a or n: those answer the approval at once
+	tm.waitText("waits for your answer to the approval asked earlier (write_file)", 30*time.Second)
+	tm.typeLine("/yes")
+	tm.waitText("echo: then this, please", 30*time.Second)
+	b, err := os.ReadFile(filepath.Join(h.dir, "agents", "default", "tui-once.txt"))
+	if err != nil || string(b) != "once" {
+		t.Errorf("the approved tool's file: %q %v", b, err)
+	}
+	reqs := srv.Requests()
+	if res := llmToolResults(reqs[len(reqs)-1]); len(res) != 1 {
+		t.Errorf("the conversation holds %d tool results, want the one write_file run: %q", len(res), res)
 	}
 	tm.keys("C-c")
 	if st := tm.waitExit(15 * time.Second); st != "0" {

@@ -1,6 +1,7 @@
 package telegram
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -334,4 +335,33 @@ func mentionEntities(text string) []models.MessageEntity {
 		i = j
 	}
 	return out
+}
+
+// In a group, a message queued behind another member's approval names
+// the member it waits on (the session's text says "your answer", which
+// only the member who started the run can give); a message of that
+// member keeps the session's text.
+func TestGroupQueuedMessageNamesWhoseApproval(t *testing.T) {
+	h := newHarness(t, nil, "", inGroup(func(o *Options) { o.Groups.Members = MembersAnyone })).start()
+	release := make(chan struct{})
+	defer close(release)
+	ask := approvalScript("approval-q", release)
+	const yours = "This message waits for your answer to the approval asked earlier (bash)."
+	h.sess.setScript(func(ctx context.Context, in beamclaw.Inbound) {
+		if strings.HasSuffix(in.Content, "clean up") {
+			ask(ctx, in)
+			return
+		}
+		in.Route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvWaiting, Text: yours})
+	})
+	h.tg.SendText(team, alice, at+" clean up")
+	h.waitMessage(team, contains("Approval needed"))
+
+	h.tg.SendText(team, bob, at+" and mine?")
+	line := h.waitMessage(team, contains("waits until"))
+	if plain := faketelegram.PlainText(line.Text); !strings.Contains(plain, "@alice answers the approval") || strings.Contains(plain, "your answer") {
+		t.Errorf("bob's queued message says %q, want that it waits on @alice", plain)
+	}
+	h.tg.SendText(team, alice, at+" and then?")
+	h.waitMessage(team, contains(yours))
 }

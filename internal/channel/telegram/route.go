@@ -26,6 +26,7 @@ type route struct {
 type routeState struct {
 	text    string              // the answer so far (Markdown)
 	status  string              // tool activity line, "" when none
+	waiting string              // what the queued message waits on (EvWaiting), until its run starts
 	ctrl    []beamclaw.RunEvent // approval requests and results, in order
 	done    bool                // a terminal event arrived
 	failure string              // user-facing error of an EvError
@@ -53,7 +54,12 @@ func (r *route) Deliver(ev beamclaw.RunEvent) {
 		r.mu.Unlock()
 		return
 	}
+	if ev.Type != beamclaw.EvWaiting {
+		r.st.waiting = "" // the run has started (or ended)
+	}
 	switch ev.Type {
+	case beamclaw.EvWaiting:
+		r.st.waiting = ev.Text
 	case beamclaw.EvChunk:
 		r.st.text += ev.Text
 	case beamclaw.EvToolStart:
@@ -101,6 +107,15 @@ func (r *route) abort(err error) {
 	}
 	r.c.log.Warn("send to session", "chat_id", r.conv.chat, "err", err)
 	r.Deliver(beamclaw.RunEvent{Type: beamclaw.EvError, Text: beamclaw.UserMessage(err)})
+}
+
+// line is the status line shown under the answer: the tool at work, or
+// what a queued message waits on (an approval of the run before it).
+func (st routeState) line() string {
+	if st.status == "" && st.waiting != "" {
+		return "⏸ " + st.waiting
+	}
+	return st.status
 }
 
 // take returns the state and clears the control queue.

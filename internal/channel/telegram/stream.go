@@ -52,7 +52,7 @@ func (s *streamer) run(ctx context.Context) {
 		if throttleC == nil && s.changed(st) {
 			wait := s.lastEdit.Add(s.c.opts.EditInterval).Sub(clk.Now())
 			if len(s.ids) == 0 || wait <= 0 {
-				s.show(ctx, st.text, st.status)
+				s.show(ctx, st.text, s.line(st))
 			} else {
 				throttle = clk.NewTimer(wait)
 				throttleC = throttle.C()
@@ -76,6 +76,18 @@ func (s *streamer) typing(ctx context.Context) {
 	if err := s.c.api.typing(ctx, s.r.conv.chat); err != nil && ctx.Err() == nil {
 		s.c.log.Debug("typing action", "chat_id", s.r.conv.chat, "err", err)
 	}
+}
+
+// line is the status line under the answer (routeState.line). In a group
+// a message queued behind another member's approval names that member:
+// only they can answer it, not the sender the session's text addresses.
+func (s *streamer) line(st routeState) string {
+	if cv := s.r.conv; st.status == "" && st.waiting != "" && cv.member != 0 {
+		if mine, other := s.c.approvals.waiting(cv.chat, cv.member); !mine && other != "" {
+			return "⏸ This message waits until " + other + " answers the approval asked earlier; it runs once that is answered or the approval times out."
+		}
+	}
+	return st.line()
 }
 
 // render is the HTML parts of text plus the status line, which is added
@@ -104,7 +116,7 @@ func render(text, status string) []string {
 // status, or at least EditChunk more characters of the answer (Telegram
 // rate-limits edits; the final answer is always shown whole).
 func (s *streamer) changed(st routeState) bool {
-	if st.status != s.shownStatus {
+	if s.line(st) != s.shownStatus {
 		return true
 	}
 	if len(s.ids) == 0 {
