@@ -170,9 +170,12 @@ func (c *Chain) Chat(ctx context.Context, req beamclaw.ChatRequest, onText func(
 		if overflow > 0 && c.windowOf(i, r.Model) <= overflow {
 			continue // no larger window than the one that overflowed
 		}
-		cctx := ctx
-		if c.usableAfter(order[n+1:]) {
-			cctx = WithoutRetries(ctx) // the chain goes on: no retry in place
+		cctx := WithoutRetries(ctx) // the chain goes on: no retry in place
+		if !c.usableAfter(order[n+1:]) {
+			cctx = withRetryReport(ctx, func(rerr error) { // its retries in place are attempts too
+				attempts = append(attempts, label+": "+beamclaw.UserMessage(rerr))
+				c.failed(ctx, label, rerr)
+			})
 		}
 		if resp, err = p.Chat(cctx, r, tracked); err == nil {
 			c.answered(req.Conversation, i)
@@ -357,24 +360,6 @@ func (c *Chain) failed(ctx context.Context, name string, err error) {
 		c.emit.Emit(ctx, beamclaw.Event{Name: beamclaw.EventLLMAttempt,
 			Attrs: []slog.Attr{slog.String("provider", name), slog.String("kind", kind)}})
 	}
-}
-
-// noRetriesKey marks a call's context: the provider must not retry in
-// place (NoRetries).
-type noRetriesKey struct{}
-
-// WithoutRetries is ctx for a call whose provider has somewhere to fall
-// over to: its adapter makes one attempt, and the chain's loop is the one
-// retry loop (each attempt an event).
-func WithoutRetries(ctx context.Context) context.Context {
-	return context.WithValue(ctx, noRetriesKey{}, true)
-}
-
-// NoRetries reports whether an adapter must make a single attempt
-// (WithoutRetries); its max_retries apply otherwise.
-func NoRetries(ctx context.Context) bool {
-	v, _ := ctx.Value(noRetriesKey{}).(bool)
-	return v
 }
 
 // ChainOf is the names of the providers a chain asks, in order: first,

@@ -63,6 +63,9 @@ func (r *Retry) Do(ctx context.Context, op string, canRetry func(error) bool, at
 		if !ok {
 			return err
 		}
+		if report, _ := ctx.Value(retryReportKey{}).(func(error)); report != nil {
+			report(err)
+		}
 		if r.Log != nil {
 			r.Log.LogAttrs(ctx, slog.LevelWarn, "provider retry",
 				slog.String("provider", r.Name), slog.Int("attempt", n+1),
@@ -144,4 +147,33 @@ func FirstToken(ctx context.Context, d time.Duration) (actx context.Context, liv
 	}
 	timer := time.AfterFunc(d, func() { end(ErrFirstToken) })
 	return actx, func() { timer.Stop() }, func(cause error) { timer.Stop(); end(cause) }
+}
+
+// noRetriesKey marks a call's context: the provider must not retry in
+// place (NoRetries).
+type noRetriesKey struct{}
+
+// WithoutRetries is ctx for a call whose provider has somewhere to fall
+// over to: its adapter makes one attempt, and the chain's loop is the one
+// retry loop (each attempt an event).
+func WithoutRetries(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noRetriesKey{}, true)
+}
+
+// NoRetries reports whether an adapter must make a single attempt
+// (WithoutRetries); its max_retries apply otherwise.
+func NoRetries(ctx context.Context) bool {
+	v, _ := ctx.Value(noRetriesKey{}).(bool)
+	return v
+}
+
+// retryReportKey marks a call's context with what its adapter tells of
+// each failed attempt it retries in place (withRetryReport).
+type retryReportKey struct{}
+
+// withRetryReport is ctx for a call its adapter may retry in place: each
+// failed attempt it retries is given to report first (the chain makes it
+// an llm_attempt event and names it in its final error).
+func withRetryReport(ctx context.Context, report func(error)) context.Context {
+	return context.WithValue(ctx, retryReportKey{}, report)
 }

@@ -190,13 +190,16 @@ func TestChainProbesACooledProvider(t *testing.T) {
 
 // One retry loop: a provider with somewhere to fall over to makes one
 // attempt (its max_retries do not multiply the chain's attempts); the
-// last one the chain can ask retries as its max_retries say.
+// last one the chain can ask retries as its max_retries say. Every failed
+// attempt, a retry in place too, is an llm_attempt event and is named in
+// the final error.
 func TestChainIsTheOneRetryLoop(t *testing.T) {
 	p1, p2 := fakellm.New(t), fakellm.New(t)
 	p1.Script(fakellm.Reply{Status: 500})
 	p2.Script(fakellm.Reply{Status: 500})
 	clk := clock.NewFake(time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC))
-	chain, err := provider.NewChain(provider.ChainOptions{Clock: clk},
+	rec := &recorder{}
+	chain, err := provider.NewChain(provider.ChainOptions{Clock: clk, Emitter: rec},
 		client(t, p1, openai.Options{Name: "primary", MaxRetries: 2, Model: "a"}),
 		client(t, p2, openai.Options{Name: "fallback", MaxRetries: 2, Model: "b"}))
 	if err != nil {
@@ -209,6 +212,22 @@ func TestChainIsTheOneRetryLoop(t *testing.T) {
 	}
 	if n1, n2 := len(p1.Requests()), len(p2.Requests()); n1 != 1 || n2 != 2 {
 		t.Errorf("the primary got %d attempts (want 1: the chain goes on), the last provider %d (want 2: it retried)", n1, n2)
+	}
+	var named []string
+	for _, ev := range rec.evs {
+		if ev.Name == beamclaw.EventLLMAttempt {
+			named = append(named, ev.Attrs[0].Value.String())
+		}
+	}
+	if strings.Join(named, ",") != "primary,fallback" {
+		t.Errorf("llm_attempt events for %v, want primary,fallback (the retried attempt too)", named)
+	}
+	p1.Script(fakellm.Reply{Status: 500})
+	p2.Script(fakellm.Reply{Status: 500}, fakellm.Reply{Status: 500}, fakellm.Reply{Status: 500})
+	clk.Advance(time.Hour)
+	_, err = chain.Chat(context.Background(), req, nil)
+	if msg := beamclaw.UserMessage(err); strings.Count(msg, "fallback: ") != 3 || strings.Count(msg, "primary: ") != 1 {
+		t.Errorf("the final error %q does not name each of the 4 attempts", msg)
 	}
 }
 
