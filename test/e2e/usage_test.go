@@ -263,3 +263,47 @@ func TestRoutingKnowsWhy(t *testing.T) {
 		})
 	}
 }
+
+// TestRoutingTurnsToTheNextKey (issue 25, item 3): through the daemon, a
+// key the primary refuses (401) gives way to the primary's next key
+// (api_keys) with no paid call on the refused key while it cools down;
+// once every key is refused, the next provider answers.
+func TestRoutingTurnsToTheNextKey(t *testing.T) {
+	const key1, key2 = "sk-e2e-first-key-0123456789abcdef", "sk-e2e-second-key-0123456789abcdef"
+	backup := fakellm.New(t)
+	r := newChatRig(t, rigOptions{fakeName: "primary", providers: map[string]string{"backup": backup.URL()},
+		providerKeys: map[string]string{"primary": "api_key: {env: E2E_KEY_1}, api_keys: [{env: E2E_KEY_2}]"},
+		fallback:     []string{"backup"}})
+	r.h.env = append(r.h.env, "E2E_KEY_1="+key1, "E2E_KEY_2="+key2)
+	var refused sync.Map // the keys the primary refuses
+	refused.Store("Bearer "+key1, true)
+	r.llm.SetDefault(func(req fakellm.Request) fakellm.Reply {
+		if _, no := refused.Load(req.Header.Get("Authorization")); no {
+			return fakellm.Reply{Status: 401, Error: "invalid api key"}
+		}
+		return fakellm.Rules(req)
+	})
+	backup.SetDefault(fakellm.Rules)
+	r.start()
+	byKey := func(key string) (n int) {
+		for _, req := range r.llm.Requests() {
+			if req.Header.Get("Authorization") == "Bearer "+key {
+				n++
+			}
+		}
+		return n
+	}
+	r.chat("ana", "hello")
+	if byKey(key1) != 1 || byKey(key2) != 1 || len(backup.Requests()) != 0 {
+		t.Fatalf("key 1 asked %d times, key 2 %d, the backup %d (want 1, 1, 0)", byKey(key1), byKey(key2), len(backup.Requests()))
+	}
+	pollUntil(t, 10*time.Second, "an llm_attempt event naming key 1", func() bool {
+		return strings.Contains(r.h.logs(), "primary (key 1)")
+	})
+	refused.Store("Bearer "+key2, true)
+	r.chat("bo", "hello again")
+	if byKey(key1) != 1 || byKey(key2) != 2 || len(backup.Requests()) != 1 {
+		t.Errorf("with every key refused: key 1 asked %d times (want 1: it cools down), key 2 %d (want 2), the backup %d (want 1)",
+			byKey(key1), byKey(key2), len(backup.Requests()))
+	}
+}
