@@ -219,21 +219,23 @@ func TestHeartbeatWithinTheBackgroundBudget(t *testing.T) {
 
 // TestRoutingKnowsWhy (issue 25, item 3): through the daemon, a primary
 // provider answering 429 with Retry-After, 401 or 402 hands the turn to
-// the backup, an llm_attempt event says so, and the primary gets no paid
-// call while it cools down; an overflowing context and a content-policy
-// refusal are not sent to the backup, and the user is told why.
+// the backup and the primary gets no paid call while it cools down; an
+// overflowing context and a content-policy refusal are not sent to the
+// backup, and the user is told why. Each failure is an llm_attempt event
+// naming its reason.
 func TestRoutingKnowsWhy(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		reply    fakellm.Reply
+		kind     string // of the llm_attempt event
 		fallback bool
 		says     string // in the error the user gets, when there is no fallback
 	}{
-		{"429", fakellm.Reply{Status: 429, RetryAfter: time.Minute, Error: "slow down"}, true, ""},
-		{"401", fakellm.Reply{Status: 401, Error: "invalid api key"}, true, ""},
-		{"402", fakellm.Reply{Status: 402, Error: "insufficient credits"}, true, ""},
-		{"context overflow", fakellm.Reply{Status: 400, Error: "This model's maximum context length is 8192 tokens"}, false, "context window"},
-		{"content policy", fakellm.Reply{Status: 400, Error: "filtered by our content management policy"}, false, "content policy"},
+		{"429", fakellm.Reply{Status: 429, RetryAfter: time.Minute, Error: "slow down"}, "rate_limited", true, ""},
+		{"401", fakellm.Reply{Status: 401, Error: "invalid api key"}, "unauthorized", true, ""},
+		{"402", fakellm.Reply{Status: 402, Error: "insufficient credits"}, "unauthorized", true, ""},
+		{"context overflow", fakellm.Reply{Status: 400, Error: "This model's maximum context length is 8192 tokens"}, "too_large", false, "context window"},
+		{"content policy", fakellm.Reply{Status: 400, Error: "filtered by our content management policy"}, "forbidden", false, "content policy"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			backup := fakellm.New(t)
@@ -243,6 +245,9 @@ func TestRoutingKnowsWhy(t *testing.T) {
 			backup.SetDefault(fakellm.Rules)
 			r.start()
 			code, body := r.post("ana", "hello")
+			pollUntil(t, 10*time.Second, "an llm_attempt event of kind "+tc.kind, func() bool {
+				return strings.Contains(r.h.logs(), "event=llm_attempt provider=primary kind="+tc.kind)
+			})
 			if !tc.fallback {
 				if code == http.StatusOK || !strings.Contains(body, tc.says) || len(backup.Requests()) != 0 {
 					t.Errorf("%d %s; the backup was asked %d times (want 0)", code, body, len(backup.Requests()))
@@ -252,7 +257,6 @@ func TestRoutingKnowsWhy(t *testing.T) {
 			if code != http.StatusOK || len(backup.Requests()) != 1 {
 				t.Fatalf("%d %s; the backup was asked %d times", code, body, len(backup.Requests()))
 			}
-			pollUntil(t, 10*time.Second, "an llm_attempt event", func() bool { return strings.Contains(r.h.logs(), "llm_attempt") })
 			r.chat("bo", "hello again")
 			if n := len(r.llm.Requests()); n != 1 {
 				t.Errorf("the cooling primary got %d paid calls, want 1 (the first)", n)
@@ -305,5 +309,31 @@ func TestRoutingTurnsToTheNextKey(t *testing.T) {
 	if byKey(key1) != 1 || byKey(key2) != 2 || len(backup.Requests()) != 1 {
 		t.Errorf("with every key refused: key 1 asked %d times (want 1: it cools down), key 2 %d (want 2), the backup %d (want 1)",
 			byKey(key1), byKey(key2), len(backup.Requests()))
+	}
+}
+
+// TestRoutingProbesACooledProvider (issue 25, item 3): once a 429's
+// Retry-After has passed, the primary is asked GET /models (which costs
+// nothing) before its next paid call, and answers again.
+func TestRoutingProbesACooledProvider(t *testing.T) {
+	backup := fakellm.New(t)
+	r := newChatRig(t, rigOptions{fakeName: "primary", providers: map[string]string{"backup": backup.URL()},
+		fallback: []string{"backup"}})
+	r.llm.SetDefault(fakellm.Rules)
+	r.llm.Script(fakellm.Reply{Status: 429, RetryAfter: time.Second, Error: "slow down"})
+	backup.SetDefault(fakellm.Rules)
+	r.start()
+	r.chat("ana", "hello")
+	if n := len(backup.Requests()); n != 1 {
+		t.Fatalf("the backup served %d calls, want 1", n)
+	}
+	time.Sleep(1100 * time.Millisecond) // the cool-down began before the answer
+	r.chat("bo", "hello again")
+	var paths []string
+	for _, req := range r.llm.AllRequests() {
+		paths = append(paths, req.Path)
+	}
+	if want := fakellm.PathChat + "," + fakellm.PathModels + "," + fakellm.PathChat; strings.Join(paths, ",") != want {
+		t.Errorf("the primary saw %v, want %s (a paid call, a probe after its cool-down, then the next paid call)", paths, want)
 	}
 }
