@@ -46,9 +46,10 @@ func TestLoopBreakerThroughTheDaemon(t *testing.T) {
 
 // TestUsageLedger (issue 25, item 1): every model call of a turn (a tool
 // step's included) is in the ledger with the tokens the provider reported
-// and the cost by core.costs.rates; beamclaw usage sums it by agent and
-// origin and equals the provider's own count; the Prometheus counters
-// agree; a turn still costs one commit; a restart keeps it all.
+// and the cost by core.costs.rates; beamclaw usage sums it by agent,
+// origin, user, session, day and model, reads --since, and equals the
+// provider's own count; the Prometheus counters agree; a turn still costs
+// one commit; a restart keeps it all.
 func TestUsageLedger(t *testing.T) {
 	r := newChatRig(t, rigOptions{autonomy: "full", channels: map[string]string{"http": "full"},
 		core: "  costs:\n    rates:\n      fake-model: {input: 1.0, output: 2.0}\n"})
@@ -76,10 +77,27 @@ func TestUsageLedger(t *testing.T) {
 		if diff := cmp.Diff(want, rep.Total, cmpopts.EquateApprox(0, 1e-9)); diff != "" || len(rep.Rows) != 1 || rep.Rows[0].Key != "default" {
 			t.Errorf("%s: usage total (-want +got):\n%s\nrows %+v", when, diff, rep.Rows)
 		}
-		var byOrigin protocol.UsageReport
-		_ = json.Unmarshal([]byte(r.h.must("usage", "--by", "origin", "--json").stdout), &byOrigin)
-		if len(byOrigin.Rows) != 1 || byOrigin.Rows[0].Key != "interactive" || byOrigin.Rows[0].Calls != 3 {
-			t.Errorf("%s: usage by origin: %+v", when, byOrigin.Rows)
+		for _, by := range []struct{ args, key string }{ // key "": any (a day's turns may straddle midnight UTC)
+			{"--by origin", "interactive"}, {"--by user", "api:ana"}, {"--by session", ""}, {"--by day --since 1h", ""},
+			{"--by model --since " + time.Now().UTC().AddDate(0, 0, -1).Format(time.DateOnly), "fake/fake-model"},
+		} {
+			var rep protocol.UsageReport
+			_ = json.Unmarshal([]byte(r.h.must(append([]string{"usage", "--json"}, strings.Fields(by.args)...)...).stdout), &rep)
+			calls := 0
+			for _, row := range rep.Rows {
+				calls += row.Calls
+			}
+			if calls != 3 || (by.key != "" && (len(rep.Rows) != 1 || rep.Rows[0].Key != by.key)) {
+				t.Errorf("%s: usage %s: %+v", when, by.args, rep.Rows)
+			}
+		}
+		var later protocol.UsageReport
+		_ = json.Unmarshal([]byte(r.h.must("usage", "--json", "--since", time.Now().Add(time.Hour).Format(time.RFC3339)).stdout), &later)
+		if len(later.Rows) != 0 || later.Total.Calls != 0 {
+			t.Errorf("%s: usage since an hour from now: %+v", when, later)
+		}
+		if res := r.h.run("usage", "--since", "last week"); res.code == 0 || !strings.Contains(res.stderr, "--since") {
+			t.Errorf("%s: usage --since 'last week' exited %d: %s", when, res.code, res.stderr)
 		}
 	}
 	check("running")
