@@ -358,3 +358,24 @@ func TestRoutingProbesACooledProvider(t *testing.T) {
 		t.Errorf("the primary saw %v, want %s (a paid call, a probe after its cool-down, then the next paid call)", paths, want)
 	}
 }
+
+// TestUsageEstimatedWhenTheProviderReportsNone (issue 25, item 1): a
+// model call whose provider reports no usage is in the ledger with its
+// tokens estimated from its bytes, and marked estimated.
+func TestUsageEstimatedWhenTheProviderReportsNone(t *testing.T) {
+	r := newChatRig(t, rigOptions{})
+	r.llm.SetDefault(fakellm.Rules)
+	r.llm.Script(fakellm.Reply{Text: "an answer of some forty bytes, or so.", NoUsage: true})
+	r.start()
+	r.chat("ana", "hello")
+	var rep protocol.UsageReport
+	if out := r.h.must("usage", "--json").stdout; json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("usage --json: %s", out)
+	}
+	if tot := rep.Total; tot.Calls != 1 || tot.Estimated != 1 || tot.In < 1000 || tot.Out != 10 {
+		t.Errorf("a call without usage: %+v, want it estimated (the prompt's bytes / 4, out 37 bytes / 4 = 10)", tot)
+	}
+	if out := r.h.must("usage").stdout; !strings.Contains(out, "1 estimated") {
+		t.Errorf("beamclaw usage does not say the call is estimated:\n%s", out)
+	}
+}

@@ -172,13 +172,17 @@ func (a chatAnswer) completion() map[string]any {
 	if a.reply.Reasoning != "" {
 		msg["reasoning_content"] = a.reply.Reasoning
 	}
-	return map[string]any{
+	out := map[string]any{
 		"id": a.id, "object": "chat.completion", "created": a.created, "model": a.model,
 		"choices": []map[string]any{{
 			"index": 0, "message": msg, "finish_reason": a.finishReason(), "logprobs": nil,
 		}},
 		"usage": a.usage,
 	}
+	if a.reply.NoUsage {
+		delete(out, "usage")
+	}
+	return out
 }
 
 // chunk builds one chat.completion.chunk event body.

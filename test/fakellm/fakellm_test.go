@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -253,5 +254,31 @@ func TestSDKStreamError(t *testing.T) {
 	_ = stream.Close()
 	if err := stream.Err(); err == nil || !strings.Contains(err.Error(), "slow down") || text != "partial " {
 		t.Fatalf("stream error = %v after %q, want the scripted error after the text", err, text)
+	}
+}
+
+// A reply with NoUsage reports no usage, streamed (even when the request
+// asked for it) or not: a provider that gives none.
+func TestNoUsage(t *testing.T) {
+	srv := fakellm.New(t)
+	hc := &http.Client{Transport: &http.Transport{}}
+	defer hc.CloseIdleConnections()
+	for _, stream := range []bool{false, true} {
+		srv.Script(fakellm.Reply{Text: "hi", NoUsage: true}, fakellm.Reply{Text: "hi"})
+		for i, want := range []bool{false, true} {
+			body := fmt.Sprintf(`{"model": "m", "stream": %t, "stream_options": {"include_usage": true}, "messages": [{"role": "user", "content": "x"}]}`, stream)
+			if !stream {
+				body = `{"model": "m", "messages": [{"role": "user", "content": "x"}]}`
+			}
+			resp, err := hc.Post(srv.URL()+"/chat/completions", "application/json", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if got := strings.Contains(string(b), `"usage"`); got != want {
+				t.Errorf("stream %t, reply %d: usage in the answer %t, want %t:\n%s", stream, i, got, want, b)
+			}
+		}
 	}
 }

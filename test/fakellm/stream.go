@@ -64,7 +64,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, a c
 	}
 	finish := a.finishReason()
 	send(a.chunk(map[string]any{}, &finish))
-	if req.IncludeUsage {
+	if req.IncludeUsage && !a.reply.NoUsage {
 		b, _ := json.Marshal(map[string]any{
 			"id": a.id, "object": "chat.completion.chunk", "created": a.created, "model": a.model,
 			"choices": []any{}, "usage": a.usage,

@@ -52,6 +52,9 @@ type Reply struct {
 	ToolCalls    []ToolCall `json:"tool_calls,omitempty"`
 	FinishReason string     `json:"finish_reason,omitempty"` // default "stop", or "tool_calls"
 	Usage        *Usage     `json:"usage,omitempty"`
+	// NoUsage leaves usage out of a chat completion (streamed or not), as
+	// a provider that reports none does; Anthropic's wire always has it.
+	NoUsage bool `json:"no_usage,omitempty"`
 
 	Status     int           `json:"status,omitempty"` // non-200: answer an OpenAI error body with this status
 	Error      string        `json:"error,omitempty"`  // error.message for Status (a default otherwise)
