@@ -179,3 +179,47 @@ func TestSessionBudgetsSkipStatelessRequests(t *testing.T) {
 		t.Errorf("a stored session past its budget: %v", err)
 	}
 }
+
+// A monthly budget resets on the 1st at midnight UTC, running and when
+// read back from the ledger at start (last month's spending is not this
+// month's); a total budget never resets.
+func TestBudgetPeriodsResetAtUTCMonth(t *testing.T) {
+	l, _ := openLedger(t, nil)
+	clk := clock.NewFake(time.Date(2026, 11, 30, 23, 30, 0, 0, time.UTC))
+	a := Attribution{Session: "s1", User: "tg:1", Agent: "default", Origin: OriginInteractive}
+	if err := l.Record(context.Background(), l.Entries(a, []beamclaw.LLMCall{{At: clk.Now(), Provider: "p", Model: "m",
+		Usage: beamclaw.Usage{PromptTokens: 900, CompletionTokens: 100}}})); err != nil {
+		t.Fatal(err)
+	}
+	month := []Budget{{Scope: ScopeUser, Period: PeriodMonth, Tokens: 1000, Action: ActionBlock}}
+	s := Spend{User: "tg:1", Agent: "default", Origin: OriginInteractive, Provider: "p", Model: "m", In: 10, Out: 10}
+	started := func(list []Budget) error { // a start now, then one call
+		b, err := NewBudgets(l, list, clk, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = b.Reserve(context.Background(), s)
+		return err
+	}
+	running, err := NewBudgets(l, month, clk, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(30*time.Minute - time.Second) // 23:59:59 UTC
+	if _, err := running.Reserve(context.Background(), s); beamclaw.KindOf(err) != beamclaw.KindBudget {
+		t.Fatalf("November's spent budget on the 30th at 23:59:59 UTC: %v", err)
+	}
+	if err := started(month); beamclaw.KindOf(err) != beamclaw.KindBudget {
+		t.Fatalf("November's spent budget read back at 23:59:59 UTC: %v", err)
+	}
+	clk.Advance(time.Second) // December 1st, 00:00 UTC
+	if _, err := running.Reserve(context.Background(), s); err != nil {
+		t.Errorf("the monthly budget did not reset on December 1st UTC: %v", err)
+	}
+	if err := started(month); err != nil {
+		t.Errorf("November's spending was read back as December's: %v", err)
+	}
+	if err := started([]Budget{{Scope: ScopeUser, Period: PeriodTotal, Tokens: 1000, Action: ActionBlock}}); beamclaw.KindOf(err) != beamclaw.KindBudget {
+		t.Errorf("a total budget reset with the month: %v", err)
+	}
+}
