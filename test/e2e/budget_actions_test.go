@@ -87,3 +87,42 @@ func TestBudgetActionsThroughTheDaemon(t *testing.T) {
 		}
 	})
 }
+
+// TestCostsConfigShape (issue 25): the issue's config block is accepted
+// as written; the section is strict: a wrong scope, period or action, a
+// budget that limits nothing, route_down without its model, a negative
+// rate and an unknown key are each refused by config check, naming it.
+func TestCostsConfigShape(t *testing.T) {
+	const issue = `  costs:
+    rates:                       # USD per million tokens, by provider/model
+      openai/gpt-4o-mini: {input: 0.15, output: 0.60, cached: 0.075}
+  budgets:
+    - scope: agent               # session | user | agent | global | background
+      period: day                # day | month | total
+      tokens: 2000000            # and/or usd: 5.00
+      action: block              # warn | block | route_down
+      route_down_model: gpt-4o-mini
+      warn_percent: 80
+`
+	if res := newHome(t, rigConfig("http://127.0.0.1:9/v1", rigOptions{core: issue})).run("config", "check"); res.code != 0 {
+		t.Fatalf("the issue's config block: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	for _, tc := range []struct{ budget, says string }{
+		{"{scope: team, period: day, tokens: 1, action: block}", "budgets[0].scope"},
+		{"{scope: agent, period: week, tokens: 1, action: block}", "budgets[0].period"},
+		{"{scope: agent, period: day, tokens: 1, action: explode}", "budgets[0].action"},
+		{"{scope: agent, period: day, action: block}", "limits nothing"},
+		{"{scope: agent, period: day, usd: 5.00, action: route_down}", "route_down_model"},
+		{"{scope: agent, period: day, tokens: 1, action: block, limit: 5}", "core.budgets[0].limit: unknown key"},
+	} {
+		res := newHome(t, rigConfig("http://127.0.0.1:9/v1", rigOptions{core: "  budgets:\n    - " + tc.budget + "\n"})).run("config", "check")
+		if out := res.stdout + res.stderr; res.code == 0 || !strings.Contains(out, tc.says) {
+			t.Errorf("budget %s: exit %d, want a refusal naming %q:\n%s", tc.budget, res.code, tc.says, out)
+		}
+	}
+	bad := "  costs:\n    rates:\n      fake-model: {input: -1, output: 2}\n"
+	if res := newHome(t, rigConfig("http://127.0.0.1:9/v1", rigOptions{core: bad})).run("config", "check"); res.code == 0 ||
+		!strings.Contains(res.stdout+res.stderr, "costs.rates.fake-model.input") {
+		t.Errorf("a negative rate: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+}
