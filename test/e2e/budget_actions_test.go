@@ -19,7 +19,8 @@ import (
 // reservation), and the turn is still one commit. route_down: the call
 // goes to route_down_model and the answer says so. block: no model call;
 // the refusal names the budget and when it resets, with a Retry-After up
-// to midnight UTC.
+// to midnight UTC. A call that cannot be priced under a money budget is
+// refused, whatever the budget's action.
 func TestBudgetActionsThroughTheDaemon(t *testing.T) {
 	t.Run("warn", func(t *testing.T) {
 		r := newChatRig(t, rigOptions{
@@ -84,6 +85,16 @@ func TestBudgetActionsThroughTheDaemon(t *testing.T) {
 		}
 		if n := len(r.llm.Requests()); n != 0 {
 			t.Errorf("a blocked call reached the provider %d times", n)
+		}
+	})
+	t.Run("unpriced", func(t *testing.T) { // fails closed: a money budget and no rate for the model
+		r := newChatRig(t, rigOptions{core: "  budgets:\n    - {scope: global, period: month, usd: 5.00, action: warn}\n"})
+		r.llm.SetDefault(fakellm.Rules)
+		r.start()
+		code, body := r.post("ana", "hello")
+		if code != http.StatusTooManyRequests || !strings.Contains(body, `"budget_exceeded"`) ||
+			!strings.Contains(body, "model fake/fake-model has no rate in core.costs.rates") || len(r.llm.Requests()) != 0 {
+			t.Errorf("a call that cannot be priced under a money budget: %d %s; %d model calls", code, body, len(r.llm.Requests()))
 		}
 	})
 }
