@@ -31,6 +31,7 @@ const (
 // past its lease can never write over its successor's.
 type Journal struct {
 	js      jetstream.JetStream
+	s       jetstream.Stream // its handle, kept: a lookup is a request
 	stream  string
 	subject string // prefix; a key's subject is subject + "." + key
 }
@@ -49,7 +50,7 @@ func (n *Node) Journal(ctx context.Context, name string) (*Journal, error) {
 	if err := streamLeader(ctx, s); err != nil {
 		return nil, fmt.Errorf("cluster: journal %s: %w", name, err)
 	}
-	return &Journal{js: n.js, stream: stream, subject: subj}, nil
+	return &Journal{js: n.js, s: s, stream: stream, subject: subj}, nil
 }
 
 // streamLeader waits until a new stream elected its leader: until then
@@ -146,39 +147,23 @@ func (j *Journal) Read(ctx context.Context, key string) ([]Record, error) {
 }
 
 func (j *Journal) read(ctx context.Context, key string) ([]Record, error) {
-	subj := j.subject + "." + leaseKey(key)
-	s, err := j.js.Stream(ctx, j.stream)
-	if err != nil {
-		return nil, fmt.Errorf("cluster: journal %s: %w", j.stream, err)
-	}
-	last, err := s.GetLastMsgForSubject(ctx, subj)
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("cluster: read %s: %w", key, err)
-	}
-	c, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
-	if err != nil {
-		return nil, fmt.Errorf("cluster: read %s: %w", key, err)
-	}
+	subj, s := j.subject+"."+leaseKey(key), j.s
+	// Each record is the next of its subject from the stream's leader: no
+	// consumer, so no meta leader is needed (a takeover after the meta
+	// leader died does not wait for its election).
 	var out []Record
-	for {
-		msg, err := c.Next(jetstream.FetchMaxWait(5 * time.Second))
-		if err != nil {
-			return nil, fmt.Errorf("cluster: read %s: %w", key, err)
-		}
-		md, err := msg.Metadata()
-		if err != nil {
-			return nil, fmt.Errorf("cluster: read %s: %w", key, err)
-		}
-		h := msg.Headers()
-		epoch, _ := strconv.ParseUint(h.Get(hdrEpoch), 10, 64)
-		out = append(out, Record{Seq: md.Sequence.Stream, Epoch: epoch, Node: h.Get(hdrNode),
-			Fence: h.Get(hdrKind) == "fence", Data: msg.Data()})
-		if md.Sequence.Stream >= last.Sequence {
+	for seq := uint64(1); ; {
+		msg, err := s.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subj))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			return out, nil
 		}
+		if err != nil {
+			return nil, fmt.Errorf("cluster: read %s: %w", key, err)
+		}
+		epoch, _ := strconv.ParseUint(msg.Header.Get(hdrEpoch), 10, 64)
+		out = append(out, Record{Seq: msg.Sequence, Epoch: epoch, Node: msg.Header.Get(hdrNode),
+			Fence: msg.Header.Get(hdrKind) == "fence", Data: msg.Data})
+		seq = msg.Sequence + 1
 	}
 }
 
@@ -188,4 +173,12 @@ func wrongLast(err error) bool {
 	var api *jetstream.APIError
 	return errors.As(err, &api) && (api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
 		api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
+}
+
+// Purge deletes every record of key.
+func (j *Journal) Purge(ctx context.Context, key string) error {
+	if err := j.s.Purge(ctx, jetstream.WithPurgeSubject(j.subject+"."+leaseKey(key))); err != nil {
+		return fmt.Errorf("cluster: purge %s: %w", key, err)
+	}
+	return nil
 }

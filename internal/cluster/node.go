@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -36,6 +37,8 @@ type Node struct {
 	single singletons
 	status *nats.Subscription
 	closed sync.Once
+	// forwarded counts the messages this node handed to their owner.
+	forwarded atomic.Int64
 }
 
 // Start runs the embedded NATS server of cfg and connects to it in
@@ -137,6 +140,9 @@ func (n *Node) Conn() *nats.Conn { return n.nc }
 
 // ID is this node's name (cluster.node_id).
 func (n *Node) ID() string { return n.cfg.NodeID }
+
+// LeaseTTL is how long a lease lasts without renewal.
+func (n *Node) LeaseTTL() time.Duration { return n.cfg.LeaseTTL }
 
 // Replicas is how many copies each stream and bucket keeps.
 func (n *Node) Replicas() int { return n.cfg.Replicas }

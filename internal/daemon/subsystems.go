@@ -109,6 +109,13 @@ func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options)
 	d.watch.lap("sessions")
 	sessSup := supervise.New("sessions", opts)
 	sessSup.Add(d.guard(rt.sessions))
+	if d.cluster != nil { // messages other nodes forward to the sessions this node owns
+		sessSup.Add(d.guard(supervise.Func("cluster.forwarded", func(ctx context.Context) error {
+			return d.cluster.ServeForwarded(ctx, func(ctx context.Context, in beamclaw.Inbound) (string, error) {
+				return rt.sessions.Send(session.Forwarded(ctx), in)
+			})
+		})))
+	}
 	root.Add(sessSup)
 	if err := d.sandboxInto(root, opts, rt); err != nil {
 		return nil, nil, nil, err
@@ -273,6 +280,9 @@ func (d *daemon) sessions(rt *agentRuntime, provs *providers) (*session.Manager,
 	so := p.Sessions
 	so.Engine, so.DB, so.Autonomy, so.Emitter, so.Logger = engine, d.db, p.Autonomy.For, d.bus, d.log
 	so.Person, so.Ledger, rt.ledger = rt.links.Resolve, ledger, ledger
+	if d.cluster != nil {
+		so.Cluster, so.Forward = d.cluster, d.cluster.Forward
+	}
 	return session.New(so)
 }
 

@@ -57,28 +57,44 @@ func New(opts Options) (*Manager, error) {
 	}
 	m := &Manager{opts: o, clock: o.Clock, log: o.Logger, live: make(map[string]*lane),
 		maint: maintainer{marks: map[string]maintMark{}}}
-	if o.Persist {
+	var js *jsBackend
+	switch {
+	case o.Cluster != nil:
+		js = newJSBackend(o.Cluster)
+		js.lost, js.db, js.ledger = m.lost, o.DB, o.Ledger
+		m.store = js
+	case o.Persist:
 		b, err := newBoltBackend(o.DB)
 		if err != nil {
 			return nil, err
 		}
 		b.ledger = o.Ledger
 		m.store = withSummaryCache(b)
-	} else {
+	default:
 		m.store = newMemBackend()
 	}
 	var p [4]byte
 	_, _ = rand.Read(p[:])
 	m.prefix = hex.EncodeToString(p[:])
 	m.sup = supervise.New("sessions", supervise.Options{Logger: o.Logger})
+	if js != nil {
+		m.sup.Add(supervise.Func("session_leases", js.keep))
+	}
+	// The cleaner and maintenance work on every stored session: in a
+	// cluster they run on one node (a singleton), which claims what it
+	// changes. Hibernation is each node's own.
+	shared := func(name string, run func(context.Context) error) func(context.Context) error { return run }
+	if o.Cluster != nil {
+		shared = o.Cluster.Singleton
+	}
 	if o.TTL > 0 {
-		m.sup.Add(supervise.Func("session_cleaner", m.clean))
+		m.sup.Add(supervise.Func("session_cleaner", shared("session_cleaner", m.clean)))
 	}
 	if o.IdleHibernate > 0 {
 		m.sup.Add(supervise.Func("session_hibernator", m.hibernator))
 	}
 	if o.Maintenance.Scan > 0 {
-		m.sup.Add(supervise.Func("session_maintenance", m.maintenance))
+		m.sup.Add(supervise.Func("session_maintenance", shared("session_maintenance", m.maintenance)))
 	}
 	return m, nil
 }
@@ -97,6 +113,7 @@ func (m *Manager) Serve(ctx context.Context) error {
 	m.mu.Unlock()
 	for _, l := range lanes {
 		l.stop()
+		m.unclaim(l.id) // another node may take it at once
 	}
 	return err
 }
@@ -136,6 +153,9 @@ func (m *Manager) Send(ctx context.Context, in beamclaw.Inbound) (string, error)
 		seed = nil // a resumed session must exist
 	}
 	l, err := m.acquire(ctx, id, seed)
+	if owner, ok := errors.AsType[*OwnedElsewhereError](err); ok && m.opts.Forward != nil && in.Route != nil && !forwarded(ctx) {
+		return m.forward(ctx, owner, in, id, seed)
+	}
 	if err != nil {
 		return "", err
 	}

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/internal/cluster"
+
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/loop"
@@ -52,6 +54,14 @@ type Options struct {
 	// Ledger records every model call of the sessions' runs (nil: none),
 	// in the run's own writes.
 	Ledger *usage.Ledger
+	// Cluster keeps sessions on the cluster's JetStream instead of DB
+	// (cluster.enabled): a live session is owned by one node, through a
+	// lease, and its writes are fenced against any other.
+	Cluster *cluster.Node
+	// Forward hands a message to the node that owns its session and
+	// relays the run's events to in.Route (cluster mode; nil: a session
+	// owned elsewhere is refused as unavailable).
+	Forward func(ctx context.Context, node string, in beamclaw.Inbound) (runID string, err error)
 	// Ceilings cap a run's autonomy by its channel (core.channel_autonomy);
 	// an edge may lower it further with Inbound.Autonomy.
 	Ceilings map[beamclaw.Channel]beamclaw.Autonomy

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
@@ -25,6 +26,7 @@ func (m *Manager) acquire(ctx context.Context, id string, seed *record) (*lane, 
 			m.live[id] = l
 			m.mu.Unlock()
 			if evicted != "" {
+				m.unclaim(evicted)
 				m.emit(ctx, beamclaw.EventSessionHibernated, evicted, slog.String("reason", "max_live_sessions"))
 			}
 			if err := m.revive(ctx, l, seed); err != nil {
@@ -66,7 +68,14 @@ func (m *Manager) release(l *lane) {
 
 // revive loads l's state and starts its supervisor.
 func (m *Manager) revive(ctx context.Context, l *lane, seed *record) error {
-	st, found, err := m.store.load(l.id)
+	load := m.store.load
+	if js, ok := m.store.(*jsBackend); ok {
+		load = js.claimSession // cluster mode: this node owns it from now on
+	}
+	st, found, err := load(l.id)
+	if _, ok := errors.AsType[*OwnedElsewhereError](err); ok {
+		return err
+	}
 	if err != nil {
 		return loadError("session", err)
 	}
@@ -140,6 +149,7 @@ func (m *Manager) hibernateIdle(ctx context.Context) {
 	}
 	m.mu.Unlock()
 	for _, id := range closed {
+		m.unclaim(id)
 		m.emit(ctx, beamclaw.EventSessionHibernated, id)
 	}
 }
@@ -179,6 +189,7 @@ func (m *Manager) forget(ctx context.Context, l *lane) {
 	closed := l.closed
 	l.mu.Unlock()
 	l.stop()
+	m.unclaim(l.id)
 	if !closed {
 		m.emit(ctx, beamclaw.EventSessionEnd, l.id, slog.String("reason", "stopped"))
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,9 +13,33 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
+	"github.com/beamclaw/beamclaw-go/test/fakellm"
 )
 
 const clusterToken = "e2e-cluster-token-0123456789abcdefghijklmnop"
+
+// clusterNodes are n chat rigs sharing one fake provider, configured as
+// the nodes of one cluster (R = replicas); not started.
+func clusterNodes(t *testing.T, n, replicas int) []*chatRig {
+	t.Helper()
+	llm := fakellm.New(t)
+	cfg := rigConfig(llm.URL(), rigOptions{})
+	var rigs []*chatRig
+	for _, h := range clusterHomes(t, n, replicas, "") {
+		b, err := os.ReadFile(filepath.Join(h.dir, "config.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, clusterPart, _ := strings.Cut(string(b), "cluster:\n")
+		if err := os.WriteFile(filepath.Join(h.dir, "config.yaml"), []byte(cfg+"cluster:\n"+clusterPart), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		hc := &http.Client{Transport: &http.Transport{}, Timeout: 30 * time.Second}
+		t.Cleanup(hc.CloseIdleConnections)
+		rigs = append(rigs, &chatRig{t: t, h: h, llm: llm, hc: hc})
+	}
+	return rigs
+}
 
 // clusterHomes are n homes configured as the nodes of one cluster on
 // loopback (R = replicas), each with its own ports; not started.
@@ -159,4 +184,90 @@ func TestSingleNodeStartsNoNATS(t *testing.T) {
 		t.Fatalf("cluster status alone: exit %d %q", r.code, r.stderr)
 	}
 	h.must("stop")
+}
+
+// A conversation is one, whichever node a message reaches: the node that
+// first took it owns it and the others forward to it, answers streaming
+// back through them. When the owner is killed with -9, the next message
+// is answered by another node with the whole history, within the lease.
+func TestClusterSessionFollowsItsOwner(t *testing.T) {
+	rigs := clusterNodes(t, 3, 3)
+	for _, r := range rigs {
+		r.start()
+	}
+	for _, r := range rigs {
+		awaitStatus(t, r.h, "three nodes with a quorum", func(st protocol.ClusterStatus) bool { return st.Quorum && upCount(st) == 3 })
+	}
+	// The streams are made by the first message; then the owner is a node
+	// that leads none of the streams a takeover writes, when one does: a
+	// dead leader's streams wait for JetStream's election (4-9 s) first.
+	rigs[0].chat("warm", "hello")
+	st := awaitStatus(t, rigs[0].h, "the streams", func(st protocol.ClusterStatus) bool { return len(st.Streams) >= 6 })
+	owner, fewest := 0, 99
+	for i := range rigs {
+		name, leads := fmt.Sprintf("n%d", i+1), 0
+		for _, s := range st.Streams {
+			if s.Leader == name && (s.Name == "KV_beamclaw_leases" || s.Name == "BEAMCLAW_SESSIONS" || s.Name == "KV_beamclaw_sessions") {
+				leads++
+			}
+		}
+		if st.MetaLeader == name {
+			leads++
+		}
+		if leads < fewest {
+			owner, fewest = i, leads
+		}
+	}
+	t.Logf("owner n%d; leaders: meta %s, streams %+v", owner+1, st.MetaLeader, st.Streams)
+	for i, word := range []string{"one", "two", "three"} {
+		if got := rigs[(owner+i)%3].chat("erin", word); got != "echo: "+word {
+			t.Fatalf("n%d answered %q", (owner+i)%3+1, got)
+		}
+	}
+	conv := llmConversation(llmLast(t, rigs[0].llm))
+	if strings.Join(conv, "|") != "user: one|assistant: echo: one|user: two|assistant: echo: two|user: three" {
+		t.Fatalf("the third turn sent %q", conv)
+	}
+	ownerName := fmt.Sprintf("n%d", owner+1)
+	awaitStatus(t, rigs[(owner+2)%3].h, ownerName+" owns erin's session", func(st protocol.ClusterStatus) bool {
+		for _, n := range st.Nodes {
+			if n.Name == ownerName && n.Sessions >= 1 {
+				return true
+			}
+		}
+		return false
+	})
+	other, third := rigs[(owner+1)%3], rigs[(owner+2)%3]
+	rigs[owner].kill9()
+
+	killed := time.Now()
+	var got string
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		code, body := other.post("erin", "four")
+		if code == http.StatusOK {
+			var a chatAnswer
+			if err := json.Unmarshal([]byte(body), &a); err != nil || len(a.Choices) != 1 {
+				t.Fatalf("bad completion: %s", body)
+			}
+			got = a.Choices[0].Message.Content
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no node answered after the owner died: %d %s", code, body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	failover := time.Since(killed)
+	t.Logf("failover: first answer from the new owner %s after kill -9", failover.Round(time.Millisecond))
+	if got != "echo: four" {
+		t.Fatalf("answer after failover: %q", got)
+	}
+	conv = llmConversation(llmLast(t, rigs[0].llm))
+	want := "user: one|assistant: echo: one|user: two|assistant: echo: two|user: three|assistant: echo: three|user: four"
+	if strings.Join(conv, "|") != want {
+		t.Fatalf("after failover the turn sent %q", conv)
+	}
+	if got := third.chat("erin", "five"); got != "echo: five" {
+		t.Fatalf("n3 after failover: %q", got)
+	}
 }

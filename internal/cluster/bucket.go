@@ -1,0 +1,75 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Bucket is a replicated key-value bucket (R = cluster.replicas). A put
+// returns once a quorum stored it.
+type Bucket struct {
+	kv   jetstream.KeyValue
+	name string
+}
+
+// Bucket opens (creating when missing) the bucket name.
+func (n *Node) Bucket(ctx context.Context, name string) (*Bucket, error) {
+	kv, err := n.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: name, History: 1,
+		Replicas: n.cfg.Replicas, Storage: jetstream.FileStorage, MaxValueSize: 8 << 20})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: bucket %s: %w", name, err)
+	}
+	return &Bucket{kv: kv, name: name}, nil
+}
+
+// Get reads key (false: none).
+func (b *Bucket) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	e, err := b.kv.Get(ctx, leaseKey(key))
+	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("cluster: %s get: %w", b.name, err)
+	}
+	return e.Value(), true, nil
+}
+
+// Put stores val at key.
+func (b *Bucket) Put(ctx context.Context, key string, val []byte) error {
+	if _, err := b.kv.Put(ctx, leaseKey(key), val); err != nil {
+		return fmt.Errorf("cluster: %s put: %w", b.name, err)
+	}
+	return nil
+}
+
+// Delete removes key (none: nothing to do).
+func (b *Bucket) Delete(ctx context.Context, key string) error {
+	if err := b.kv.Delete(ctx, leaseKey(key)); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+		return fmt.Errorf("cluster: %s delete: %w", b.name, err)
+	}
+	return nil
+}
+
+// Each calls fn with every key's value (keys as Put named them when
+// they were plain; encoded ones come back encoded).
+func (b *Bucket) Each(ctx context.Context, fn func(key string, val []byte)) error {
+	w, err := b.kv.WatchAll(ctx, jetstream.IgnoreDeletes())
+	if err != nil {
+		return fmt.Errorf("cluster: %s list: %w", b.name, err)
+	}
+	defer func() { _ = w.Stop() }()
+	for {
+		select {
+		case e := <-w.Updates():
+			if e == nil {
+				return nil // the initial values are all delivered
+			}
+			fn(e.Key(), e.Value())
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}

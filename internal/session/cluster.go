@@ -1,0 +1,83 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/cluster"
+)
+
+// Cluster mode: a live session is owned by one node (jsBackend); a
+// message for a session owned elsewhere is forwarded there.
+
+// forward hands in to the node that owns its session. An owner that is
+// gone leaves its lease to expire: the session is claimed here then, and
+// in is sent here.
+func (m *Manager) forward(ctx context.Context, owner *OwnedElsewhereError, in beamclaw.Inbound, id string, seed *record) (string, error) {
+	deadline := m.clock.Now().Add(2*m.opts.Cluster.LeaseTTL() + time.Second)
+	for {
+		runID, err := m.opts.Forward(ctx, owner.Node, in)
+		if !errors.Is(err, cluster.ErrNodeGone) {
+			return runID, err
+		}
+		for {
+			if m.clock.Now().After(deadline) {
+				return "", beamclaw.E("session.Send", beamclaw.KindUnavailable, "the node that owned this conversation is gone; try again in a moment", err)
+			}
+			select {
+			case <-ctx.Done():
+				return "", ctx.Err()
+			case <-m.clock.After(100 * time.Millisecond):
+			}
+			l, err := m.acquire(ctx, id, seed)
+			if o, ok := errors.AsType[*OwnedElsewhereError](err); ok {
+				if o.Node != owner.Node {
+					owner = o
+					break // a live node took it: forward there
+				}
+				continue
+			}
+			if err != nil {
+				return "", err
+			}
+			m.release(l)
+			return m.Send(Forwarded(ctx), in) // claimed here
+		}
+	}
+}
+
+// unclaim gives up this node's lease of a session that is no longer live
+// here (cluster mode), so another node may take it at once.
+func (m *Manager) unclaim(id string) {
+	if js, ok := m.store.(*jsBackend); ok {
+		js.unclaim(id)
+	}
+}
+
+// lost stops a session whose lease this node lost (it expired, or another
+// node took it over): at once, so nothing of it runs here any more.
+func (m *Manager) lost(id string) {
+	m.mu.Lock()
+	l := m.live[id]
+	if l != nil {
+		delete(m.live, id)
+	}
+	m.mu.Unlock()
+	if l != nil {
+		l.stop()
+		m.emit(context.Background(), beamclaw.EventSessionHibernated, id, slog.String("reason", "lease_lost"))
+	}
+}
+
+type forwardedKey struct{}
+
+// Forwarded marks ctx as a forwarded message's: its node serves it or
+// refuses it, and never forwards it again.
+func Forwarded(ctx context.Context) context.Context {
+	return context.WithValue(ctx, forwardedKey{}, true)
+}
+
+func forwarded(ctx context.Context) bool { return ctx.Value(forwardedKey{}) != nil }
