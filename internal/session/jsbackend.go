@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -52,6 +53,7 @@ type jsBackend struct {
 	ledger *usage.Ledger
 	openMu sync.Mutex // opened: the fields above are set once
 
+	num    atomic.Int64 // stored sessions, as last counted (count)
 	mu     sync.Mutex
 	claims map[string]*claim
 	failed bool // the last write failed for the cluster's sake
@@ -257,6 +259,9 @@ func (b *jsBackend) apply(id string, c change) error {
 	}
 	if err != nil {
 		return fmt.Errorf("save session %s: %w", id, err)
+	}
+	if c.created {
+		b.num.Add(1)
 	}
 	jc := jsChange{Index: c.index, Resp: c.resp}
 	if err := b.putSide(ctx, jc); err != nil {

@@ -26,6 +26,9 @@ func (b *jsBackend) summaries() ([]Summary, error) {
 			out = append(out, summaryOf(id, s.Rec, s.First))
 		}
 	})
+	if err == nil {
+		b.num.Store(int64(len(out)))
+	}
 	return out, err
 }
 
@@ -46,11 +49,10 @@ func (b *jsBackend) summary(id string) (Summary, bool, error) {
 	return summaryOf(id, s.Rec, s.First), true, nil
 }
 
-// count is the stored sessions (a list of the summaries).
-func (b *jsBackend) count() int {
-	sums, _ := b.summaries()
-	return len(sums)
-}
+// count is the stored sessions as this node last counted them (the last
+// list, and the sessions made and removed here since): health and status
+// read it, and must answer without the cluster.
+func (b *jsBackend) count() int { return int(b.num.Load()) }
 
 // setArchived marks sessions archived (or restores them) in their
 // summaries; a claim of the session reads it from there.
@@ -100,6 +102,7 @@ func (b *jsBackend) remove(ids []string) error {
 			}
 		}
 		b.unclaim(id)
+		b.num.Add(-1)
 	}
 	var gone []string
 	err := b.resps.Each(ctx, func(rid string, v []byte) {

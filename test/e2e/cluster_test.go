@@ -164,7 +164,7 @@ func TestClusterFormsAndNamesALostQuorum(t *testing.T) {
 		t.Errorf("problems: %q", st.Problems)
 	}
 	if r := homes[0].run("doctor"); r.code == 0 || !strings.Contains(r.stdout, "no JetStream quorum") {
-		t.Errorf("doctor without a quorum: exit %d\n%s", r.code, r.stdout)
+		t.Errorf("doctor without a quorum: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
 
