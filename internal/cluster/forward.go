@@ -169,7 +169,7 @@ func (n *Node) Forward(ctx context.Context, node string, in beamclaw.Inbound) (s
 		_ = sub.Unsubscribe()
 		return "", err
 	}
-	n.forwarded.Add(1)
+	n.stats.Forwarded.Add(1)
 	go relay(sub, ch, route, start.RunID)
 	return start.RunID, nil
 }

@@ -32,6 +32,7 @@ const (
 type Journal struct {
 	js      jetstream.JetStream
 	s       jetstream.Stream // its handle, kept: a lookup is a request
+	stats   *Stats
 	stream  string
 	subject string // prefix; a key's subject is subject + "." + key
 }
@@ -50,7 +51,7 @@ func (n *Node) Journal(ctx context.Context, name string) (*Journal, error) {
 	if err := streamLeader(ctx, s); err != nil {
 		return nil, fmt.Errorf("cluster: journal %s: %w", name, err)
 	}
-	return &Journal{js: n.js, s: s, stream: stream, subject: subj}, nil
+	return &Journal{js: n.js, s: s, stream: stream, subject: subj, stats: &n.stats}, nil
 }
 
 // streamLeader waits until a new stream elected its leader: until then
@@ -119,7 +120,12 @@ func (w *Writer) append(ctx context.Context, data []byte, fence bool) error {
 	if fence {
 		m.Header.Set(hdrKind, "fence")
 	}
+	start := time.Now()
 	ack, err := w.j.js.PublishMsg(ctx, m, jetstream.WithExpectLastSequencePerSubject(w.last))
+	if err == nil {
+		w.j.stats.JournalWrites.Add(1)
+		w.j.stats.JournalNanos.Add(uint64(time.Since(start)))
+	}
 	if wrongLast(err) {
 		return fmt.Errorf("%w (%s epoch %d)", ErrFenced, w.lease.Name, w.lease.Epoch)
 	}

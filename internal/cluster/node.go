@@ -37,9 +37,19 @@ type Node struct {
 	single singletons
 	status *nats.Subscription
 	closed sync.Once
-	// forwarded counts the messages this node handed to their owner.
-	forwarded atomic.Int64
+	stats Stats
 }
+
+// Stats are a node's counters (metrics).
+type Stats struct {
+	Forwarded     atomic.Uint64 // messages handed to their session's owner
+	LeaseMoves    atomic.Uint64 // sessions taken over from another node, or lost to one
+	JournalWrites atomic.Uint64 // records a quorum stored
+	JournalNanos  atomic.Uint64 // their total latency
+}
+
+// Stats are this node's counters.
+func (n *Node) Stats() *Stats { return &n.stats }
 
 // Start runs the embedded NATS server of cfg and connects to it in
 // process. It returns once the server accepts connections; JetStream may

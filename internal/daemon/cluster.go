@@ -29,3 +29,14 @@ func (d *daemon) openCluster() error {
 	d.watch.lap("cluster")
 	return nil
 }
+
+// clusterMetrics registers the node's counters (tree, once the metrics
+// exist).
+func (d *daemon) clusterMetrics() {
+	if d.cluster == nil {
+		return
+	}
+	st := d.cluster.Stats()
+	d.metrics.Cluster(st.Forwarded.Load, st.LeaseMoves.Load, st.JournalWrites.Load,
+		func() float64 { return float64(st.JournalNanos.Load()) / 1e9 })
+}

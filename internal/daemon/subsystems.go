@@ -115,6 +115,9 @@ func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options)
 				return rt.sessions.Send(session.Forwarded(ctx), in)
 			})
 		})))
+		sessSup.Add(d.guard(supervise.Func("cluster.decisions", func(ctx context.Context) error {
+			return d.cluster.ServeDecisions(ctx, rt.sessions.DecideHere)
+		})))
 	}
 	root.Add(sessSup)
 	if err := d.sandboxInto(root, opts, rt); err != nil {

@@ -32,6 +32,7 @@ func (d *daemon) tree() (*suture.Supervisor, error) {
 	root.Add(obsSup)
 
 	d.metrics.StoreWriteFailures(d.db.WriteFailures)
+	d.clusterMetrics()
 	d.metrics.StoreCommits(d.db.Commits)
 	d.check("store", func() protocol.Subsystem {
 		if ok, err := d.db.Writable(); !ok {

@@ -114,6 +114,24 @@ func (m *Metrics) StoreCommits(n func() uint64) {
 	}, func() float64 { return float64(n()) }))
 }
 
+// Cluster registers the cluster node's counters (cluster mode only):
+// messages forwarded to their session's owner, sessions that moved
+// between nodes, and the journal writes with their total latency (their
+// ratio is JetStream's write latency).
+func (m *Metrics) Cluster(forwarded, moves, writes func() uint64, writeSeconds func() float64) {
+	for _, c := range []struct {
+		name, help string
+		v          func() float64
+	}{
+		{"beamclaw_cluster_forwarded_total", "Messages this node forwarded to the node that owns their session.", func() float64 { return float64(forwarded()) }},
+		{"beamclaw_cluster_lease_moves_total", "Sessions this node took over from another node or lost to one.", func() float64 { return float64(moves()) }},
+		{"beamclaw_cluster_journal_writes_total", "Session changes a quorum of JetStream replicas stored.", func() float64 { return float64(writes()) }},
+		{"beamclaw_cluster_journal_write_seconds_total", "Total time of those writes (divide by the writes for the latency).", writeSeconds},
+	} {
+		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: c.name, Help: c.help}, c.v))
+	}
+}
+
 // LLMUsage counts one model call of the usage ledger (usage.Counter).
 func (m *Metrics) LLMUsage(provider, model string, in, out, cached int, usd float64) {
 	m.llmTokens.WithLabelValues(provider, model, "in").Add(float64(in))

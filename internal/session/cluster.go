@@ -81,3 +81,27 @@ func Forwarded(ctx context.Context) context.Context {
 }
 
 func forwarded(ctx context.Context) bool { return ctx.Value(forwardedKey{}) != nil }
+
+// decideElsewhere sends an answer to the other nodes (cluster mode): the
+// session that asked may live on another node than the connection that
+// answers. A forwarded answer is never sent on again.
+func (m *Manager) decideElsewhere(ctx context.Context, op string, d cluster.Decision) error {
+	if m.opts.Cluster == nil || forwarded(ctx) {
+		return beamclaw.E(op, beamclaw.KindNotFound, "no such approval", nil)
+	}
+	err := m.opts.Cluster.Decide(ctx, d)
+	if errors.Is(err, cluster.ErrNoSuchApproval) {
+		return beamclaw.E(op, beamclaw.KindNotFound, "no such approval", nil)
+	}
+	return err
+}
+
+// DecideHere answers an approval another node received for a session
+// live on this one (cluster.Node.ServeDecisions).
+func (m *Manager) DecideHere(ctx context.Context, d cluster.Decision) error {
+	ctx = Forwarded(ctx)
+	if d.Session != "" {
+		return m.Decide(ctx, d.Session, d.Approval, d.Origin, d.Decision)
+	}
+	return m.DecideFor(ctx, d.User, d.Approval, d.Origin, d.Decision)
+}

@@ -163,6 +163,9 @@ func (b *jsBackend) claimSession(id string) (stored, bool, error) {
 	b.mu.Lock()
 	b.claims[id].first = firstUser(st.history)
 	b.mu.Unlock()
+	if n := len(recs); n > 0 && recs[n-1].Node != b.node.ID() {
+		b.node.Stats().LeaseMoves.Add(1) // taken over from another node
+	}
 	return st, found, nil
 }
 
@@ -292,6 +295,9 @@ func (b *jsBackend) dropClaim(id string) {
 	_, ok := b.claims[id]
 	delete(b.claims, id)
 	b.mu.Unlock()
+	if ok {
+		b.node.Stats().LeaseMoves.Add(1)
+	}
 	if ok && b.lost != nil {
 		b.lost(id)
 	}

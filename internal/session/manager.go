@@ -16,6 +16,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/clock"
+	"github.com/beamclaw/beamclaw-go/internal/cluster"
 	"github.com/beamclaw/beamclaw-go/internal/supervise"
 	"github.com/beamclaw/beamclaw-go/internal/usage"
 )
@@ -248,13 +249,13 @@ const msgNothingToApprove = "Nothing is waiting for your approval here."
 
 // Decide answers a pending approval of a session asked on origin (see
 // Inbound.Origin).
-func (m *Manager) Decide(_ context.Context, sessionID, approvalID, origin string, d beamclaw.Decision) error {
+func (m *Manager) Decide(ctx context.Context, sessionID, approvalID, origin string, d beamclaw.Decision) error {
 	const op = "session.Decide"
 	m.mu.Lock()
 	l := m.live[sessionID]
 	m.mu.Unlock()
 	if l == nil {
-		return beamclaw.E(op, beamclaw.KindNotFound, "no such approval", nil)
+		return m.decideElsewhere(ctx, op, cluster.Decision{Session: sessionID, Approval: approvalID, Origin: origin, Decision: d})
 	}
 	if _, ok := l.decide(approvalID, origin, d); !ok {
 		return beamclaw.E(op, beamclaw.KindNotFound, "no such approval", nil)
@@ -266,7 +267,7 @@ func (m *Manager) Decide(_ context.Context, sessionID, approvalID, origin string
 // (a Telegram button carries no session id). Only that user's live
 // sessions are asked — approvals exist only in live sessions — so nobody
 // can answer another user's approval by guessing its id.
-func (m *Manager) DecideFor(_ context.Context, userID, approvalID, origin string, d beamclaw.Decision) error {
+func (m *Manager) DecideFor(ctx context.Context, userID, approvalID, origin string, d beamclaw.Decision) error {
 	const op = "session.DecideFor"
 	if approvalID == "" || userID == "" {
 		return beamclaw.E(op, beamclaw.KindInvalid, "an approval id and a user are required", nil)
@@ -279,7 +280,7 @@ func (m *Manager) DecideFor(_ context.Context, userID, approvalID, origin string
 			return nil
 		}
 	}
-	return beamclaw.E(op, beamclaw.KindNotFound, "no such approval", nil)
+	return m.decideElsewhere(ctx, op, cluster.Decision{User: userID, Approval: approvalID, Origin: origin, Decision: d})
 }
 
 // Reset empties a session's history (session_reset).
