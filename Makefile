@@ -16,7 +16,7 @@ STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 GOFMT      = "$$($(GO) env GOROOT)/bin/gofmt"
 BENCH_PKGS ?= ./...
 
-.PHONY: help build run deps test e2e lint vuln bench bench-load soak check fmt tidy demo docker clean
+.PHONY: help build run deps test e2e lint vuln bench bench-load bench-cluster soak check fmt tidy demo docker clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -50,6 +50,9 @@ bench: ## benchmarks with allocations (compare runs with benchstat)
 
 bench-load: ## load benchmark: the real binary beside a bare reverse proxy on loopback (about 5 minutes)
 	scripts/bench-load.sh
+
+bench-cluster: ## persisted turns alone (bbolt), in a 1-node cluster (JetStream R1) and in a 3-node cluster (R3), on loopback (about 3 minutes)
+	scripts/bench-cluster.sh
 
 soak: ## kill -9 soak: exec-to-ready after kill -9 with SESSIONS stored sessions, CYCLES times, nothing acknowledged lost or doubled (scripts/soak.sh)
 	CYCLES=$(or $(CYCLES),20) SESSIONS=$(or $(SESSIONS),100000) scripts/soak.sh

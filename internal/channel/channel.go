@@ -122,6 +122,13 @@ type Instance interface {
 	Deliver(ctx context.Context, target string, d Delivery) error
 }
 
+// Singleton is an Instance that reports whether its Serve must run on one
+// node of a cluster at a time (a Telegram long poll: two pollers of one
+// bot conflict). Instances that do not implement it run on every node.
+type Singleton interface {
+	Singleton() bool
+}
+
 // Route is an HTTP route of a channel.
 type Route struct {
 	// Method "" mounts the subtree at Pattern (every method).

@@ -37,7 +37,7 @@ type Node struct {
 	single singletons
 	status *nats.Subscription
 	closed sync.Once
-	stats Stats
+	stats  Stats
 }
 
 // Stats are a node's counters (metrics).

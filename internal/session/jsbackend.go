@@ -122,8 +122,26 @@ func (b *jsBackend) opened() error {
 	return nil
 }
 
+// open makes the streams and buckets as soon as the cluster has a quorum
+// (a service of the manager), so that the first message does not wait
+// for JetStream's meta leader; a use before then opens them itself.
+func (b *jsBackend) open(ctx context.Context) error {
+	for b.opened() != nil {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(time.Second):
+		}
+	}
+	<-ctx.Done()
+	return nil
+}
+
+// unavailable is the cluster's store failing for a moment (no quorum, a
+// leader being elected, a node that wrote as this one took over): the
+// store's kind, a 503 the client retries.
 func unavailable(err error) error {
-	return beamclaw.E("session", beamclaw.KindUnavailable, "the cluster's store cannot be reached (no quorum?)", err)
+	return beamclaw.E("session", beamclaw.KindStorage, "the cluster's store cannot be reached now (no quorum?); try again", err)
 }
 
 func opCtx() (context.Context, context.CancelFunc) {
@@ -145,12 +163,14 @@ func (b *jsBackend) claimSession(id string) (stored, bool, error) {
 		return stored{}, false, &OwnedElsewhereError{Session: id, Node: held.Node}
 	}
 	if err != nil {
-		return stored{}, false, err
+		return stored{}, false, unavailable(err)
 	}
+	// Fenced here: a node that held the session a moment ago wrote after
+	// this read; its lease is gone, so the next try reads that write.
 	w, recs, err := b.journal.Open(ctx, id, lease)
 	if err != nil {
 		_ = b.leases.Release(ctx, lease)
-		return stored{}, false, err
+		return stored{}, false, unavailable(err)
 	}
 	b.mu.Lock()
 	b.claims[id] = &claim{lease: lease, w: w, renewed: time.Now()}

@@ -80,6 +80,7 @@ func New(opts Options) (*Manager, error) {
 	m.sup = supervise.New("sessions", supervise.Options{Logger: o.Logger})
 	if js != nil {
 		m.sup.Add(supervise.Func("session_leases", js.keep))
+		m.sup.Add(supervise.Func("session_store", js.open))
 	}
 	// The cleaner and maintenance work on every stored session: in a
 	// cluster they run on one node (a singleton), which claims what it

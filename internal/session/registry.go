@@ -76,7 +76,9 @@ func (m *Manager) revive(ctx context.Context, l *lane, seed *record) error {
 	if _, ok := errors.AsType[*OwnedElsewhereError](err); ok {
 		return err
 	}
+
 	if err != nil {
+		m.log.Warn("a session could not be loaded", "session_id", l.id, "err", err)
 		return loadError("session", err)
 	}
 	now := m.clock.Now()

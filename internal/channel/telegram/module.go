@@ -104,5 +104,10 @@ func (i instance) Deliver(ctx context.Context, chat string, d channel.Delivery) 
 	return i.Send(ctx, chat, d.Text)
 }
 
+// Singleton implements channel.Singleton: a bot's long poll runs on one
+// node of a cluster at a time (Telegram refuses a second poller); its
+// webhook is taken by any node.
+func (i instance) Singleton() bool { return i.opts.Mode == ModeLongPoll }
+
 // Detail is the receiving mode, for the daemon's health.
 func (i instance) Detail() string { return i.opts.Mode }
