@@ -1,9 +1,16 @@
 package daemon
 
 import (
+	"context"
 	"fmt"
 
+	"github.com/thejerf/suture/v4"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/channel"
 	"github.com/beamclaw/beamclaw-go/internal/cluster"
+	"github.com/beamclaw/beamclaw-go/internal/session"
+	"github.com/beamclaw/beamclaw-go/internal/supervise"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
@@ -39,4 +46,29 @@ func (d *daemon) clusterMetrics() {
 	st := d.cluster.Stats()
 	d.metrics.Cluster(st.Forwarded.Load, st.LeaseMoves.Load, st.JournalWrites.Load,
 		func() float64 { return float64(st.JournalNanos.Load()) / 1e9 })
+}
+
+// clusterServices serve what other nodes send for the sessions this node
+// owns: forwarded messages and answers to approvals (cluster mode only).
+func (d *daemon) clusterServices(sup *suture.Supervisor, sessions *session.Manager) {
+	if d.cluster == nil {
+		return
+	}
+	sup.Add(d.guard(supervise.Func("cluster.forwarded", func(ctx context.Context) error {
+		return d.cluster.ServeForwarded(ctx, func(ctx context.Context, in beamclaw.Inbound) (string, error) {
+			return sessions.Send(session.Forwarded(ctx), in)
+		})
+	})))
+	sup.Add(d.guard(supervise.Func("cluster.decisions", func(ctx context.Context) error {
+		return d.cluster.ServeDecisions(ctx, sessions.DecideHere)
+	})))
+}
+
+// channelServe is a registered channel's service: on one node of the
+// cluster at a time when the channel asks for that (channel.Singleton).
+func (d *daemon) channelServe(name beamclaw.Channel, inst channel.Instance) func(context.Context) error {
+	if s, ok := inst.(channel.Singleton); ok && s.Singleton() && d.cluster != nil {
+		return d.cluster.Singleton("channel."+string(name), inst.Serve)
+	}
+	return inst.Serve
 }

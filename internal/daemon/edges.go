@@ -87,11 +87,7 @@ func (d *daemon) edges(rt *agentRuntime) (routes, socket []gateway.Mount, servic
 		channels := supervise.New("channels", supervise.Options{Logger: d.log, Contain: true,
 			Timeout: d.plan.ShutdownTimeout})
 		for name, inst := range registered {
-			serve := inst.Serve
-			if s, ok := inst.(channel.Singleton); ok && s.Singleton() && d.cluster != nil {
-				serve = d.cluster.Singleton("channel."+string(name), inst.Serve)
-			}
-			channels.Add(d.guard(supervise.Func("channel."+string(name), serve)))
+			channels.Add(d.guard(supervise.Func("channel."+string(name), d.channelServe(name, inst))))
 			for _, r := range inst.Routes() {
 				routes = append(routes, gateway.Mount{Method: r.Method, Pattern: r.Pattern, Handler: r.Handler,
 					PublicOnly: true, OwnAuth: r.OwnAuth})

@@ -109,16 +109,7 @@ func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options)
 	d.watch.lap("sessions")
 	sessSup := supervise.New("sessions", opts)
 	sessSup.Add(d.guard(rt.sessions))
-	if d.cluster != nil { // messages other nodes forward to the sessions this node owns
-		sessSup.Add(d.guard(supervise.Func("cluster.forwarded", func(ctx context.Context) error {
-			return d.cluster.ServeForwarded(ctx, func(ctx context.Context, in beamclaw.Inbound) (string, error) {
-				return rt.sessions.Send(session.Forwarded(ctx), in)
-			})
-		})))
-		sessSup.Add(d.guard(supervise.Func("cluster.decisions", func(ctx context.Context) error {
-			return d.cluster.ServeDecisions(ctx, rt.sessions.DecideHere)
-		})))
-	}
+	d.clusterServices(sessSup, rt.sessions)
 	root.Add(sessSup)
 	if err := d.sandboxInto(root, opts, rt); err != nil {
 		return nil, nil, nil, err
