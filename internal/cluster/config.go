@@ -82,6 +82,8 @@ func (c Config) Validate(p *setting.Problems) {
 	}
 	if c.Replicas != 1 && c.Replicas != 3 && c.Replicas != 5 {
 		p.Add("replicas", "%d: want 1, 3 or 5", c.Replicas)
+	} else if c.Replicas > 1+len(c.Routes) {
+		p.Add("replicas", "%d copies need at least %d nodes; routes name %d other(s)", c.Replicas, c.Replicas, len(c.Routes))
 	}
 	if c.Token.IsZero() {
 		p.Add("token", "required when the cluster is enabled: {env: VAR}")

@@ -52,7 +52,7 @@ func TestValidateNamesEachBadKey(t *testing.T) {
 		t.Fatalf("an off section is not checked: %v", keys)
 	}
 	tls := validCluster()
-	tls.Routes = []string{"nats-route://10.0.0.2:6222"}
+	tls.Routes = []string{"nats-route://10.0.0.2:6222", "nats-route://10.0.0.3:6222"}
 	tls.TLS = TLSConfig{CertFile: "c.pem", KeyFile: "k.pem", CAFile: "ca.pem"}
 	if keys := problemKeys(tls); len(keys) != 0 {
 		t.Fatalf("remote routes with TLS: %v", keys)
@@ -64,6 +64,7 @@ func TestValidateNamesEachBadKey(t *testing.T) {
 		{"name", func(c *Config) { c.Name = "" }},
 		{"node_id", func(c *Config) { c.NodeID = "n 1" }},
 		{"replicas", func(c *Config) { c.Replicas = 2 }},
+		{"replicas", func(c *Config) { c.Replicas = 5 }},
 		{"token", func(c *Config) { c.Token = setting.Secret{} }},
 		{"lease_ttl", func(c *Config) { c.LeaseTTL.Duration = 100 * time.Millisecond }},
 		{"client_listen", func(c *Config) { c.ClientListen = "0.0.0.0:4222" }},

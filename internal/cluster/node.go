@@ -113,6 +113,9 @@ func serverOptions(cfg Options) (*server.Options, error) {
 		Cluster: server.ClusterOpts{Name: cfg.Name, Host: rh, Port: rp, Username: routeUser, Password: token,
 			ConnectRetries: -1, NoAdvertise: true},
 	}
+	if len(cfg.Routes) == 0 { // a cluster of one: JetStream alone (it wants routes to cluster)
+		o.Cluster = server.ClusterOpts{}
+	}
 	for i, r := range cfg.Routes {
 		u, err := routeURL(r)
 		if err != nil {
@@ -181,6 +184,9 @@ func (n *Node) Ready(ctx context.Context) error {
 
 // MetaLeader is JetStream's meta leader as this node knows it ("": none).
 func (n *Node) MetaLeader() string {
+	if len(n.cfg.Routes) == 0 {
+		return n.cfg.NodeID // a cluster of one leads itself
+	}
 	info, err := n.srv.Jsz(&server.JSzOptions{})
 	if err != nil || info.Meta == nil {
 		return ""

@@ -73,6 +73,7 @@ func (n *Node) Status(ctx context.Context) protocol.ClusterStatus {
 	st := protocol.ClusterStatus{Name: n.cfg.Name, Node: n.cfg.NodeID, Replicas: n.cfg.Replicas}
 	known := map[string]*protocol.ClusterNode{n.cfg.NodeID: {Name: n.cfg.NodeID}}
 	size := 1
+	st.MetaLeader = n.MetaLeader()
 	if info, err := n.srv.Jsz(&server.JSzOptions{}); err == nil && info.Meta != nil {
 		st.MetaLeader, size = info.Meta.Leader, max(info.Meta.Size, 1)
 		for _, p := range info.Meta.Replicas {

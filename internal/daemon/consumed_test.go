@@ -71,7 +71,7 @@ cluster:
   enabled: true
   name: team
   node_id: n1
-  routes: ["nats-route://127.0.0.1:6223"]
+  routes: ["nats-route://127.0.0.1:6223", "nats-route://127.0.0.1:6225"]
   token: {env: CLUSTER_TOKEN}
   tls: {cert_file: c.pem, key_file: k.pem, ca_file: ca.pem}
 `
