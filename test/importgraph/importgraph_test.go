@@ -25,7 +25,7 @@ var layers = []struct {
 }{
 	{"vocabulary", []string{"internal/beamclaw", "internal/clock", "pkg/protocol"}},
 	{"leaves", []string{"internal/setting/...", "internal/obs/...", "internal/supervise", "internal/toolparse", "internal/scrub/...", "internal/glob", "internal/procguard", "internal/initgc", "internal/elicit", "internal/runqueue", "internal/httppost", "docker/sandbox"}},
-	{"adapters", []string{"internal/store/...", "internal/cluster", "internal/provider/...", "internal/mcp/...", "internal/sandbox"}},
+	{"adapters", []string{"internal/store/...", "internal/cluster/...", "internal/provider/...", "internal/mcp/...", "internal/sandbox"}},
 	{"core", []string{"internal/channel", "internal/memory/...", "internal/skill", "internal/workspace", "internal/pairing", "internal/people", "internal/usage", "internal/tool/...",
 		"internal/loop", "internal/session", "internal/scheduler", "internal/agent", "skills"}},
 	{"public client", []string{"pkg/client"}},
