@@ -64,6 +64,7 @@ var sameLayerAllowed = map[[2]string]bool{
 	{"internal/memory", "internal/memory/embedcache"}:    true,
 	{"internal/provider/openai", "internal/provider"}:    true, // an adapter is built from the shared Settings
 	{"internal/provider/anthropic", "internal/provider"}: true,
+	{"internal/cluster/clustertest", "internal/cluster"}: true, // starts nodes for other packages' tests
 }
 
 type pkg struct {
