@@ -29,6 +29,17 @@ const (
 // it is down; its sessions move once their leases expire.
 var ErrNodeGone = errors.New("cluster: the node that owns the session is gone")
 
+// OwnedElsewhereError: another node owns the session now (a forwarded
+// message's owner may have lost it since); its messages go there.
+type OwnedElsewhereError struct {
+	Session string
+	Node    string
+}
+
+func (e *OwnedElsewhereError) Error() string {
+	return fmt.Sprintf("session %s is owned by node %s", e.Session, e.Node)
+}
+
 func sendSubject(node string) string { return "beamclaw.send." + node }
 
 // forwardMsg is one message of a forwarded run's reply stream.
@@ -43,6 +54,7 @@ type forwardErr struct {
 	Kind     beamclaw.Kind `json:"kind"`
 	Msg      string        `json:"msg"`
 	Sentinel string        `json:"sentinel,omitempty"`
+	Owner    string        `json:"owner,omitempty"` // an OwnedElsewhereError's node
 }
 
 // sentinels are the errors of Send a caller tells apart with errors.Is.
@@ -59,10 +71,16 @@ func wireErr(err error) *forwardErr {
 			w.Sentinel = name
 		}
 	}
+	if o, ok := errors.AsType[*OwnedElsewhereError](err); ok {
+		w.Owner = o.Node
+	}
 	return w
 }
 
 func (w *forwardErr) err() error {
+	if w.Owner != "" {
+		return &OwnedElsewhereError{Node: w.Owner}
+	}
 	if s := sentinels[w.Sentinel]; s != nil {
 		return beamclaw.E("cluster.Forward", w.Kind, w.Msg, s)
 	}
@@ -93,54 +111,84 @@ func (n *Node) serveOne(ctx context.Context, send Send, m *nats.Msg) {
 	}
 	r := &replyRoute{nc: n.nc, subject: m.Reply, done: make(chan struct{})}
 	in.Route = r
+	// Beats from the start: Send may wait long (behind a busy run) before
+	// it answers, and a silent owner looks dead to the requester.
+	stop := make(chan struct{})
+	beats := make(chan struct{})
+	go func() {
+		defer close(beats)
+		t := time.NewTicker(forwardBeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-r.done:
+				return
+			case <-stop:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				r.publish(forwardMsg{})
+			}
+		}
+	}()
 	runID, err := send(ctx, in)
 	start := forwardMsg{Start: true, RunID: runID}
 	if err != nil {
 		start.Err = wireErr(err)
+		close(stop)
 	}
-	r.publish(start)
-	if err != nil {
-		return
-	}
-	t := time.NewTicker(forwardBeat)
-	defer t.Stop()
-	for {
-		select {
-		case <-r.done:
-			return
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			r.publish(forwardMsg{})
-		}
-	}
+	r.started(start) // then the events Send's run delivered meanwhile
+	<-beats
 }
 
-// replyRoute publishes a forwarded run's events to its requester.
+// replyRoute publishes a forwarded run's events to its requester, in
+// order, after the answer of Send: events delivered before it (a run that
+// ended inside Send: a /yes, a resend's stored answer) wait for it.
 type replyRoute struct {
 	nc      *nats.Conn
 	subject string
 	mu      sync.Mutex
 	done    chan struct{}
 	ended   bool
+	start   bool                // the answer of Send went out
+	held    []beamclaw.RunEvent // delivered before it
 }
 
 func (r *replyRoute) Deliver(ev beamclaw.RunEvent) {
-	r.publish(forwardMsg{Event: &ev})
-	if ev.Terminal() {
-		r.mu.Lock()
-		if !r.ended {
-			r.ended = true
-			close(r.done)
-		}
-		r.mu.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.start {
+		r.held = append(r.held, ev)
+	} else {
+		r.publishLocked(forwardMsg{Event: &ev})
+	}
+	if ev.Terminal() && !r.ended {
+		r.ended = true
+		close(r.done)
 	}
 }
 
-func (r *replyRoute) publish(m forwardMsg) {
-	b, _ := json.Marshal(m)
-	r.mu.Lock() // events in order
+// started publishes the answer of Send, then the events held for it.
+func (r *replyRoute) started(m forwardMsg) {
+	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.publishLocked(m)
+	r.start = true
+	for i := range r.held {
+		r.publishLocked(forwardMsg{Event: &r.held[i]})
+	}
+	r.held = nil
+}
+
+func (r *replyRoute) publish(m forwardMsg) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.publishLocked(m)
+}
+
+func (r *replyRoute) publishLocked(m forwardMsg) {
+	b, _ := json.Marshal(m)
 	_ = r.nc.Publish(r.subject, b)
 }
 
@@ -155,7 +203,7 @@ func (n *Node) Forward(ctx context.Context, node string, in beamclaw.Inbound) (s
 		return "", fmt.Errorf("cluster: forward: %w", err)
 	}
 	inbox := nats.NewInbox()
-	ch := make(chan *nats.Msg, 256)
+	ch := make(chan *nats.Msg, 4096) // a streamed answer's chunks; a relay keeps up with one route
 	sub, err := n.nc.ChanSubscribe(inbox, ch)
 	if err != nil {
 		return "", fmt.Errorf("cluster: forward: %w", err)
@@ -185,6 +233,7 @@ func (n *Node) awaitStart(ctx context.Context, ch chan *nats.Msg, node string) (
 			}
 			var fm forwardMsg
 			if json.Unmarshal(m.Data, &fm) != nil || !fm.Start {
+				t.Reset(forwardSilence) // a beat: the owner is at it
 				continue
 			}
 			if fm.Err != nil {

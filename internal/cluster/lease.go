@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -43,7 +44,7 @@ type Lease struct {
 	Name  string
 	Node  string
 	Epoch uint64
-	rev   uint64 // the entry's revision after the last acquire or renewal
+	rev   uint64 // the entry's revision after the last acquire or renewal (sync/atomic: renewals and a release may race)
 }
 
 type leaseValue struct {
@@ -58,14 +59,21 @@ type Leases struct {
 	ttl  time.Duration
 }
 
-// Leases opens (creating when missing) the lease bucket.
+// Leases opens (creating when missing) the lease bucket, once: later
+// calls return the same (opening it is a request to the meta leader).
 func (n *Node) Leases(ctx context.Context) (*Leases, error) {
+	n.leaseMu.Lock()
+	defer n.leaseMu.Unlock()
+	if n.leases != nil {
+		return n.leases, nil
+	}
 	kv, err := n.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: leaseBucket, History: 1,
 		TTL: n.cfg.LeaseTTL, Replicas: n.cfg.Replicas, Storage: jetstream.FileStorage})
 	if err != nil {
 		return nil, fmt.Errorf("cluster: lease bucket: %w", err)
 	}
-	return &Leases{kv: kv, node: n.cfg.NodeID, ttl: n.cfg.LeaseTTL}, nil
+	n.leases = &Leases{kv: kv, node: n.cfg.NodeID, ttl: n.cfg.LeaseTTL}
+	return n.leases, nil
 }
 
 // TTL is how long a lease lasts without renewal.
@@ -106,20 +114,20 @@ func (l *Leases) Acquire(ctx context.Context, name string) (*Lease, error) {
 // node holds it now.
 func (l *Leases) Renew(ctx context.Context, ls *Lease) error {
 	val, _ := json.Marshal(leaseValue{Node: ls.Node, Epoch: ls.Epoch})
-	rev, err := l.kv.Update(ctx, leaseKey(ls.Name), val, ls.rev)
+	rev, err := l.kv.Update(ctx, leaseKey(ls.Name), val, atomic.LoadUint64(&ls.rev))
 	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyNotFound) {
 		return fmt.Errorf("%w: %s", ErrLost, ls.Name)
 	}
 	if err != nil {
 		return fmt.Errorf("cluster: renew %s: %w", ls.Name, err)
 	}
-	ls.rev = rev
+	atomic.StoreUint64(&ls.rev, rev)
 	return nil
 }
 
 // Release gives the lease up, unless it was already lost.
 func (l *Leases) Release(ctx context.Context, ls *Lease) error {
-	err := l.kv.Delete(ctx, leaseKey(ls.Name), jetstream.LastRevision(ls.rev))
+	err := l.kv.Delete(ctx, leaseKey(ls.Name), jetstream.LastRevision(atomic.LoadUint64(&ls.rev)))
 	if err != nil && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 		return fmt.Errorf("cluster: release %s: %w", ls.Name, err)
 	}

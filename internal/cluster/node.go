@@ -37,7 +37,10 @@ type Node struct {
 	single singletons
 	status *nats.Subscription
 	closed sync.Once
-	stats  Stats
+	// leases is the lease bucket once opened (Leases).
+	leaseMu sync.Mutex
+	leases  *Leases
+	stats   Stats
 }
 
 // Stats are a node's counters (metrics).

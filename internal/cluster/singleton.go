@@ -73,14 +73,20 @@ func (n *Node) runHeld(ctx context.Context, name string, ls *Leases, lease *Leas
 			n.release(ls, lease)
 			return nil
 		case <-t.C:
-			c, cancel := context.WithTimeout(ctx, n.cfg.LeaseTTL/3)
-			err := ls.Renew(c, lease)
-			cancel()
+			// A renewal may not outlast the lease's stale mark: past it
+			// this node stops, whatever the renewal would have said.
+			left := time.Until(renewed.Add(Stale(n.cfg.LeaseTTL)))
+			err := context.DeadlineExceeded
+			if left > 0 {
+				c, cancel := context.WithTimeout(ctx, min(n.cfg.LeaseTTL/3, left))
+				err = ls.Renew(c, lease)
+				cancel()
+			}
 			if err == nil {
 				renewed = time.Now()
 				continue
 			}
-			if errors.Is(err, ErrLost) || time.Since(renewed) > Stale(n.cfg.LeaseTTL) {
+			if errors.Is(err, ErrLost) || time.Since(renewed) >= Stale(n.cfg.LeaseTTL) {
 				n.log.Warn("singleton moved away: its lease was lost", "singleton", name, "err", err)
 				stop()
 				<-done

@@ -20,6 +20,10 @@ func (m *Manager) forward(ctx context.Context, owner *OwnedElsewhereError, in be
 	deadline := m.clock.Now().Add(2*m.opts.Cluster.LeaseTTL() + time.Second)
 	for {
 		runID, err := m.opts.Forward(ctx, owner.Node, in)
+		if moved, ok := errors.AsType[*OwnedElsewhereError](err); ok && moved.Node != owner.Node && m.clock.Now().Before(deadline) {
+			owner = moved // the owner lost it to another node meanwhile: on to that one
+			continue
+		}
 		if !errors.Is(err, cluster.ErrNodeGone) {
 			return runID, err
 		}
@@ -51,25 +55,34 @@ func (m *Manager) forward(ctx context.Context, owner *OwnedElsewhereError, in be
 
 // unclaim gives up this node's lease of a session that is no longer live
 // here (cluster mode), so another node may take it at once.
-func (m *Manager) unclaim(id string) {
+func (m *Manager) unclaim(l *lane) {
 	if js, ok := m.store.(*jsBackend); ok {
-		js.unclaim(id)
+		js.unclaim(l.id, l.claim)
 	}
 }
 
-// lost stops a session whose lease this node lost (it expired, or another
-// node took it over): at once, so nothing of it runs here any more.
-func (m *Manager) lost(id string) {
+// lost stops the lane whose claim this node lost (the lease expired, or
+// another node took the session over): at once, its running turn
+// canceled, so nothing of it runs or writes here any more. A newer lane
+// of the session (a later claim) is left alone.
+func (m *Manager) lost(id string, cl *claim) {
 	m.mu.Lock()
 	l := m.live[id]
-	if l != nil {
-		delete(m.live, id)
+	if l == nil || l.claim != cl {
+		m.mu.Unlock()
+		return
 	}
+	delete(m.live, id)
 	m.mu.Unlock()
-	if l != nil {
-		l.stop()
-		m.emit(context.Background(), beamclaw.EventSessionHibernated, id, slog.String("reason", "lease_lost"))
+	l.mu.Lock()
+	for _, r := range append([]*run{l.inflight}, l.queue...) {
+		if r != nil && r.cancel != nil {
+			r.cancel()
+		}
 	}
+	l.mu.Unlock()
+	l.stop()
+	m.emit(context.Background(), beamclaw.EventSessionHibernated, id, slog.String("reason", "lease_lost"))
 }
 
 type forwardedKey struct{}

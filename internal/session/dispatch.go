@@ -153,7 +153,7 @@ func (l *lane) promoteHeld(r *run) error {
 	l.mu.Unlock()
 	if l.m.store.writable() {
 		l.deferred = &c
-	} else if err := l.m.apply(l.id, c); err != nil {
+	} else if err := l.m.apply(l, c); err != nil {
 		return err
 	}
 	l.mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,14 +26,7 @@ const jsTimeout = 10 * time.Second
 
 // OwnedElsewhereError is returned when another node of the cluster owns
 // the session now: its messages go there (Options.Forward).
-type OwnedElsewhereError struct {
-	Session string
-	Node    string
-}
-
-func (e *OwnedElsewhereError) Error() string {
-	return fmt.Sprintf("session %s is owned by node %s", e.Session, e.Node)
-}
+type OwnedElsewhereError = cluster.OwnedElsewhereError
 
 // jsBackend keeps sessions on JetStream (cluster mode): each session's
 // changes are the records of its journal, written only by the node that
@@ -42,11 +36,12 @@ type jsBackend struct {
 	node    *cluster.Node
 	leases  *cluster.Leases
 	journal *cluster.Journal
-	sums    *cluster.Bucket // id -> jsSummary
-	threads *cluster.Bucket // threadKey -> thread; threadPrefix -> "1"
-	resps   *cluster.Bucket // response id -> Response
-	maint   *cluster.Bucket // id -> maintMark; "last_night" -> date
-	lost    func(id string) // a claim was lost: stop the session here at once
+	sums    *cluster.Bucket            // id -> jsSummary
+	threads *cluster.Bucket            // threadKey -> thread; threadPrefix -> "1"
+	resps   *cluster.Bucket            // response id -> Response
+	maint   *cluster.Bucket            // id -> maintMark; "last_night" -> date
+	lost    func(id string, cl *claim) // a claim was lost: stop its session here at once
+	log     *slog.Logger
 	// db and ledger record the runs' model calls on this node (the
 	// ledger is each node's own).
 	db     *store.DB
@@ -63,8 +58,8 @@ type jsBackend struct {
 type claim struct {
 	lease   *cluster.Lease
 	w       *cluster.Writer
-	renewed time.Time // by keep only
-	first   string    // the session's first user message, for its summary
+	renewed time.Time // by keep only (one renewal of a claim at a time)
+	first   string    // the session's first user message, for its summary (b.mu)
 }
 
 // jsChange is a change as a journal record.
@@ -149,57 +144,61 @@ func opCtx() (context.Context, context.CancelFunc) {
 }
 
 // claimSession takes the session's lease for this node, fences its
-// journal and reads it: from then on only this node writes the session.
-// Another holder is an *OwnedElsewhereError.
-func (b *jsBackend) claimSession(id string) (stored, bool, error) {
+// journal and reads it: from then on only this claim writes the session
+// (applyClaimed). Another holder is an *OwnedElsewhereError.
+func (b *jsBackend) claimSession(id string) (stored, bool, *claim, error) {
 	if err := b.opened(); err != nil {
-		return stored{}, false, err
+		return stored{}, false, nil, err
 	}
 	ctx, cancel := opCtx()
 	defer cancel()
 	lease, err := b.leases.Acquire(ctx, cluster.SessionLeasePrefix+id)
 	var held *cluster.HeldError
 	if errors.As(err, &held) {
-		return stored{}, false, &OwnedElsewhereError{Session: id, Node: held.Node}
+		return stored{}, false, nil, &OwnedElsewhereError{Session: id, Node: held.Node}
 	}
 	if err != nil {
-		return stored{}, false, unavailable(err)
+		return stored{}, false, nil, unavailable(err)
 	}
 	// Fenced here: a node that held the session a moment ago wrote after
 	// this read; its lease is gone, so the next try reads that write.
 	w, recs, err := b.journal.Open(ctx, id, lease)
 	if err != nil {
 		_ = b.leases.Release(ctx, lease)
-		return stored{}, false, unavailable(err)
+		return stored{}, false, nil, unavailable(err)
 	}
-	b.mu.Lock()
-	b.claims[id] = &claim{lease: lease, w: w, renewed: time.Now()}
-	b.mu.Unlock()
 	st, found, err := b.replay(ctx, id, recs, true)
 	if err != nil {
-		b.unclaim(id)
-		return st, found, err
+		_ = b.leases.Release(ctx, lease)
+		return st, found, nil, err
 	}
+	cl := &claim{lease: lease, w: w, renewed: time.Now(), first: firstUser(st.history)}
 	b.mu.Lock()
-	b.claims[id].first = firstUser(st.history)
+	b.claims[id] = cl
 	b.mu.Unlock()
+	if found {
+		b.putSummary(ctx, id, st.rec, cl.first) // a node that died between its journal and its summary
+	}
 	if n := len(recs); n > 0 && recs[n-1].Node != b.node.ID() {
 		b.node.Stats().LeaseMoves.Add(1) // taken over from another node
 	}
-	return st, found, nil
+	return st, found, cl, nil
 }
 
-// unclaim gives the session's lease up (hibernated, deleted, stopped).
-func (b *jsBackend) unclaim(id string) {
-	b.mu.Lock()
-	c := b.claims[id]
-	delete(b.claims, id)
-	b.mu.Unlock()
-	if c != nil {
-		ctx, cancel := opCtx()
-		defer cancel()
-		_ = b.leases.Release(ctx, c.lease)
+// unclaim gives cl's lease up (its lane hibernated, was deleted, stopped
+// or never came to be), unless a newer claim took its place.
+func (b *jsBackend) unclaim(id string, cl *claim) {
+	if cl == nil {
+		return
 	}
+	b.mu.Lock()
+	if b.claims[id] == cl {
+		delete(b.claims, id)
+	}
+	b.mu.Unlock()
+	ctx, cancel := opCtx()
+	defer cancel()
+	_ = b.leases.Release(ctx, cl.lease)
 }
 
 // load reads a session without claiming it (a read of its history).
@@ -211,16 +210,18 @@ func (b *jsBackend) load(id string) (stored, bool, error) {
 	defer cancel()
 	recs, err := b.journal.Read(ctx, id)
 	if err != nil {
-		return stored{}, false, err
+		return stored{}, false, unavailable(err)
 	}
 	return b.replay(ctx, id, recs, false)
 }
 
 // replay applies a journal's records in order. The owner also puts back
-// what a record carries for the buckets (a node may have died between
-// its journal write and theirs).
+// what the last record carries for the buckets (a node may have died
+// between its journal write and theirs); older records' responses are
+// not written again (one deleted since would come back).
 func (b *jsBackend) replay(ctx context.Context, id string, recs []cluster.Record, owner bool) (stored, bool, error) {
 	mb := newMemBackend()
+	var last jsChange
 	for _, r := range recs {
 		if r.Fence {
 			continue
@@ -232,10 +233,11 @@ func (b *jsBackend) replay(ctx context.Context, id string, recs []cluster.Record
 		if err := mb.apply(id, c.change()); err != nil {
 			return stored{}, false, err
 		}
-		if owner {
-			if err := b.putSide(ctx, c); err != nil {
-				return stored{}, false, err
-			}
+		last = c
+	}
+	if owner {
+		if err := b.putSide(ctx, last); err != nil {
+			return stored{}, false, unavailable(err)
 		}
 	}
 	st, found, err := mb.load(id)
@@ -256,13 +258,25 @@ func (c jsChange) change() change {
 		unpend: c.Unpend, seen: c.Seen, forget: c.Forget, index: c.Index, resp: c.Resp, outputs: c.Outputs}
 }
 
-// apply appends the change to the session's journal under this node's
-// claim; the write is refused when another node took the session over.
+// apply is the backend's write without a lane: only through a claim in
+// cluster mode (Manager.apply calls applyClaimed).
 func (b *jsBackend) apply(id string, c change) error {
 	b.mu.Lock()
 	cl := b.claims[id]
 	b.mu.Unlock()
-	if cl == nil {
+	return b.applyClaimed(cl, id, c)
+}
+
+// applyClaimed appends the change to the session's journal under cl, the
+// writing lane's own claim: refused when that claim is no longer this
+// node's current one, or when another node fenced the journal since. Once
+// the record is stored the change is committed: the buckets after it are
+// repaired by the next claim if their writes fail.
+func (b *jsBackend) applyClaimed(cl *claim, id string, c change) error {
+	b.mu.Lock()
+	current := cl != nil && b.claims[id] == cl
+	b.mu.Unlock()
+	if !current {
 		return beamclaw.E("session", beamclaw.KindUnavailable, "this node no longer owns the session", nil)
 	}
 	data, err := json.Marshal(jsChange{Rec: c.rec, Reset: c.reset, From: c.from, Msgs: c.msgs, Pend: c.pend,
@@ -277,22 +291,21 @@ func (b *jsBackend) apply(id string, c change) error {
 	b.failed = err != nil && !errors.Is(err, cluster.ErrFenced)
 	b.mu.Unlock()
 	if errors.Is(err, cluster.ErrFenced) {
-		b.dropClaim(id)
+		b.dropClaim(id, cl)
 		return beamclaw.E("session", beamclaw.KindUnavailable, "another node took the session over", err)
 	}
 	if err != nil {
-		return fmt.Errorf("save session %s: %w", id, err)
+		return unavailable(fmt.Errorf("save session %s: %w", id, err))
 	}
 	if c.created {
 		b.num.Add(1)
 	}
-	jc := jsChange{Index: c.index, Resp: c.resp}
-	if err := b.putSide(ctx, jc); err != nil {
-		return err
+	if err := b.putSide(ctx, jsChange{Index: c.index, Resp: c.resp}); err != nil {
+		b.log.Warn("cluster: a session's index or response was not written (its next claim writes it)", "session_id", id, "err", err)
 	}
 	if len(c.usage) > 0 && b.ledger != nil && b.db != nil {
 		if err := b.db.Update(func(tx *bolt.Tx) error { return b.ledger.Put(tx, c.usage) }); err != nil {
-			return fmt.Errorf("usage of session %s: %w", id, err)
+			b.log.Warn("cluster: a session's model calls were not recorded", "session_id", id, "err", err)
 		}
 	}
 	b.mu.Lock()
@@ -301,25 +314,35 @@ func (b *jsBackend) apply(id string, c change) error {
 	}
 	first := cl.first
 	b.mu.Unlock()
-	v, err := json.Marshal(jsSummary{Rec: c.rec, First: first})
-	if err != nil {
-		return err
-	}
-	return b.sums.Put(ctx, id, v)
+	b.putSummary(ctx, id, c.rec, first)
+	return nil
 }
 
-// dropClaim forgets a claim that is no longer this node's and stops the
-// session here.
-func (b *jsBackend) dropClaim(id string) {
+// putSummary writes a session's summary; a failure is logged (the next
+// claim writes it again).
+func (b *jsBackend) putSummary(ctx context.Context, id string, rec record, first string) {
+	v, err := json.Marshal(jsSummary{Rec: rec, First: first})
+	if err == nil {
+		err = b.sums.Put(ctx, id, v)
+	}
+	if err != nil {
+		b.log.Warn("cluster: a session's summary was not written (its next claim writes it)", "session_id", id, "err", err)
+	}
+}
+
+// dropClaim forgets cl, no longer this node's, and stops its lane here.
+func (b *jsBackend) dropClaim(id string, cl *claim) {
 	b.mu.Lock()
-	_, ok := b.claims[id]
-	delete(b.claims, id)
+	ok := b.claims[id] == cl
+	if ok {
+		delete(b.claims, id)
+	}
 	b.mu.Unlock()
 	if ok {
 		b.node.Stats().LeaseMoves.Add(1)
-	}
-	if ok && b.lost != nil {
-		b.lost(id)
+		if b.lost != nil {
+			b.lost(id, cl)
+		}
 	}
 }
 
@@ -352,9 +375,10 @@ func (b *jsBackend) writable() bool {
 	return !b.failed
 }
 
-// keep renews this node's claims every third of a lease; a claim that
-// could not be renewed within a lease is lost, and its session stops
-// here at once.
+// keep renews this node's claims every third of a lease, many at once. A
+// claim not renewed for two thirds of a lease is lost (cluster.Stale):
+// its session stops here at once, before the server can give the lease
+// to another node.
 func (b *jsBackend) keep(ctx context.Context) error {
 	ttl := b.node.LeaseTTL()
 	t := time.NewTicker(ttl / 3)
@@ -371,16 +395,38 @@ func (b *jsBackend) keep(ctx context.Context) error {
 			held[id] = c
 		}
 		b.mu.Unlock()
-		for id, c := range held {
-			rctx, cancel := context.WithTimeout(ctx, ttl/3)
+		b.renewAll(ctx, held, ttl)
+	}
+}
+
+// renewAll renews held, keepRenewers at a time, each within what is left
+// of its claim's life.
+func (b *jsBackend) renewAll(ctx context.Context, held map[string]*claim, ttl time.Duration) {
+	sem := make(chan struct{}, keepRenewers)
+	var wg sync.WaitGroup
+	for id, c := range held {
+		left := time.Until(c.renewed.Add(cluster.Stale(ttl)))
+		if left <= 0 {
+			b.dropClaim(id, c)
+			continue
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			rctx, cancel := context.WithTimeout(ctx, min(ttl/3, left))
 			err := b.leases.Renew(rctx, c.lease)
 			cancel()
 			switch {
 			case err == nil:
 				c.renewed = time.Now()
 			case errors.Is(err, cluster.ErrLost) || time.Since(c.renewed) > cluster.Stale(ttl):
-				b.dropClaim(id)
+				b.dropClaim(id, c)
 			}
-		}
+		}()
 	}
+	wg.Wait()
 }
+
+// keepRenewers is how many lease renewals run at once.
+const keepRenewers = 32

@@ -20,7 +20,7 @@ func TestClusterBackendKeepsWhatTheOthersKeep(t *testing.T) {
 	js := newJSBackend(clustertest.Start(t, 1, 1)[0])
 	mem := newMemBackend()
 	id := ID("ana", "default", "", false)
-	if _, found, err := js.claimSession(id); err != nil || found {
+	if _, found, _, err := js.claimSession(id); err != nil || found {
 		t.Fatalf("claim of a new session: found %v, %v", found, err)
 	}
 	at := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)

@@ -101,7 +101,10 @@ func (b *jsBackend) remove(ids []string) error {
 				return err
 			}
 		}
-		b.unclaim(id)
+		b.mu.Lock()
+		cl := b.claims[id]
+		b.mu.Unlock()
+		b.unclaim(id, cl)
 		b.num.Add(-1)
 	}
 	var gone []string

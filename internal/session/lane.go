@@ -89,6 +89,7 @@ type lane struct {
 
 	ready   chan struct{} // closed once restored
 	loadErr error
+	claim   *claim // this node's hold on the session (cluster mode; set once revived)
 
 	wmu sync.Mutex // serialises writes to the backend, in order
 

@@ -62,7 +62,7 @@ func New(opts Options) (*Manager, error) {
 	switch {
 	case o.Cluster != nil:
 		js = newJSBackend(o.Cluster)
-		js.lost, js.db, js.ledger = m.lost, o.DB, o.Ledger
+		js.lost, js.db, js.ledger, js.log = m.lost, o.DB, o.Ledger, o.Logger
 		m.store = js
 	case o.Persist:
 		b, err := newBoltBackend(o.DB)
@@ -115,7 +115,7 @@ func (m *Manager) Serve(ctx context.Context) error {
 	m.mu.Unlock()
 	for _, l := range lanes {
 		l.stop()
-		m.unclaim(l.id) // another node may take it at once
+		m.unclaim(l) // another node may take it at once
 	}
 	return err
 }
@@ -347,12 +347,19 @@ func (m *Manager) Rejoin(sessionID, origin string, route beamclaw.Route) []beamc
 // apply writes c to the store; the model calls it carries are counted
 // once committed (with the store's transaction when it persists,
 // recorded on their own when it keeps sessions in memory).
-func (m *Manager) apply(id string, c change) error {
-	if err := m.store.apply(id, c); err != nil {
+func (m *Manager) apply(l *lane, c change) error {
+	id := l.id
+	var err error
+	if js, ok := m.store.(*jsBackend); ok {
+		err = js.applyClaimed(l.claim, id, c) // only under this lane's own claim
+	} else {
+		err = m.store.apply(id, c)
+	}
+	if err != nil {
 		return err
 	}
 	if len(c.usage) > 0 && m.opts.Ledger != nil {
-		if m.opts.Persist {
+		if m.opts.Persist || m.opts.Cluster != nil { // written with the change
 			m.opts.Ledger.Committed(c.usage)
 		} else if err := m.opts.Ledger.Record(context.Background(), c.usage); err != nil && !errors.Is(err, usage.ErrNotWritable) {
 			m.log.Warn("usage ledger", "session_id", id, "err", err)

@@ -25,14 +25,15 @@ func (m *Manager) acquire(ctx context.Context, id string, seed *record) (*lane, 
 			l.sends = 1
 			m.live[id] = l
 			m.mu.Unlock()
-			if evicted != "" {
+			if evicted != nil {
 				m.unclaim(evicted)
-				m.emit(ctx, beamclaw.EventSessionHibernated, evicted, slog.String("reason", "max_live_sessions"))
+				m.emit(ctx, beamclaw.EventSessionHibernated, evicted.id, slog.String("reason", "max_live_sessions"))
 			}
 			if err := m.revive(ctx, l, seed); err != nil {
 				m.mu.Lock()
 				delete(m.live, id)
 				m.mu.Unlock()
+				m.unclaim(l) // claimed, then not found or not adopted
 				l.loadErr = err
 				close(l.ready)
 				return nil, err
@@ -68,11 +69,19 @@ func (m *Manager) release(l *lane) {
 
 // revive loads l's state and starts its supervisor.
 func (m *Manager) revive(ctx context.Context, l *lane, seed *record) error {
-	load := m.store.load
+	var st stored
+	var found bool
+	var err error
 	if js, ok := m.store.(*jsBackend); ok {
-		load = js.claimSession // cluster mode: this node owns it from now on
+		if seed == nil { // a resume: nothing is claimed (nor fenced) for a session that does not exist
+			if _, ok, err := js.summary(l.id); err == nil && !ok {
+				return notFound("session", l.id)
+			}
+		}
+		st, found, l.claim, err = js.claimSession(l.id) // cluster mode: this node owns it from now on
+	} else {
+		st, found, err = m.store.load(l.id)
 	}
-	st, found, err := load(l.id)
 	if _, ok := errors.AsType[*OwnedElsewhereError](err); ok {
 		return err
 	}
@@ -115,7 +124,7 @@ func (l *lane) adoptPending(st stored) error {
 	rec.NextSeq += uint64(len(st.pending))
 	rec.Messages += len(st.pending)
 	c.rec = rec
-	if err := l.m.apply(l.id, c); err != nil {
+	if err := l.m.apply(l, c); err != nil {
 		return err
 	}
 	l.rec = rec
@@ -142,17 +151,17 @@ func (m *Manager) closeIdle(l *lane, cutoff int64) bool {
 // in the backend, the next message revives it.
 func (m *Manager) hibernateIdle(ctx context.Context) {
 	cutoff := m.clock.Now().Add(-m.opts.IdleHibernate).UnixNano()
-	var closed []string
+	var closed []*lane
 	m.mu.Lock()
 	for _, l := range m.live {
 		if m.closeIdle(l, cutoff) {
-			closed = append(closed, l.id)
+			closed = append(closed, l)
 		}
 	}
 	m.mu.Unlock()
-	for _, id := range closed {
-		m.unclaim(id)
-		m.emit(ctx, beamclaw.EventSessionHibernated, id)
+	for _, l := range closed {
+		m.unclaim(l)
+		m.emit(ctx, beamclaw.EventSessionHibernated, l.id)
 	}
 }
 
@@ -160,9 +169,9 @@ func (m *Manager) hibernateIdle(ctx context.Context) {
 // registry holds MaxLive lanes. Busy lanes are never closed: past the cap
 // with every lane busy, the registry grows until one is idle again. The
 // caller holds m.mu.
-func (m *Manager) makeRoom() (hibernated string) {
+func (m *Manager) makeRoom() (hibernated *lane) {
 	if m.opts.MaxLive <= 0 || len(m.live) < m.opts.MaxLive {
-		return ""
+		return nil
 	}
 	var lru *lane
 	var oldest int64
@@ -175,9 +184,9 @@ func (m *Manager) makeRoom() (hibernated string) {
 		}
 	}
 	if lru != nil && m.closeIdle(lru, oldest) {
-		return lru.id
+		return lru
 	}
-	return ""
+	return nil
 }
 
 // forget drops l from the registry after its supervisor ended.
@@ -191,7 +200,7 @@ func (m *Manager) forget(ctx context.Context, l *lane) {
 	closed := l.closed
 	l.mu.Unlock()
 	l.stop()
-	m.unclaim(l.id)
+	m.unclaim(l)
 	if !closed {
 		m.emit(ctx, beamclaw.EventSessionEnd, l.id, slog.String("reason", "stopped"))
 	}

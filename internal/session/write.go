@@ -57,7 +57,7 @@ func (rl *runLane) Commit(_ context.Context, msgs []beamclaw.Message) error {
 		merged := *d
 		merged.msgs = append(slices.Clip(d.msgs), c.msgs...)
 		merged.rec, merged.usage, merged.resp, merged.outputs = c.rec, c.usage, c.resp, c.outputs
-		if err := l.m.apply(l.id, merged); err != nil {
+		if err := l.m.apply(l, merged); err != nil {
 			l.refusedLocked(err)
 			return err
 		}
@@ -267,7 +267,7 @@ func (l *lane) write(c change) error {
 	if err := l.flushLocked(false); err != nil {
 		return err
 	}
-	return l.m.apply(l.id, c)
+	return l.m.apply(l, c)
 }
 
 // flush writes the deferred user message, if one waits, for the run it
@@ -286,7 +286,7 @@ func (l *lane) flushLocked(takeBack bool) error {
 	if d == nil {
 		return nil
 	}
-	if err := l.m.apply(l.id, *d); err != nil {
+	if err := l.m.apply(l, *d); err != nil {
 		if takeBack {
 			l.refusedLocked(err)
 		}
