@@ -185,22 +185,6 @@ func (b *jsBackend) claimSession(id string) (stored, bool, *claim, error) {
 	return st, found, cl, nil
 }
 
-// unclaim gives cl's lease up (its lane hibernated, was deleted, stopped
-// or never came to be), unless a newer claim took its place.
-func (b *jsBackend) unclaim(id string, cl *claim) {
-	if cl == nil {
-		return
-	}
-	b.mu.Lock()
-	if b.claims[id] == cl {
-		delete(b.claims, id)
-	}
-	b.mu.Unlock()
-	ctx, cancel := opCtx()
-	defer cancel()
-	_ = b.leases.Release(ctx, cl.lease)
-}
-
 // load reads a session without claiming it (a read of its history).
 func (b *jsBackend) load(id string) (stored, bool, error) {
 	if err := b.opened(); err != nil {
@@ -330,22 +314,6 @@ func (b *jsBackend) putSummary(ctx context.Context, id string, rec record, first
 	}
 }
 
-// dropClaim forgets cl, no longer this node's, and stops its lane here.
-func (b *jsBackend) dropClaim(id string, cl *claim) {
-	b.mu.Lock()
-	ok := b.claims[id] == cl
-	if ok {
-		delete(b.claims, id)
-	}
-	b.mu.Unlock()
-	if ok {
-		b.node.Stats().LeaseMoves.Add(1)
-		if b.lost != nil {
-			b.lost(id, cl)
-		}
-	}
-}
-
 // putSide writes what a change holds for the buckets: thread index
 // entries (and their user's mark) and a response.
 func (b *jsBackend) putSide(ctx context.Context, c jsChange) error {
@@ -374,59 +342,3 @@ func (b *jsBackend) writable() bool {
 	defer b.mu.Unlock()
 	return !b.failed
 }
-
-// keep renews this node's claims every third of a lease, many at once. A
-// claim not renewed for two thirds of a lease is lost (cluster.Stale):
-// its session stops here at once, before the server can give the lease
-// to another node.
-func (b *jsBackend) keep(ctx context.Context) error {
-	ttl := b.node.LeaseTTL()
-	t := time.NewTicker(ttl / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-		b.mu.Lock()
-		held := make(map[string]*claim, len(b.claims))
-		for id, c := range b.claims {
-			held[id] = c
-		}
-		b.mu.Unlock()
-		b.renewAll(ctx, held, ttl)
-	}
-}
-
-// renewAll renews held, keepRenewers at a time, each within what is left
-// of its claim's life.
-func (b *jsBackend) renewAll(ctx context.Context, held map[string]*claim, ttl time.Duration) {
-	sem := make(chan struct{}, keepRenewers)
-	var wg sync.WaitGroup
-	for id, c := range held {
-		left := time.Until(c.renewed.Add(cluster.Stale(ttl)))
-		if left <= 0 {
-			b.dropClaim(id, c)
-			continue
-		}
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			rctx, cancel := context.WithTimeout(ctx, min(ttl/3, left))
-			err := b.leases.Renew(rctx, c.lease)
-			cancel()
-			switch {
-			case err == nil:
-				c.renewed = time.Now()
-			case errors.Is(err, cluster.ErrLost) || time.Since(c.renewed) > cluster.Stale(ttl):
-				b.dropClaim(id, c)
-			}
-		}()
-	}
-	wg.Wait()
-}
-
-// keepRenewers is how many lease renewals run at once.
-const keepRenewers = 32
