@@ -26,6 +26,8 @@ log() { printf '== %s\n' "$*" >&2; }
 . "$ROOT/scripts/lib/go-toolchain.sh"
 # shellcheck source=lib/daemon-config.sh
 . "$ROOT/scripts/lib/daemon-config.sh"
+# shellcheck source=lib/wait-line.sh
+. "$ROOT/scripts/lib/wait-line.sh"
 for tool in go jq; do
 	command -v "$tool" >/dev/null || { echo "bench-cluster needs $tool" >&2; exit 1; }
 done
@@ -36,17 +38,6 @@ log "building into $WORK"
 	go build -o "$WORK/fakellm" ./test/fakellm/cmd/fakellm &&
 	go build -o "$WORK/bcload" ./test/load/cmd/bcload)
 
-wait_line() {
-	local i v
-	for i in $(seq 400); do
-		v=$(sed -n "$2" "$1" 2>/dev/null | head -1 || true)
-		[[ -n $v ]] && { echo "$v"; return 0; }
-		sleep 0.05
-	done
-	echo "timed out waiting in $1:" >&2
-	cat "$1" >&2
-	return 1
-}
 
 "$WORK/fakellm" -addr 127.0.0.1:0 -echo >"$WORK/fake.out" 2>&1 &
 PIDS+=("$!")

@@ -38,6 +38,8 @@ log() { printf '== %s\n' "$*" >&2; }
 . "$ROOT/scripts/lib/go-toolchain.sh"
 # shellcheck source=lib/daemon-config.sh
 . "$ROOT/scripts/lib/daemon-config.sh"
+# shellcheck source=lib/wait-line.sh
+. "$ROOT/scripts/lib/wait-line.sh"
 
 for tool in go curl jq; do
 	command -v "$tool" >/dev/null || { echo "bench-load needs $tool" >&2; exit 1; }
@@ -49,20 +51,6 @@ log "building into $WORK"
 	go build -o "$WORK/fakellm" ./test/fakellm/cmd/fakellm &&
 	go build -o "$WORK/bcload" ./test/load/cmd/bcload &&
 	go build -o "$WORK/floorproxy" ./test/load/cmd/floorproxy)
-
-# wait_line FILE SED_EXPR: prints the first match of SED_EXPR in FILE, waiting
-# up to 10 s for it.
-wait_line() {
-	local i v
-	for i in $(seq 200); do
-		v=$(sed -n "$2" "$1" 2>/dev/null | head -1 || true)
-		[[ -n $v ]] && { echo "$v"; return 0; }
-		sleep 0.05
-	done
-	echo "timed out waiting in $1:" >&2
-	cat "$1" >&2
-	return 1
-}
 
 # start_fake NAME [fakellm flags]: sets FAKE_URL (…/v1) and FAKE_BASE.
 start_fake() {

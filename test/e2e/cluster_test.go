@@ -28,15 +28,7 @@ func clusterNodes(t *testing.T, n, replicas int) []*chatRig {
 	llm := fakellm.New(t)
 	cfg := rigConfig(llm.URL(), rigOptions{})
 	var rigs []*chatRig
-	for _, h := range clusterHomes(t, n, replicas, "") {
-		b, err := os.ReadFile(filepath.Join(h.dir, "config.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, clusterPart, _ := strings.Cut(string(b), "cluster:\n")
-		if err := os.WriteFile(filepath.Join(h.dir, "config.yaml"), []byte(cfg+"cluster:\n"+clusterPart), 0o600); err != nil {
-			t.Fatal(err)
-		}
+	for _, h := range clusterHomes(t, n, replicas, cfg) {
 		hc := &http.Client{Transport: &http.Transport{}, Timeout: 30 * time.Second}
 		t.Cleanup(hc.CloseIdleConnections)
 		rigs = append(rigs, &chatRig{t: t, h: h, llm: llm, hc: hc})
@@ -45,8 +37,9 @@ func clusterNodes(t *testing.T, n, replicas int) []*chatRig {
 }
 
 // clusterHomes are n homes configured as the nodes of one cluster on
-// loopback (R = replicas), each with its own ports; not started.
-func clusterHomes(t *testing.T, n, replicas int, extra string) []*home {
+// loopback (R = replicas), each with its own ports: base (the rest of the
+// config; "" for a bare gateway) and the cluster section. Not started.
+func clusterHomes(t *testing.T, n, replicas int, base string) []*home {
 	t.Helper()
 	var ports []int
 	for range 2 * n {
@@ -65,10 +58,12 @@ func clusterHomes(t *testing.T, n, replicas int, extra string) []*home {
 				routes = append(routes, fmt.Sprintf("%q", fmt.Sprintf("nats-route://127.0.0.1:%d", ports[2*j+1])))
 			}
 		}
-		cfg := fmt.Sprintf("gateway:\n  http:\n    addr: \"127.0.0.1:0\"\n"+
-			"cluster:\n  enabled: true\n  name: e2e\n  node_id: n%d\n  client_listen: 127.0.0.1:%d\n  route_listen: 127.0.0.1:%d\n"+
-			"  routes: [%s]\n  replicas: %d\n  lease_ttl: 2s\n%s",
-			i+1, ports[2*i], ports[2*i+1], strings.Join(routes, ", "), replicas, extra)
+		if base == "" {
+			base = "gateway:\n  http:\n    addr: \"127.0.0.1:0\"\n"
+		}
+		cfg := base + fmt.Sprintf("cluster:\n  enabled: true\n  name: e2e\n  node_id: n%d\n  client_listen: 127.0.0.1:%d\n"+
+			"  route_listen: 127.0.0.1:%d\n  routes: [%s]\n  replicas: %d\n  lease_ttl: 2s\n",
+			i+1, ports[2*i], ports[2*i+1], strings.Join(routes, ", "), replicas)
 		h := newHome(t, cfg)
 		h.env = append(h.env, "BEAMCLAW_CLUSTER_TOKEN="+clusterToken)
 		homes = append(homes, h)
@@ -410,15 +405,7 @@ func TestClusterTelegramPollerMoves(t *testing.T) {
 	llm, tg := fakellm.New(t), faketelegram.New(t)
 	cfg := tgConfig(llm.URL(), tg.URL(), tgOptions{dmPolicy: "open"})
 	var homes []*home
-	for _, h := range clusterHomes(t, 3, 3, "") {
-		b, err := os.ReadFile(filepath.Join(h.dir, "config.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, clusterPart, _ := strings.Cut(string(b), "cluster:\n")
-		if err := os.WriteFile(filepath.Join(h.dir, "config.yaml"), []byte(cfg+"cluster:\n"+clusterPart), 0o600); err != nil {
-			t.Fatal(err)
-		}
+	for _, h := range clusterHomes(t, 3, 3, cfg) {
 		h.env = append(h.env, "TELEGRAM_BOT_TOKEN="+tg.Token(), "TG_STT_KEY=stt-test-key")
 		homes = append(homes, h)
 	}
