@@ -181,6 +181,19 @@ func wrongLast(err error) bool {
 		api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
 }
 
+// Snapshot appends data as the key's newest record, standing for every
+// record before it, and drops those: a journal read after it starts
+// there. Fenced like Append.
+func (w *Writer) Snapshot(ctx context.Context, data []byte) error {
+	if err := w.append(ctx, data, false); err != nil {
+		return err
+	}
+	if err := w.j.s.Purge(ctx, jetstream.WithPurgeSubject(w.subj), jetstream.WithPurgeSequence(w.last)); err != nil {
+		return fmt.Errorf("cluster: trim %s: %w", w.lease.Name, err)
+	}
+	return nil
+}
+
 // Purge deletes every record of key.
 func (j *Journal) Purge(ctx context.Context, key string) error {
 	if err := j.s.Purge(ctx, jetstream.WithPurgeSubject(j.subject+"."+leaseKey(key))); err != nil {

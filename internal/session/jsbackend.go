@@ -76,7 +76,24 @@ type jsChange struct {
 	Index   map[string]string  `json:"index,omitempty"`
 	Resp    *Response          `json:"resp,omitempty"`
 	Outputs []loop.Output      `json:"outputs,omitempty"`
+	// Snapshot is the whole session, standing for every record before it
+	// (dropped once it is stored): a claim of a long journal writes one.
+	Snapshot *jsSnapshot `json:"snapshot,omitempty"`
 }
+
+// jsSnapshot is a session's whole stored state.
+type jsSnapshot struct {
+	Rec     record             `json:"rec"`
+	History []beamclaw.Message `json:"history,omitempty"`
+	Pending []beamclaw.Message `json:"pending,omitempty"`
+	Seqs    []uint64           `json:"seqs,omitempty"`
+	Seen    []seenID           `json:"seen,omitempty"`
+	Outputs []loop.Output      `json:"outputs,omitempty"`
+}
+
+// snapshotAfter is how many records a claim reads before it writes the
+// session's snapshot in their place.
+const snapshotAfter = 200
 
 // jsSummary is a session's entry in the summaries bucket.
 type jsSummary struct {
@@ -172,6 +189,9 @@ func (b *jsBackend) claimSession(id string) (stored, bool, *claim, error) {
 		_ = b.leases.Release(ctx, lease)
 		return st, found, nil, err
 	}
+	if found && len(recs) > snapshotAfter {
+		b.snapshot(ctx, w, id, recs, st)
+	}
 	cl := &claim{lease: lease, w: w, renewed: time.Now(), first: firstUser(st.history)}
 	b.mu.Lock()
 	b.claims[id] = cl
@@ -204,20 +224,9 @@ func (b *jsBackend) load(id string) (stored, bool, error) {
 // between its journal write and theirs); older records' responses are
 // not written again (one deleted since would come back).
 func (b *jsBackend) replay(ctx context.Context, id string, recs []cluster.Record, owner bool) (stored, bool, error) {
-	mb := newMemBackend()
-	var last jsChange
-	for _, r := range recs {
-		if r.Fence {
-			continue
-		}
-		var c jsChange
-		if err := json.Unmarshal(r.Data, &c); err != nil {
-			return stored{}, false, fmt.Errorf("session %s: record %d: %w", id, r.Seq, err)
-		}
-		if err := mb.apply(id, c.change()); err != nil {
-			return stored{}, false, err
-		}
-		last = c
+	mb, last, err := rebuild(id, recs)
+	if err != nil {
+		return stored{}, false, err
 	}
 	if owner {
 		if err := b.putSide(ctx, last); err != nil {
@@ -235,6 +244,30 @@ func (b *jsBackend) replay(ctx context.Context, id string, recs []cluster.Record
 		}
 	}
 	return st, true, nil
+}
+
+// rebuild applies a journal's records in order to a memory backend (a
+// snapshot record starts it over); last is the newest record.
+func rebuild(id string, recs []cluster.Record) (mb *memBackend, last jsChange, err error) {
+	mb = newMemBackend()
+	for _, r := range recs {
+		if r.Fence {
+			continue
+		}
+		var c jsChange
+		if err := json.Unmarshal(r.Data, &c); err != nil {
+			return nil, last, fmt.Errorf("session %s: record %d: %w", id, r.Seq, err)
+		}
+		if s := c.Snapshot; s != nil {
+			mb = newMemBackend()
+			mb.sessions[id] = &stored{rec: s.Rec, history: s.History, pending: s.Pending, seqs: s.Seqs, seen: s.Seen}
+			mb.outs[id] = s.Outputs
+		} else if err := mb.apply(id, c.change()); err != nil {
+			return nil, last, err
+		}
+		last = c
+	}
+	return mb, last, nil
 }
 
 func (c jsChange) change() change {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -108,4 +109,50 @@ func TestClusterBackendKeepsWhatTheOthersKeep(t *testing.T) {
 func with(rec record, nextSeq, nextPending uint64, messages int) record {
 	rec.NextSeq, rec.NextPending, rec.Messages = nextSeq, nextPending, messages
 	return rec
+}
+
+// A claim that reads a long journal writes the session's snapshot in
+// place of its records: the next claim reads a few records and gets the
+// same session, kept outputs and seen ids included.
+func TestClusterBackendTrimsALongJournal(t *testing.T) {
+	js := newJSBackend(clustertest.Start(t, 1, 1)[0])
+	mem := newMemBackend()
+	id := ID("ana", "default", "", false)
+	_, _, cl, err := js.claimSession(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := record{UserID: "ana", AgentID: "default"}
+	for i := range snapshotAfter + 10 {
+		c := change{rec: with(rec, uint64(i+1), 0, i+1), from: uint64(i), created: i == 0,
+			msgs:    []beamclaw.Message{{Role: beamclaw.RoleTool, ToolCallID: fmt.Sprintf("c%d", i), Content: "view"}},
+			outputs: []loop.Output{{Handle: fmt.Sprintf("out-%d", i+1), CallID: fmt.Sprintf("c%d", i), Content: "whole"}},
+			seen:    &seenID{ID: fmt.Sprintf("m%d", i), RunID: "r"}}
+		if err := js.applyClaimed(cl, id, c); err != nil {
+			t.Fatal(err)
+		}
+		_ = mem.apply(id, c)
+	}
+	js.unclaim(id, cl)
+	want, _, _ := mem.load(id)
+	wantOuts, _ := mem.outputs(id)
+	for range 2 { // the first claim trims, the second reads the snapshot
+		st, found, cl, err := js.claimSession(id)
+		if err != nil || !found {
+			t.Fatalf("claim: %v %v", found, err)
+		}
+		if diff := cmp.Diff(want, st, cmp.AllowUnexported(stored{}, record{}, seenID{})); diff != "" {
+			t.Fatalf("after the trim (-want +got):\n%s", diff)
+		}
+		js.unclaim(id, cl)
+	}
+	ctx, cancel := opCtx()
+	defer cancel()
+	recs, err := js.journal.Read(ctx, id)
+	if err != nil || len(recs) > 3 {
+		t.Fatalf("the journal holds %d records after the trim (%v)", len(recs), err)
+	}
+	if outs, err := js.outputs(id); err != nil || !cmp.Equal(wantOuts, outs) {
+		t.Fatalf("outputs after the trim: %d of %d (%v)", len(outs), len(wantOuts), err)
+	}
 }

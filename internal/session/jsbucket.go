@@ -189,12 +189,9 @@ func (b *jsBackend) outputs(id string) ([]loop.Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	mb := newMemBackend()
-	for _, r := range recs {
-		var c jsChange
-		if !r.Fence && json.Unmarshal(r.Data, &c) == nil {
-			_ = mb.apply(id, c.change())
-		}
+	mb, _, err := rebuild(id, recs)
+	if err != nil {
+		return nil, err
 	}
 	return mb.outputs(id)
 }

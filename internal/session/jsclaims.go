@@ -2,11 +2,13 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync"
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/cluster"
+	"github.com/beamclaw/beamclaw-go/internal/loop"
 )
 
 // A cluster node's claims on the sessions live on it: given back, lost,
@@ -99,3 +101,25 @@ func (b *jsBackend) renewAll(ctx context.Context, held map[string]*claim, ttl ti
 
 // keepRenewers is how many lease renewals run at once.
 const keepRenewers = 32
+
+// snapshot writes the session's whole state as its journal's newest
+// record and drops the ones before it, so the next claim reads one record
+// and what came after. A failure leaves the journal as it was (logged).
+func (b *jsBackend) snapshot(ctx context.Context, w *cluster.Writer, id string, recs []cluster.Record, st stored) {
+	mb, _, err := rebuild(id, recs)
+	var outs []loop.Output
+	if err == nil {
+		outs, err = mb.outputs(id)
+	}
+	if err == nil {
+		var data []byte
+		data, err = json.Marshal(jsChange{Rec: st.rec, Snapshot: &jsSnapshot{Rec: st.rec, History: st.history,
+			Pending: st.pending, Seqs: st.seqs, Seen: st.seen, Outputs: outs}})
+		if err == nil {
+			err = w.Snapshot(ctx, data)
+		}
+	}
+	if err != nil {
+		b.log.Warn("cluster: a session's journal was not trimmed", "session_id", id, "err", err)
+	}
+}
