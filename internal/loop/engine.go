@@ -35,10 +35,11 @@ type Lane interface {
 	Replace(ctx context.Context, history []beamclaw.Message) error
 	// Allowed reports whether an "always" approval covers key.
 	Allowed(key string) bool
-	// Await asks the user about req and waits for the answer. An Always
-	// answer adds key to the session allowlist. A timeout answers Deny
-	// with ErrApprovalTimeout.
-	Await(ctx context.Context, req beamclaw.ApprovalRequest, key string) (beamclaw.Decision, error)
+	// Await asks the user about req and waits for the answer: once req
+	// can be answered it calls asked, which delivers the request (a client
+	// may answer the moment it sees it). An Always answer adds key to the
+	// session allowlist. A timeout answers Deny with ErrApprovalTimeout.
+	Await(ctx context.Context, req beamclaw.ApprovalRequest, key string, asked func()) (beamclaw.Decision, error)
 	// Ask waits for the user's answer to a question a tool asks mid-call
 	// (an MCP elicitation, already delivered to the route). A timeout
 	// answers cancel with ErrApprovalTimeout.

@@ -80,7 +80,8 @@ func (l *fakeLane) Keep(out Output) string {
 	return out.Handle
 }
 func (l *fakeLane) Allowed(string) bool { return false }
-func (l *fakeLane) Await(context.Context, beamclaw.ApprovalRequest, string) (beamclaw.Decision, error) {
+func (l *fakeLane) Await(_ context.Context, _ beamclaw.ApprovalRequest, _ string, asked func()) (beamclaw.Decision, error) {
+	asked()
 	return l.decision, nil
 }
 func (l *fakeLane) Ask(_ context.Context, e beamclaw.Elicitation) (beamclaw.ElicitAnswer, error) {

@@ -119,8 +119,9 @@ func (rs *runState) approve(ctx context.Context, spec beamclaw.ToolSpec, c beamc
 	}
 	rs.emit(ctx, beamclaw.EventApprovalRequested, slog.String("tool_name", c.Name), slog.String("args", req.Args),
 		slog.String("approval_id", req.ID))
-	rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvApprovalRequest, Approval: &req, Tool: &c})
-	d, err := rs.r.Lane.Await(ctx, req, key)
+	d, err := rs.r.Lane.Await(ctx, req, key, func() {
+		rs.deliver(beamclaw.RunEvent{Type: beamclaw.EvApprovalRequest, Approval: &req, Tool: &c})
+	})
 	reason := "the user denied it"
 	switch {
 	case errors.Is(err, ErrApprovalTimeout):

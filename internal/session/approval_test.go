@@ -274,3 +274,38 @@ func TestTrustChannelCeilingApplies(t *testing.T) {
 		t.Errorf("tool results %q, want a read_only denial", got)
 	}
 }
+
+// answering answers every approval request the moment it is delivered,
+// as a fast client does, then records the event.
+type answering struct {
+	*recorder
+	answer func(*beamclaw.ApprovalRequest) error
+	errs   chan error
+}
+
+func (a answering) Deliver(ev beamclaw.RunEvent) {
+	if ev.Type == beamclaw.EvApprovalRequest {
+		a.errs <- a.answer(ev.Approval)
+	}
+	a.recorder.Deliver(ev)
+}
+
+// An approval is answerable once its request is delivered: a client that
+// answers on the spot (no round trip to wait for) is heard, not told
+// that nothing waits while the run waits on until it times out.
+func TestApprovalAnswerableWhenAsked(t *testing.T) {
+	tl := &echoTool{name: "write", approval: true}
+	e := newEnv(t, envOpts{tools: []beamclaw.Tool{tl}})
+	sid := e.sid("local:ana")
+	e.p.add(callTool("write", `{"text":"x"}`), say("done"))
+	a := answering{recorder: newRecorder(), errs: make(chan error, 1), answer: func(req *beamclaw.ApprovalRequest) error {
+		return e.m.Decide(t.Context(), sid, req.ID, testOrigin, beamclaw.Allow)
+	}}
+	_, _ = e.send(t, "local:ana", "go", func(in *beamclaw.Inbound) { in.Route = a })
+	if err := <-a.errs; err != nil {
+		t.Fatalf("the approval answered as it was asked: %v", err)
+	}
+	if ev := a.wait(t); ev.Text != "done" || tl.runs.Load() != 1 {
+		t.Fatalf("final %q after %d runs", ev.Text, tl.runs.Load())
+	}
+}

@@ -98,7 +98,8 @@ func (l *ephemeralLane) Spend(call beamclaw.LLMCall) { l.spent = append(l.spent,
 func (*ephemeralLane) Commit(context.Context, []beamclaw.Message) error  { return nil }
 func (*ephemeralLane) Replace(context.Context, []beamclaw.Message) error { return nil }
 func (*ephemeralLane) Allowed(string) bool                               { return false }
-func (*ephemeralLane) Await(context.Context, beamclaw.ApprovalRequest, string) (beamclaw.Decision, error) {
+func (*ephemeralLane) Await(_ context.Context, _ beamclaw.ApprovalRequest, _ string, asked func()) (beamclaw.Decision, error) {
+	asked() // shown, and denied: nobody can answer a detached run
 	return beamclaw.Deny, nil
 }
 

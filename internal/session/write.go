@@ -151,9 +151,10 @@ func (rl *runLane) Allowed(key string) bool {
 	return ok
 }
 
-// Await waits for a decision on req: from Manager.Decide, a "/yes" "/no"
-// "/always" message, or the approval timeout (Deny).
-func (rl *runLane) Await(ctx context.Context, req beamclaw.ApprovalRequest, key string) (beamclaw.Decision, error) {
+// Await registers req, has it delivered (asked), and waits for a
+// decision: from Manager.Decide, a "/yes" "/no" "/always" message, or the
+// approval timeout (Deny).
+func (rl *runLane) Await(ctx context.Context, req beamclaw.ApprovalRequest, key string, asked func()) (beamclaw.Decision, error) {
 	l := rl.l
 	a := &approval{id: req.ID, origin: rl.r.origin, channel: rl.r.channel, asked: l.m.clock.Now(), key: key,
 		ch: make(chan beamclaw.Decision, 1), req: req}
@@ -161,6 +162,7 @@ func (rl *runLane) Await(ctx context.Context, req beamclaw.ApprovalRequest, key 
 	l.approvals = append(l.approvals, a)
 	l.mu.Unlock()
 	defer l.dropApproval(a)
+	asked() // answerable from now on: the request goes out
 	select {
 	case d := <-a.ch:
 		return d, nil
