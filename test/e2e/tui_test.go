@@ -15,12 +15,7 @@ const tuiCore = "  autonomy_level: supervised\n  channel_autonomy: {tui: supervi
 // TestTUIAgainstDaemon uses `beamclaw tui` as a person would, in tmux,
 // against a running daemon on the fake provider.
 func TestTUIAgainstDaemon(t *testing.T) {
-	srv := fakellm.New(t)
-	srv.SetDefault(fakellm.Rules)
-	h := newHome(t, fakeLLMHomeConfig(srv, tuiCore, ""))
-	h.start()
-	tm := startTerm(t, h.env, h.tuiCommand())
-	tm.waitText("default · connected", 30*time.Second)
+	srv, h, tm := tuiOnDaemon(t, fakellm.Rules)
 
 	tm.typeLine("hello tui")
 	tm.waitText("echo: hello tui", 30*time.Second)
@@ -112,11 +107,7 @@ func tuiUserMessages(req fakellm.Request) []string {
 // reconnecting status; once a daemon is back the TUI reconnects and
 // shows the session's stored history.
 func TestTUIReconnectsAfterDaemonRestart(t *testing.T) {
-	srv := fakellm.New(t)
-	h := newHome(t, fakeLLMHomeConfig(srv, tuiCore, ""))
-	h.start()
-	tm := startTerm(t, h.env, h.tuiCommand())
-	tm.waitText("default · connected", 30*time.Second)
+	srv, h, tm := tuiOnDaemon(t, nil)
 	tm.typeLine("remember me")
 	tm.waitText("echo: remember me", 30*time.Second)
 
@@ -143,12 +134,7 @@ func TestTUIReconnectsAfterDaemonRestart(t *testing.T) {
 // shown again on attach, a message typed meanwhile says what it waits on,
 // and /yes runs the tool once, then the message.
 func TestTUIApprovalOutlivesQuit(t *testing.T) {
-	srv := fakellm.New(t)
-	srv.SetDefault(fakellm.Rules)
-	h := newHome(t, fakeLLMHomeConfig(srv, tuiCore, ""))
-	h.start()
-	tm := startTerm(t, h.env, h.tuiCommand())
-	tm.waitText("default · connected", 30*time.Second)
+	srv, h, tm := tuiOnDaemon(t, fakellm.Rules)
 	tm.typeLine(`call tool write_file {"path":"tui-once.txt","content":"once"}`)
 	tm.waitText("Approve write_file? [y] allow once", 30*time.Second)
 	tm.keys("C-c")
@@ -174,4 +160,19 @@ func TestTUIApprovalOutlivesQuit(t *testing.T) {
 	if st := tm.waitExit(15 * time.Second); st != "0" {
 		t.Errorf("beamclaw tui exited with status %s after Ctrl-C", st)
 	}
+}
+
+// tuiOnDaemon starts a daemon on a fresh fake provider (answering with
+// respond; nil: echo) and `beamclaw tui` against it, connected.
+func tuiOnDaemon(t *testing.T, respond fakellm.Responder) (*fakellm.Server, *home, *term) {
+	t.Helper()
+	srv := fakellm.New(t)
+	if respond != nil {
+		srv.SetDefault(respond)
+	}
+	h := newHome(t, fakeLLMHomeConfig(srv, tuiCore, ""))
+	h.start()
+	tm := startTerm(t, h.env, h.tuiCommand())
+	tm.waitText("default · connected", 30*time.Second)
+	return srv, h, tm
 }
