@@ -134,6 +134,7 @@ func serverOptions(cfg Options) (*server.Options, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cluster.tls: %w", err)
 		}
+		tc.RootCAs = tc.ClientCAs // a route is dialled too: the other node's certificate is checked against the same CA
 		o.Cluster.TLSConfig, o.Cluster.TLSTimeout = tc, 2
 	}
 	return o, nil
