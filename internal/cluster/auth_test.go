@@ -1,0 +1,31 @@
+package cluster
+
+import (
+	"testing"
+
+	"github.com/nats-io/nats.go"
+)
+
+// The client port takes only cluster.token: an operator's tool connects
+// with it, anything else is refused.
+func TestClientPortWantsTheToken(t *testing.T) {
+	cfgs := testConfigs(t, 1, 1)
+	cfgs[0].Routes = nil // a cluster of one
+	n, err := Start(*cfgs[0].Options(func(string) string { return testToken }, t.TempDir()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	url := "nats://" + cfgs[0].ClientListen
+	for _, opts := range [][]nats.Option{nil, {nats.Token("not-the-token")}} {
+		if nc, err := nats.Connect(url, opts...); err == nil {
+			nc.Close()
+			t.Fatal("the client port let in a client without the token")
+		}
+	}
+	nc, err := nats.Connect(url, nats.Token(testToken))
+	if err != nil {
+		t.Fatalf("with the token: %v", err)
+	}
+	nc.Close()
+}
