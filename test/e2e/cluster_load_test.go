@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
 
 // Load through all three nodes, and one of them killed with -9 in the
@@ -101,4 +103,38 @@ func tryPost(r *chatRig, user, content string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
+}
+
+// The whole cluster stopped and started again keeps its conversations:
+// they live in JetStream's files under each node's home.
+func TestClusterRestartKeepsConversations(t *testing.T) {
+	rigs := clusterNodes(t, 3, 3)
+	startCluster(t, rigs)
+	for i, word := range []string{"one", "two"} {
+		if got := rigs[i].chat("erin", word); got != "echo: "+word {
+			t.Fatalf("answer %q", got)
+		}
+	}
+	for _, r := range rigs {
+		r.h.must("stop")
+	}
+	for _, r := range rigs {
+		r.start()
+	}
+	for _, r := range rigs {
+		awaitStatus(t, r.h, "the quorum again", func(st protocol.ClusterStatus) bool { return st.Quorum && upCount(st) == 3 })
+	}
+	var conv []string
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if code, _ := tryPost(rigs[2], "erin", "three"); code == http.StatusOK {
+			conv = llmConversation(llmLast(t, rigs[2].llm))
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no answer after the restart")
+		}
+	}
+	if got := strings.Join(conv, "|"); got != "user: one|assistant: echo: one|user: two|assistant: echo: two|user: three" {
+		t.Fatalf("after the restart the turn sent %q", got)
+	}
 }
