@@ -15,13 +15,14 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 	"github.com/go-chi/chi/v5"
-	"go.uber.org/goleak"
+
+	"github.com/beamclaw/beamclaw-go/test/leak"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leak.VerifyTestMain(m) }
 
 var (
 	gatewayToken = strings.Repeat("g", 40)

@@ -34,8 +34,14 @@ func (i *interceptor) Before(ctx context.Context, cc *a2asrv.CallContext, req *a
 	i.s.emit(ctx, beamclaw.EventA2ARequest, slog.String("method", sc.method), slog.String("path", sc.path),
 		slog.String("rpc_method", cc.Method()), slog.String("agent", sc.agent), slog.String("caller", sc.caller))
 	if id := taskOf(req.Payload); id != "" {
-		if _, err := i.s.tasks.Get(ctx, id); err != nil {
+		rec, err := i.s.tasks.mine(ctx, id)
+		if err != nil {
 			return ctx, nil, publicError(err)
+		}
+		if _, cancel := req.Payload.(*a2a.CancelTaskRequest); cancel {
+			if task, done := i.s.cancelElsewhere(ctx, rec); done {
+				return ctx, task, nil // canceled where it ran
+			}
 		}
 	}
 	if err := checkRole(req.Payload); err != nil {

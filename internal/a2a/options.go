@@ -3,6 +3,7 @@ package a2a
 import (
 	"context"
 	"errors"
+	"iter"
 	"log/slog"
 	"net"
 	"time"
@@ -57,6 +58,27 @@ type Options struct {
 	Sessions Sessions
 	Agents   Agents
 	DB       *store.DB
+	// Node is this node's id in cluster mode ("" alone): the tasks are
+	// the cluster's (ADR-045), and each names the node that runs it.
+	Node string
+	// Alive reports the nodes of the cluster that answer now (cluster
+	// mode): the unfinished tasks of the others are failed, their runs
+	// gone with them.
+	Alive func(ctx context.Context) map[string]bool
+	// CancelElsewhere asks node, which runs the task id, to cancel it
+	// (Server.CancelHere; cluster mode, nil alone): nil once that node
+	// took the cancel, an error when it does not run the task (gone,
+	// finished) or does not answer.
+	CancelElsewhere func(ctx context.Context, node, id string) error
+	// TaskElsewhere asks node, which runs the task id, for its newest
+	// record (Server.LiveTask; empty when it keeps none newer than the
+	// store's; cluster mode, nil alone).
+	TaskElsewhere func(ctx context.Context, node, id string) ([]byte, error)
+	// SubscribeElsewhere relays, from node, which runs the task id, the
+	// events a resubscription there yields (Server.SubscribeHere), each
+	// an a2a.StreamResponse's JSON; an error first when that node does
+	// not run it (cluster mode, nil alone).
+	SubscribeElsewhere func(ctx context.Context, node, id string) iter.Seq2[[]byte, error]
 	// GatewayToken is gateway.auth.token, resolved ("" = none). A request
 	// bearing it acts as the caller "gateway"; one bearing a peer's token
 	// acts as that peer.

@@ -17,7 +17,6 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/beamclaw/beamclaw-go/internal/httppost"
 	"github.com/beamclaw/beamclaw-go/internal/store"
@@ -32,7 +31,7 @@ const pushTimeout = 10 * time.Second
 // when its host resolves to a loopback, private, link-local or reserved
 // address (the curl tool's policy); the sender checks again on connect.
 type pushStore struct {
-	db       *store.DB
+	area     *store.Area // the tasks' (tasksArea)
 	check    func(net.IP) error
 	resolver builtin.Resolver
 }
@@ -60,7 +59,7 @@ func (p *pushStore) Save(ctx context.Context, task a2a.TaskID, cfg *a2a.PushConf
 	if err != nil {
 		return nil, err
 	}
-	err = p.db.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte(bucketPush)).Put(pushKey(task, saved.ID), v) })
+	err = p.area.Update(func(tx *store.Tx) error { return tx.Bucket([]byte(bucketPush)).Put(pushKey(task, saved.ID), v) })
 	if err != nil {
 		return nil, storeErr("store the push config", err)
 	}
@@ -87,7 +86,7 @@ func (p *pushStore) checkURL(ctx context.Context, raw string) error {
 // Get implements push.ConfigStore.
 func (p *pushStore) Get(_ context.Context, task a2a.TaskID, id string) (*a2a.PushConfig, error) {
 	var cfg *a2a.PushConfig
-	err := p.db.View(func(tx *bolt.Tx) error {
+	err := p.area.View(func(tx *store.Tx) error {
 		v := tx.Bucket([]byte(bucketPush)).Get(pushKey(task, id))
 		if v == nil {
 			return nil
@@ -108,7 +107,7 @@ func (p *pushStore) Get(_ context.Context, task a2a.TaskID, id string) (*a2a.Pus
 func (p *pushStore) List(_ context.Context, task a2a.TaskID) ([]*a2a.PushConfig, error) {
 	var out []*a2a.PushConfig
 	prefix := pushPrefix(task)
-	err := p.db.View(func(tx *bolt.Tx) error {
+	err := p.area.View(func(tx *store.Tx) error {
 		c := tx.Bucket([]byte(bucketPush)).Cursor()
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 			var cfg a2a.PushConfig
@@ -127,7 +126,7 @@ func (p *pushStore) List(_ context.Context, task a2a.TaskID) ([]*a2a.PushConfig,
 
 // Delete implements push.ConfigStore.
 func (p *pushStore) Delete(_ context.Context, task a2a.TaskID, id string) error {
-	err := p.db.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte(bucketPush)).Delete(pushKey(task, id)) })
+	err := p.area.Update(func(tx *store.Tx) error { return tx.Bucket([]byte(bucketPush)).Delete(pushKey(task, id)) })
 	if err != nil {
 		return storeErr("delete the push config", err)
 	}
@@ -136,7 +135,7 @@ func (p *pushStore) Delete(_ context.Context, task a2a.TaskID, id string) error 
 
 // DeleteAll implements push.ConfigStore.
 func (p *pushStore) DeleteAll(_ context.Context, task a2a.TaskID) error {
-	err := p.db.Update(func(tx *bolt.Tx) error { return deletePrefix(tx.Bucket([]byte(bucketPush)), pushPrefix(task)) })
+	err := p.area.Update(func(tx *store.Tx) error { return deletePrefix(tx.Bucket([]byte(bucketPush)), pushPrefix(task)) })
 	if err != nil {
 		return storeErr("delete the push configs", err)
 	}

@@ -43,15 +43,14 @@ func New(opts Options) (*Server, error) {
 	s := &Server{opts: o, log: log, clock: o.Clock,
 		runs: &runs{m: map[a2a.TaskID]*liveRun{}}, tokens: newTokens(o.GatewayToken, o.Peers),
 		orphans: make(chan *liveRun, 64)}
-	if s.tasks, err = newTaskStore(o.DB, o.Clock, s.emit); err != nil {
+	if s.tasks, err = newTaskStore(o.DB, o.Node, o.Clock, s.emit); err != nil {
 		return nil, err
 	}
-	n, err := s.tasks.recoverTasks()
-	if err != nil {
-		return nil, err
-	}
-	if n > 0 {
-		s.log.Info("a2a tasks left unfinished by the last run marked failed", "count", n)
+	s.tasks.elsewhere = o.TaskElsewhere
+	if o.Node == "" { // in a cluster, Serve does it once there is a quorum
+		if err := s.recover(context.Background(), nil); err != nil {
+			return nil, err
+		}
 	}
 	hopts := []a2asrv.RequestHandlerOption{
 		a2asrv.WithTaskStore(s.tasks),
@@ -61,10 +60,17 @@ func New(opts Options) (*Server, error) {
 		a2asrv.WithCapabilityChecks(s.capabilities()),
 	}
 	if o.Push {
-		s.push = &pushStore{db: o.DB, check: o.PushIPCheck, resolver: o.Resolver}
+		s.push = &pushStore{area: s.tasks.area, check: o.PushIPCheck, resolver: o.Resolver}
 		hopts = append(hopts, a2asrv.WithPushNotifications(s.push, newPushSender(o.PushIPCheck, o.Resolver, s.log)))
 	}
 	s.handler = a2asrv.NewHandler(&executor{s: s}, hopts...)
+	if o.SubscribeElsewhere != nil { // under the interceptors: they check the caller first
+		ih, ok := s.handler.(*a2asrv.InterceptedHandler)
+		if !ok {
+			return nil, fmt.Errorf("a2a: the SDK's handler is a %T: a resubscription cannot be relayed from another node", s.handler)
+		}
+		ih.Handler = &relayHandler{RequestHandler: ih.Handler, s: s}
+	}
 	return s, nil
 }
 
@@ -80,6 +86,10 @@ func (s *Server) String() string { return "a2a" }
 func (s *Server) Serve(ctx context.Context) error {
 	s.retain(ctx)
 	tick := s.clock.After(sweepEvery)
+	var orphaned <-chan time.Time // cluster mode: the tasks of nodes gone
+	if s.opts.Node != "" {
+		orphaned = s.clock.After(0)
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -90,8 +100,36 @@ func (s *Server) Serve(ctx context.Context) error {
 		case <-tick:
 			s.retain(ctx)
 			tick = s.clock.After(sweepEvery)
+		case <-orphaned:
+			var alive map[string]bool
+			if s.opts.Alive != nil {
+				alive = s.opts.Alive(ctx)
+			}
+			if !alive[s.opts.Node] {
+				alive = nil // an answer without this node is no answer: judge none gone
+			}
+			if err := s.recover(ctx, alive); err != nil {
+				s.log.LogAttrs(ctx, slog.LevelWarn, "a2a: unfinished tasks of gone nodes", slog.Any("err", err))
+			}
+			orphaned = s.clock.After(orphanEvery)
 		}
 	}
+}
+
+// orphanEvery is how often a node of a cluster looks for the unfinished
+// tasks of nodes that stopped answering.
+const orphanEvery = 30 * time.Second
+
+// recover fails the unfinished tasks whose run is gone (recoverTasks).
+func (s *Server) recover(ctx context.Context, alive map[string]bool) error {
+	n, err := s.tasks.recoverTasks(alive)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		s.log.LogAttrs(ctx, slog.LevelInfo, "a2a tasks whose run is gone marked failed", slog.Int("count", n))
+	}
+	return nil
 }
 
 // retain deletes the finished tasks older than the retention.

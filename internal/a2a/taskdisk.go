@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/store"
@@ -68,8 +67,18 @@ func splitIndexKey(prefix, k []byte) (time.Time, a2a.TaskID, bool) {
 
 // read returns the record of id on disk.
 func (s *TaskStore) read(id a2a.TaskID) (*taskRecord, bool, error) {
+	return s.readFrom(s.area.View, id)
+}
+
+// readLatest is read once the replica caught up with the cluster (what
+// another node just wrote).
+func (s *TaskStore) readLatest(id a2a.TaskID) (*taskRecord, bool, error) {
+	return s.readFrom(s.area.ViewLatest, id)
+}
+
+func (s *TaskStore) readFrom(view func(func(*store.Tx) error) error, id a2a.TaskID) (*taskRecord, bool, error) {
 	var rec *taskRecord
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := view(func(tx *store.Tx) error {
 		v := tx.Bucket([]byte(bucketTasks)).Get([]byte(id))
 		if v == nil {
 			return nil
@@ -86,7 +95,7 @@ func (s *TaskStore) read(id a2a.TaskID) (*taskRecord, bool, error) {
 // write puts rec on disk with its index entry and its context, and drops
 // the in-memory copy it supersedes.
 func (s *TaskStore) write(rec *taskRecord) error {
-	err := s.db.Update(func(tx *bolt.Tx) error { return putTask(tx, rec, rec.Updated) })
+	err := s.area.Update(func(tx *store.Tx) error { return putTask(tx, rec, rec.Updated) })
 	if err != nil {
 		return storeErr("store the task", err)
 	}
@@ -99,7 +108,7 @@ func (s *TaskStore) write(rec *taskRecord) error {
 
 // putTask writes rec, moves its index entry and records its context as
 // used at now. It is idempotent (the group commit may run it twice).
-func putTask(tx *bolt.Tx, rec *taskRecord, now time.Time) error {
+func putTask(tx *store.Tx, rec *taskRecord, now time.Time) error {
 	tb, ib, cb := tx.Bucket([]byte(bucketTasks)), tx.Bucket([]byte(bucketIndex)), tx.Bucket([]byte(bucketContexts))
 	if old := tb.Get([]byte(rec.ID)); old != nil {
 		var prev taskRecord
@@ -150,7 +159,7 @@ func (s *TaskStore) contextOf(id string) (contextRecord, bool, error) {
 	if ok {
 		return cr, true, nil
 	}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.area.View(func(tx *store.Tx) error {
 		v := tx.Bucket([]byte(bucketContexts)).Get([]byte(id))
 		if v == nil {
 			return nil

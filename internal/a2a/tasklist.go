@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
@@ -116,7 +115,7 @@ func (s *TaskStore) collect(prefix []byte, keep func(owner, agent string, e inde
 		}
 	}
 	s.mu.Unlock()
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.area.View(func(tx *store.Tx) error {
 		c := tx.Bucket([]byte(bucketIndex)).Cursor()
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 			owner, rest, _ := bytes.Cut(k, []byte{0})

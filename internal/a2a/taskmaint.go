@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
@@ -14,13 +13,19 @@ import (
 // process that ran it.
 const msgInterrupted = "Interrupted: the agent's daemon stopped before this task finished. Send the message again (as a new task) to retry."
 
-// recoverTasks fails every task left unfinished on disk: the run that
-// would have finished it is gone with the process that crashed or stopped.
-// It runs before the edge serves, and returns how many it failed.
-func (s *TaskStore) recoverTasks() (int, error) {
+// recoverTasks fails every task left unfinished on disk whose run is
+// gone: alone, every one (the process that ran it crashed or stopped); in
+// a cluster, this node's own (it restarted), those from before the
+// cluster, and those of nodes that do not answer (alive; nil: none
+// checked). It runs before the edge serves, and returns how many it
+// failed.
+func (s *TaskStore) recoverTasks(alive map[string]bool) (int, error) {
 	now := s.clock.Now()
 	n := 0
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	gone := func(rec *taskRecord) bool {
+		return s.node == "" || rec.Node == "" || rec.Node == s.node || (alive != nil && !alive[rec.Node])
+	}
+	err := s.area.Update(func(tx *store.Tx) error {
 		n = 0
 		var stale []*taskRecord
 		err := tx.Bucket([]byte(bucketTasks)).ForEach(func(_, v []byte) error {
@@ -28,7 +33,7 @@ func (s *TaskStore) recoverTasks() (int, error) {
 			if err := store.Decode(v, &rec); err != nil {
 				return err
 			}
-			if !rec.State.Terminal() {
+			if !rec.State.Terminal() && gone(&rec) {
 				stale = append(stale, &rec)
 			}
 			return nil
@@ -67,7 +72,7 @@ func (s *TaskStore) recoverTasks() (int, error) {
 // last used before cutoff, and returns how many tasks went.
 func (s *TaskStore) sweep(cutoff time.Time) (int, error) {
 	n := 0
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.area.Update(func(tx *store.Tx) error {
 		n = 0
 		tb, ib, pb, cb := tx.Bucket([]byte(bucketTasks)), tx.Bucket([]byte(bucketIndex)),
 			tx.Bucket([]byte(bucketPush)), tx.Bucket([]byte(bucketContexts))
@@ -125,7 +130,7 @@ func (s *TaskStore) sweep(cutoff time.Time) (int, error) {
 }
 
 // deletePrefix deletes every key of b that starts with prefix.
-func deletePrefix(b *bolt.Bucket, prefix []byte) error {
+func deletePrefix(b *store.Bucket, prefix []byte) error {
 	var keys [][]byte
 	c := b.Cursor()
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {

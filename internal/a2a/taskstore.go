@@ -33,7 +33,8 @@ type taskRecord struct {
 	Context  string          `json:"context"`
 	StatusAt *time.Time      `json:"status_at,omitempty"`
 	Version  int64           `json:"version"`
-	Owner    string          `json:"owner"` // the caller that created it
+	Owner    string          `json:"owner"`          // the caller that created it
+	Node     string          `json:"node,omitempty"` // the node that runs it (cluster mode)
 	Agent    string          `json:"agent"`
 	User     string          `json:"user"` // the session's user id
 	Session  string          `json:"session"`
@@ -66,9 +67,13 @@ type binding struct {
 // unfinished on disk is failed at the next start (recoverTasks): its run is
 // gone with the process.
 type TaskStore struct {
-	db    *store.DB
-	clock clock.Clock
-	emit  func(ctx context.Context, name beamclaw.EventName, attrs ...slog.Attr)
+	area *store.Area // "a2a": in cluster mode the cluster's (ADR-045)
+	node string      // this node (cluster mode)
+	// elsewhere asks the node that runs a task for its newest record
+	// (cluster mode; nil alone): Options.TaskElsewhere.
+	elsewhere func(ctx context.Context, node, id string) ([]byte, error)
+	clock     clock.Clock
+	emit      func(ctx context.Context, name beamclaw.EventName, attrs ...slog.Attr)
 
 	mu       sync.Mutex
 	hot      map[a2a.TaskID]*taskRecord // newer than disk, or not on it yet
@@ -84,12 +89,18 @@ type keyLock struct {
 	refs int
 }
 
-func newTaskStore(db *store.DB, clk clock.Clock, emit func(context.Context, beamclaw.EventName, ...slog.Attr)) (*TaskStore, error) {
-	if err := db.Buckets(bucketTasks, bucketIndex, bucketContexts, bucketPush); err != nil {
+func newTaskStore(db *store.DB, node string, clk clock.Clock, emit func(context.Context, beamclaw.EventName, ...slog.Attr)) (*TaskStore, error) {
+	area, err := tasksArea(db)
+	if err != nil {
 		return nil, err
 	}
-	return &TaskStore{db: db, clock: clk, emit: emit, hot: map[a2a.TaskID]*taskRecord{},
+	return &TaskStore{area: area, node: node, clock: clk, emit: emit, hot: map[a2a.TaskID]*taskRecord{},
 		bindings: map[a2a.TaskID]binding{}, contexts: map[string]contextRecord{}, locks: map[a2a.TaskID]*keyLock{}}, nil
+}
+
+// tasksArea is the area of the tasks, their contexts and push configs.
+func tasksArea(db *store.DB) (*store.Area, error) {
+	return db.Area("a2a", bucketTasks, bucketIndex, bucketContexts, bucketPush)
 }
 
 // lock serialises the writers of one task.
@@ -144,7 +155,7 @@ func (s *TaskStore) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskV
 		b = binding{owner: sc.caller, agent: sc.agent, early: sc.early}
 	}
 	now := s.clock.Now()
-	rec := &taskRecord{Version: 1, Owner: b.owner, Agent: b.agent, User: b.user, Session: b.session, Created: now, Updated: now}
+	rec := &taskRecord{Version: 1, Owner: b.owner, Node: s.node, Agent: b.agent, User: b.user, Session: b.session, Created: now, Updated: now}
 	if err := rec.setTask(task); err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
@@ -217,6 +228,21 @@ func settled(st a2a.TaskState) bool {
 // Get implements taskstore.Store. A caller sees only its own tasks: any
 // other is not found.
 func (s *TaskStore) Get(ctx context.Context, id a2a.TaskID) (*taskstore.StoredTask, error) {
+	rec, err := s.mine(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	rec = s.newest(ctx, rec)
+	task, err := rec.task()
+	if err != nil {
+		return nil, err
+	}
+	return &taskstore.StoredTask{Task: task, Version: taskstore.TaskVersion(rec.Version)}, nil
+}
+
+// mine is task id's record as this node has it, when the caller of ctx
+// may see it (else a2a.ErrTaskNotFound).
+func (s *TaskStore) mine(ctx context.Context, id a2a.TaskID) (*taskRecord, error) {
 	rec, ok, err := s.current(id)
 	if err != nil {
 		return nil, err
@@ -224,11 +250,41 @@ func (s *TaskStore) Get(ctx context.Context, id a2a.TaskID) (*taskstore.StoredTa
 	if !ok || !visible(ctx, rec) {
 		return nil, a2a.ErrTaskNotFound
 	}
-	task, err := rec.task()
-	if err != nil {
-		return nil, err
+	return rec, nil
+}
+
+// newest is rec, or the newer record the node that runs it keeps in
+// memory (working updates, streamed artifacts: cluster mode).
+func (s *TaskStore) newest(ctx context.Context, rec *taskRecord) *taskRecord {
+	if s.elsewhere == nil || rec.Node == "" || rec.Node == s.node || settled(rec.State) {
+		return rec
 	}
-	return &taskstore.StoredTask{Task: task, Version: taskstore.TaskVersion(rec.Version)}, nil
+	data, err := s.elsewhere(ctx, rec.Node, string(rec.ID))
+	if err != nil || len(data) == 0 {
+		return rec
+	}
+	var live taskRecord
+	if json.Unmarshal(data, &live) != nil || live.ID != rec.ID || live.Owner != rec.Owner || live.Version < rec.Version {
+		return rec
+	}
+	// The content is the running node's; the version stays this store's,
+	// which this node's own writes (a cancel when that node is gone) are
+	// checked against.
+	live.Version = rec.Version
+	return &live
+}
+
+// live is the JSON of task id's record while this node runs it and holds
+// updates not on disk yet; ok false otherwise.
+func (s *TaskStore) live(id a2a.TaskID) (data []byte, ok bool) {
+	s.mu.Lock()
+	rec, hot := s.hot[id]
+	var err error
+	if hot {
+		data, err = json.Marshal(rec)
+	}
+	s.mu.Unlock()
+	return data, hot && err == nil
 }
 
 // visible reports whether the caller of ctx may see rec (a context without

@@ -24,7 +24,7 @@ func openStore(t *testing.T, path string, clk clock.Clock) (*TaskStore, func()) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, err := newTaskStore(db, clk, func(context.Context, beamclaw.EventName, ...slog.Attr) {})
+	ts, err := newTaskStore(db, "", clk, func(context.Context, beamclaw.EventName, ...slog.Attr) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestUnfinishedTasksFailAfterACrash(t *testing.T) {
 	closeDB() // the process dies: memory is gone
 	ts, closeDB = openStore(t, path, clk)
 	defer closeDB()
-	n, err := ts.recoverTasks()
+	n, err := ts.recoverTasks(nil)
 	if err != nil || n != 2 {
 		t.Fatalf("recovered %d, %v; want 2", n, err)
 	}

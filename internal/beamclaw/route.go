@@ -162,6 +162,11 @@ type Inbound struct {
 	// before Content, sent whole with every message (chat UIs on the
 	// OpenAI API): the session is found by it and made to match it.
 	Transcript *Transcript
+	// Rejoin: not a message but a person's new connection to Session on
+	// Origin, sent on to the cluster node where the session lives: its
+	// waiting approvals are asked again on Route, and the run in flight's
+	// events follow there (session.Manager.Rejoin).
+	Rejoin bool
 	// AckOnAnswer: the channel acknowledges the message only with its
 	// answer (the OpenAI-compatible API: the client holds the message until
 	// the response ends). Its user message may then be stored with the

@@ -17,12 +17,32 @@ type Bucket struct {
 
 // Bucket opens (creating when missing) the bucket name.
 func (n *Node) Bucket(ctx context.Context, name string) (*Bucket, error) {
-	kv, err := n.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: name, History: 1,
+	kv, err := n.keyValue(ctx, jetstream.KeyValueConfig{Bucket: name, History: 1,
 		Replicas: n.cfg.Replicas, Storage: jetstream.FileStorage, MaxValueSize: 8 << 20})
 	if err != nil {
 		return nil, fmt.Errorf("cluster: bucket %s: %w", name, err)
 	}
 	return &Bucket{kv: kv, name: name}, nil
+}
+
+// keyValue returns the bucket of cfg, creating it when missing, looked
+// up first like a stream (Node.stream). A bucket whose TTL changed
+// (cluster.lease_ttl) is updated.
+func (n *Node) keyValue(ctx context.Context, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	return retryAPI(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
+		kv, err := n.js.KeyValue(ctx, cfg.Bucket)
+		if err == nil {
+			st, err := kv.Status(ctx)
+			if err != nil || st.TTL() == cfg.TTL {
+				return kv, err
+			}
+			return n.js.CreateOrUpdateKeyValue(ctx, cfg)
+		}
+		if !errors.Is(err, jetstream.ErrBucketNotFound) {
+			return nil, err
+		}
+		return n.js.CreateKeyValue(ctx, cfg)
+	}, jetstream.ErrBucketExists, jetstream.ErrStreamNameAlreadyInUse)
 }
 
 // Get reads key (false: none).

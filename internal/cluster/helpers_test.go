@@ -52,9 +52,9 @@ func testConfigs(t *testing.T, n, replicas int) []Config {
 	return out
 }
 
-// startNodes starts every config's node (each its own directory) and
-// waits for JetStream's quorum; they stop at the test's end.
-func startNodes(t *testing.T, cfgs []Config) []*Node {
+// launchNodes starts every config's node (each its own directory),
+// without waiting for anything; they stop at the test's end.
+func launchNodes(t *testing.T, cfgs []Config) []*Node {
 	t.Helper()
 	var nodes []*Node
 	for _, c := range cfgs {
@@ -65,6 +65,14 @@ func startNodes(t *testing.T, cfgs []Config) []*Node {
 		t.Cleanup(n.Close)
 		nodes = append(nodes, n)
 	}
+	return nodes
+}
+
+// startNodes starts every config's node (each its own directory) and
+// waits for JetStream's quorum; they stop at the test's end.
+func startNodes(t *testing.T, cfgs []Config) []*Node {
+	t.Helper()
+	nodes := launchNodes(t, cfgs)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for _, n := range nodes {

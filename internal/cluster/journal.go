@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
 )
 
 // ErrFenced is returned when a write is refused because a newer holder
@@ -42,7 +43,7 @@ type Journal struct {
 // replicas stored it.
 func (n *Node) Journal(ctx context.Context, name string) (*Journal, error) {
 	stream, subj := "BEAMCLAW_"+name, "bcj."+name
-	s, err := n.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: stream, Subjects: []string{subj + ".>"},
+	s, err := n.stream(ctx, jetstream.StreamConfig{Name: stream, Subjects: []string{subj + ".>"},
 		Replicas: n.cfg.Replicas, Storage: jetstream.FileStorage, Retention: jetstream.LimitsPolicy,
 		Discard: jetstream.DiscardNew, MaxMsgSize: 8 << 20})
 	if err != nil {
@@ -52,6 +53,58 @@ func (n *Node) Journal(ctx context.Context, name string) (*Journal, error) {
 		return nil, fmt.Errorf("cluster: journal %s: %w", name, err)
 	}
 	return &Journal{js: n.js, s: s, stream: stream, subject: subj, stats: &n.stats}, nil
+}
+
+// stream returns the stream of cfg, creating it when missing. It looks it
+// up first: an update of a stream that another node is creating at that
+// moment can go unanswered (nats-server 2.15), and so can a look-up of a
+// stream still electing its leader; each attempt is bounded (apiAttempt)
+// and tried again until ctx ends.
+func (n *Node) stream(ctx context.Context, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+	return retryAPI(ctx, func(ctx context.Context) (jetstream.Stream, error) {
+		s, err := n.js.Stream(ctx, cfg.Name)
+		if err == nil || !errors.Is(err, jetstream.ErrStreamNotFound) {
+			return s, err
+		}
+		return n.js.CreateStream(ctx, cfg)
+	}, jetstream.ErrStreamNameAlreadyInUse)
+}
+
+// errNoPeers is JetStream's "no suitable peers for placement": the meta
+// leader does not yet count enough peers online, right after a start.
+const errNoPeers = 10005
+
+func noPeersYet(err error) bool {
+	var api *jetstream.APIError
+	return errors.As(err, &api) && api.ErrorCode == errNoPeers
+}
+
+// apiAttempt bounds one request to JetStream's API that may go unanswered
+// while the cluster elects a leader.
+const apiAttempt = 2 * time.Second
+
+// retryAPI calls fn, each time within apiAttempt, until it answers with
+// anything but a timeout or one of again, or ctx ends.
+func retryAPI[T any](ctx context.Context, fn func(context.Context) (T, error), again ...error) (T, error) {
+	for {
+		c, cancel := context.WithTimeout(ctx, apiAttempt)
+		v, err := fn(c)
+		cancel()
+		retry := errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || noPeersYet(err)
+		for _, e := range again {
+			retry = retry || errors.Is(err, e)
+		}
+		if !retry || ctx.Err() != nil {
+			return v, err
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			select { // an answer came: give the cluster a moment
+			case <-ctx.Done():
+				return v, err
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
 }
 
 // streamLeader waits until a new stream elected its leader: until then
@@ -121,7 +174,15 @@ func (w *Writer) append(ctx context.Context, data []byte, fence bool) error {
 		m.Header.Set(hdrKind, "fence")
 	}
 	start := time.Now()
-	ack, err := w.j.js.PublishMsg(ctx, m, jetstream.WithExpectLastSequencePerSubject(w.last))
+	// Each attempt is bounded: a publish to a leader that died is never
+	// answered, and the stream's new leader (elected within seconds)
+	// takes the next. The record's id makes a retry of a write that was
+	// stored, its acknowledgement lost, the same write (deduplicated
+	// before the fencing check).
+	id := nuid.Next()
+	ack, err := retryAPI(ctx, func(ctx context.Context) (*jetstream.PubAck, error) {
+		return w.j.js.PublishMsg(ctx, m, jetstream.WithExpectLastSequencePerSubject(w.last), jetstream.WithMsgID(id))
+	}, nats.ErrNoResponders, jetstream.ErrNoStreamResponse)
 	if err == nil {
 		w.j.stats.JournalWrites.Add(1)
 		w.j.stats.JournalNanos.Add(uint64(time.Since(start)))
@@ -159,7 +220,9 @@ func (j *Journal) read(ctx context.Context, key string) ([]Record, error) {
 	// leader died does not wait for its election).
 	var out []Record
 	for seq := uint64(1); ; {
-		msg, err := s.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subj))
+		msg, err := retryAPI(ctx, func(ctx context.Context) (*jetstream.RawStreamMsg, error) { // a dead leader never answers
+			return s.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subj))
+		})
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			return out, nil
 		}

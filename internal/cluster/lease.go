@@ -67,7 +67,7 @@ func (n *Node) Leases(ctx context.Context) (*Leases, error) {
 	if n.leases != nil {
 		return n.leases, nil
 	}
-	kv, err := n.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: leaseBucket, History: 1,
+	kv, err := n.keyValue(ctx, jetstream.KeyValueConfig{Bucket: leaseBucket, History: 1,
 		TTL: n.cfg.LeaseTTL, Replicas: n.cfg.Replicas, Storage: jetstream.FileStorage})
 	if err != nil {
 		return nil, fmt.Errorf("cluster: lease bucket: %w", err)

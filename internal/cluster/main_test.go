@@ -3,9 +3,9 @@ package cluster
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/beamclaw/beamclaw-go/test/leak"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	leak.VerifyTestMain(m)
 }

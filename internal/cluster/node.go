@@ -65,6 +65,7 @@ func Start(cfg Options, log *slog.Logger) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	tuneRAFT()
 	srv, err := server.NewServer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
@@ -113,6 +114,9 @@ func serverOptions(cfg Options) (*server.Options, error) {
 		ServerName: cfg.NodeID, Host: ch, Port: cp, Authorization: token,
 		JetStream: true, StoreDir: cfg.Dir,
 		NoSigs: true, NoSystemAccount: false, MaxPayload: 8 << 20,
+		// A stop hands the RAFT leaderships on (Close): the others elect
+		// none, and the clients left (none: ours closes first) go at once.
+		LameDuckDuration: 2 * time.Second, LameDuckGracePeriod: time.Second,
 		Cluster: server.ClusterOpts{Name: cfg.Name, Host: rh, Port: rp, Username: routeUser, Password: token,
 			ConnectRetries: -1, NoAdvertise: true},
 	}
@@ -198,12 +202,14 @@ func (n *Node) MetaLeader() string {
 	return info.Meta.Leader
 }
 
-// Close closes the connection and shuts the embedded server down; again
-// does nothing.
+// Close closes the connection and shuts the embedded server down, in
+// lame duck mode: the streams and the meta group this node leads get new
+// leaders before it goes (a second at most), so the others do not wait
+// out an election as after a kill. Again does nothing.
 func (n *Node) Close() {
 	n.closed.Do(func() {
 		n.nc.Close()
-		n.srv.Shutdown()
+		n.srv.LameDuckShutdown()
 		n.srv.WaitForShutdown()
 	})
 }

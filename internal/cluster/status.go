@@ -114,6 +114,15 @@ func (n *Node) Status(ctx context.Context) protocol.ClusterStatus {
 	return st
 }
 
+// Alive names the nodes that answer now (within a status request's wait).
+func (n *Node) Alive(ctx context.Context) map[string]bool {
+	out := map[string]bool{}
+	for _, in := range n.askNodes(ctx) {
+		out[in.Node] = true
+	}
+	return out
+}
+
 // askNodes gathers the answers of every node that answers within
 // statusWait.
 func (n *Node) askNodes(ctx context.Context) []nodeInfo {

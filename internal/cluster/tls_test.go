@@ -82,15 +82,7 @@ func TestRoutesUseTLS(t *testing.T) {
 	scert, skey, _ := writeCerts(t, strange, true)
 	cfgs[2].TLS = TLSConfig{CertFile: scert, KeyFile: skey, CAFile: ca}
 	cfgs[0].Replicas, cfgs[1].Replicas, cfgs[2].Replicas = 1, 1, 1
-	var nodes []*Node
-	for _, c := range cfgs {
-		n, err := Start(*c.Options(func(string) string { return testToken }, t.TempDir()), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(n.Close)
-		nodes = append(nodes, n)
-	}
+	nodes := launchNodes(t, cfgs) // the third never joins: no quorum wait for it
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {

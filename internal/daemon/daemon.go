@@ -63,6 +63,7 @@ type daemon struct {
 	control *gateway.Listener
 	sandbox *sandbox.Manager // nil unless sandbox.enabled; closed after the tree
 	cluster *cluster.Node    // nil unless cluster.enabled: this node's embedded NATS; closed before the store
+	leaving *leave           // cluster mode: a stop first hands this node's sessions on (cluster.go)
 	started time.Time
 	stop    context.CancelFunc
 	ctx     context.Context // the daemon's life: ended by a stop
@@ -137,19 +138,22 @@ func Run(ctx context.Context, opts Options) (err error) {
 		return err
 	}
 	watch.lap("store_check")
-	done := root.ServeBackground(ctx)
+	// The tree outlives the stop request by the cluster's leave (d.wait).
+	treeCtx, stopTree := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopTree()
+	done := root.ServeBackground(treeCtx)
 	log.Info("beamclaw started", "pid", os.Getpid(), "http", d.public.Addr().String(),
 		"socket", d.paths.Socket, "version", opts.Build.Version)
 	if opts.Ready != nil {
 		opts.Ready(beamclaw.Ready{PID: os.Getpid(), HTTPAddr: d.public.Addr().String(), Socket: d.paths.Socket})
 	}
 	watch.total()
-	return d.wait(ctx, done)
+	return d.wait(ctx, done, stopTree)
 }
 
 // wait returns when the tree stops: nil after a requested stop, the
 // fatal reason otherwise.
-func (d *daemon) wait(ctx context.Context, done <-chan error) error {
+func (d *daemon) wait(ctx context.Context, done <-chan error, stopTree context.CancelFunc) error {
 	select {
 	case err := <-done:
 		if ctx.Err() == nil {
@@ -160,6 +164,8 @@ func (d *daemon) wait(ctx context.Context, done <-chan error) error {
 	case <-ctx.Done():
 	}
 	d.log.Info("shutting down", "timeout", d.plan.ShutdownTimeout)
+	d.leave()
+	stopTree()
 	select {
 	case <-done:
 		d.log.Info("stopped")

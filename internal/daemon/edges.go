@@ -57,6 +57,7 @@ func (d *daemon) edges(rt *agentRuntime) (routes, socket []gateway.Mount, servic
 	}
 	var tasks control.A2ATasks // nil unless the edge runs
 	if a2aSrv != nil {
+		rt.a2a = a2aSrv
 		services = append(services, a2aSrv)
 		routes = append(routes, a2aRoutes...)
 		tasks = a2aSrv

@@ -15,6 +15,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/channel"
 	"github.com/beamclaw/beamclaw-go/internal/clock"
+	"github.com/beamclaw/beamclaw-go/internal/cluster"
 	"github.com/beamclaw/beamclaw-go/internal/gateway"
 	"github.com/beamclaw/beamclaw-go/internal/scheduler"
 	"github.com/beamclaw/beamclaw-go/internal/session"
@@ -40,6 +41,12 @@ func (d *daemon) schedulerInto(ctx context.Context, root *suture.Supervisor, opt
 	o.DB, o.Emitter, o.Logger, o.Scrub = d.db, d.bus, d.log, rt.scrubber.String
 	o.Turns = schedTurns{m: rt.sessions}
 	rt.deliver = &schedDeliverer{log: d.log}
+	if d.cluster != nil { // the user's connections may be on any node
+		rt.deliver.elsewhere = func(ctx context.Context, kind scheduler.DeliveryKind, msg scheduler.Message) bool {
+			return d.cluster.AskOwner(ctx, cluster.OwnerOp{Kind: cluster.OpNotify, User: msg.UserID, Agent: msg.Agent,
+				Job: msg.JobID, Text: msg.Text, Channel: string(kind)}) == nil
+		}
+	}
 	o.Deliverer = rt.deliver
 	o.Webhook.Client = &http.Client{Timeout: webhookTimeout, Transport: &http.Transport{
 		Proxy:       nil, // a proxy would connect on our behalf, past the guard
@@ -81,12 +88,25 @@ func (d *daemon) schedulerInto(ctx context.Context, root *suture.Supervisor, opt
 			return out
 		})
 	}
-	sup := supervise.New("scheduler", opts)
-	sup.Add(d.guard(s.Runner()))
-	sup.Add(d.guard(s.Executor()))
-	sup.Add(d.guard(hb))
-	root.Add(sup)
+	tree := func() *suture.Supervisor {
+		sup := supervise.New("scheduler", opts)
+		sup.Add(d.guard(s.Runner()))
+		sup.Add(d.guard(s.Executor()))
+		sup.Add(d.guard(hb))
+		return sup
+	}
 	rt.scheduler = s
+	if d.cluster == nil {
+		root.Add(tree())
+		return nil
+	}
+	// Cluster mode: the jobs are one state (ADR-045); its timers, runs and
+	// heartbeats run on one node at a time and move when it dies (a tree
+	// of its own each time this node takes them).
+	root.Add(d.guard(supervise.Func("scheduler", d.cluster.Singleton("scheduler", func(ctx context.Context) error {
+		s.TakeOver()
+		return tree().Serve(ctx)
+	}))))
 	return nil
 }
 
@@ -107,10 +127,13 @@ func (d *daemon) heartbeats(ctx context.Context, s *scheduler.Scheduler, agents 
 		return out
 	}
 	list := agents.List()
-	if err := s.SyncHeartbeats(ctx, specs(list)); err != nil {
-		return nil, fmt.Errorf("scheduler heartbeats: %w", err)
+	known := "\x01"       // none yet: the service's first look syncs them
+	if d.cluster == nil { // in a cluster, the node that runs the scheduler does, once there is a quorum
+		if err := s.SyncHeartbeats(ctx, specs(list)); err != nil {
+			return nil, fmt.Errorf("scheduler heartbeats: %w", err)
+		}
+		known = strings.Join(list, "\x00")
 	}
-	known := strings.Join(list, "\x00")
 	return supervise.Func("scheduler.heartbeats", func(ctx context.Context) error {
 		return clock.Every(ctx, clock.System, agentScan, func(ctx context.Context) error {
 			list := agents.List()
@@ -207,6 +230,19 @@ type schedDeliverer struct {
 	channels map[beamclaw.Channel]channel.Instance // the registered channels that are on and take deliveries
 	missed   *scheduler.Scheduler                  // keeps tui and ws answers nobody was connected for
 	log      *slog.Logger
+	// elsewhere hands an answer to the other nodes' connections (cluster
+	// mode): true when one of them had the user connected.
+	elsewhere func(ctx context.Context, kind scheduler.DeliveryKind, msg scheduler.Message) bool
+}
+
+// notifyHere hands an answer another node's scheduler sent to this node's
+// connections of the user (cluster mode): false when it has none.
+func (sd *schedDeliverer) notifyHere(op cluster.OwnerOp) bool {
+	hub := sd.ws
+	if scheduler.DeliveryKind(op.Channel) == scheduler.DeliverTUI {
+		hub = sd.tui
+	}
+	return hub != nil && hub.Notify(op.User, op.Agent, op.Job, op.Text) > 0
 }
 
 // Deliver implements scheduler.Deliverer.
@@ -218,6 +254,9 @@ func (sd *schedDeliverer) Deliver(ctx context.Context, to scheduler.Delivery, ms
 			hub = sd.tui
 		}
 		if hub != nil && hub.Notify(msg.UserID, msg.Agent, msg.JobID, msg.Text) > 0 {
+			return nil
+		}
+		if sd.elsewhere != nil && sd.elsewhere(ctx, to.Kind, msg) {
 			return nil
 		}
 		// Nobody watching is not a failure: the answer waits for the

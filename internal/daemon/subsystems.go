@@ -40,14 +40,17 @@ type agentRuntime struct {
 	mcp      *mcp.Manager
 	tokens   oauth.Store // MCP OAuth logins (sealed in bbolt)
 	sessions *session.Manager
-	links    *people.Links // accounts linked into one person
-	ledger   *usage.Ledger // every model call
+	links    *people.Links  // accounts linked into one person
+	ledger   *usage.Ledger  // every model call
+	budgets  *usage.Budgets // nil without core.budgets
 	// sandbox and its gate are nil unless sandbox.enabled.
 	sandbox     *sandbox.Manager
 	sandboxGate *sandbox.Gate
 	// scheduler and its deliverer are nil unless scheduler.enabled.
 	scheduler *scheduler.Scheduler
 	deliver   *schedDeliverer
+	// a2a is the A2A edge (nil unless it runs).
+	a2a *a2a.Server
 }
 
 // subsystemsInto builds the agent runtime under root and returns the
@@ -71,6 +74,11 @@ func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options)
 	ao := p.Agent
 	ao.Embedder, ao.DB, ao.Logger = emb, d.db, d.log
 	rt.agents = agent.New(ao)
+	if d.cluster != nil { // each person's memory and the agents' workspaces are the cluster's (ADR-047, ADR-048)
+		if err := rt.agents.Workspaces().Share(d.ctx, d.db, ao.SkillsDir, d.log); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	if rt.links, err = people.Open(d.db, nil, nil); err != nil {
 		return nil, nil, nil, err
 	}
@@ -109,7 +117,7 @@ func (d *daemon) subsystemsInto(root *suture.Supervisor, opts supervise.Options)
 	d.watch.lap("sessions")
 	sessSup := supervise.New("sessions", opts)
 	sessSup.Add(d.guard(rt.sessions))
-	d.clusterServices(sessSup, rt.sessions)
+	d.clusterServices(sessSup, rt)
 	root.Add(sessSup)
 	if err := d.sandboxInto(root, opts, rt); err != nil {
 		return nil, nil, nil, err
@@ -262,10 +270,14 @@ func (d *daemon) sessions(rt *agentRuntime, provs *providers) (*session.Manager,
 	if err != nil {
 		return nil, err
 	}
+	if d.cluster != nil { // one ledger for the cluster; budgets count every node's calls
+		ledger.OfNode(d.cluster.ID())
+	}
 	if len(p.Budgets) > 0 {
-		if lo.Budgets, err = usage.NewBudgets(ledger, p.Budgets, nil, d.budgetWarning); err != nil {
+		if rt.budgets, err = usage.NewBudgets(ledger, p.Budgets, nil, d.budgetWarning); err != nil {
 			return nil, err
 		}
+		lo.Budgets = rt.budgets
 	}
 	engine, err := loop.New(lo)
 	if err != nil {

@@ -57,10 +57,12 @@ var (
 	_ Backend = (*Bolt)(nil)
 )
 
-// durable writes entries through to storage before Memory applies them.
+// durable writes entries through to storage before Memory applies them,
+// and brings in what others wrote there (refresh, before each use).
 type durable interface {
 	put(ctx context.Context, e Entry) error
 	delete(ctx context.Context, key string) error
+	refresh(ctx context.Context)
 }
 
 // Memory is the in-memory Backend: a map behind a mutex plus an Index.
@@ -112,8 +114,17 @@ func (m *Memory) prepare(key, value string, cat Category) (Entry, error) {
 	return e, nil
 }
 
+// refresh brings in the storage's changes made elsewhere (durable
+// backends only); it must not run under wmu.
+func (m *Memory) refresh(ctx context.Context) {
+	if m.durable != nil {
+		m.durable.refresh(ctx)
+	}
+}
+
 // Store saves value under key, replacing any earlier value.
 func (m *Memory) Store(ctx context.Context, key, value string, cat Category) error {
+	m.refresh(ctx)
 	m.wmu.Lock()
 	defer m.wmu.Unlock()
 	e, err := m.prepare(key, value, cat)
@@ -136,8 +147,28 @@ func (m *Memory) put(e Entry) {
 	m.idx.Set(e.Key, e.Value)
 }
 
+// replace makes entries the memory's whole content, indexing only what
+// changed.
+func (m *Memory) replace(entries map[string]Entry) {
+	m.mu.Lock()
+	old := m.entries
+	m.entries = entries
+	m.mu.Unlock()
+	for k := range old {
+		if _, ok := entries[k]; !ok {
+			m.idx.Remove(k)
+		}
+	}
+	for k, e := range entries {
+		if o, ok := old[k]; !ok || o.Value != e.Value {
+			m.idx.Set(k, e.Value)
+		}
+	}
+}
+
 // Get returns the entry under key.
-func (m *Memory) Get(_ context.Context, key string) (Entry, error) {
+func (m *Memory) Get(ctx context.Context, key string) (Entry, error) {
+	m.refresh(ctx)
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	e, ok := m.entries[key]
@@ -149,6 +180,7 @@ func (m *Memory) Get(_ context.Context, key string) (Entry, error) {
 
 // Forget deletes the entry under key.
 func (m *Memory) Forget(ctx context.Context, key string) error {
+	m.refresh(ctx)
 	m.wmu.Lock()
 	defer m.wmu.Unlock()
 	if m.durable != nil {
@@ -167,7 +199,8 @@ func (m *Memory) Forget(ctx context.Context, key string) error {
 // category): the best keyword matches of query, or the most recently
 // updated entries when query is blank. A limit below 1 means the search
 // default_limit.
-func (m *Memory) Recall(_ context.Context, query string, limit int, cat Category) ([]Entry, error) {
+func (m *Memory) Recall(ctx context.Context, query string, limit int, cat Category) ([]Entry, error) {
+	m.refresh(ctx)
 	if cat != All && !cat.Valid() {
 		return nil, beamclaw.E("memory.Recall", beamclaw.KindInvalid, fmt.Sprintf("unknown memory category %q", cat), nil)
 	}
@@ -208,6 +241,7 @@ func (m *Memory) Recall(_ context.Context, query string, limit int, cat Category
 
 // Search ranks entries for q (see Index.Search); hit sources are keys.
 func (m *Memory) Search(ctx context.Context, q Query) (Results, error) {
+	m.refresh(ctx)
 	r, err := m.idx.Search(ctx, q)
 	for i := range r.Hits {
 		r.Hits[i].StartLine, r.Hits[i].EndLine = 0, 0

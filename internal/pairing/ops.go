@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
@@ -25,7 +23,8 @@ func (s *Store) Request(channel, userID, name string) (p Pending, created bool, 
 		return Pending{}, false, err
 	}
 	now := s.opts.Clock.Now()
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	err = s.update(func(tx *store.Tx) error {
+		p, created = Pending{}, false // fn may run again: from scratch
 		pending, _, err := channelBuckets(tx, channel, true)
 		if err != nil {
 			return err
@@ -63,7 +62,7 @@ func (s *Store) Approve(channel, code, agent string) (Peer, error) {
 	}
 	now := s.opts.Clock.Now()
 	var peer Peer
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *store.Tx) error {
 		pending, approved, err := channelBuckets(tx, channel, true)
 		if err != nil {
 			return err
@@ -91,7 +90,7 @@ func (s *Store) Approve(channel, code, agent string) (Peer, error) {
 	return peer, nil
 }
 
-func findCode(b *bolt.Bucket, code string) (*Pending, error) {
+func findCode(b *store.Bucket, code string) (*Pending, error) {
 	var found *Pending
 	err := b.ForEach(func(_, v []byte) error {
 		var p Pending
@@ -109,7 +108,7 @@ func findCode(b *bolt.Bucket, code string) (*Pending, error) {
 // Allowed reports whether userID is an approved peer of channel, and the
 // agent it is bound to ("" = the channel's default).
 func (s *Store) Allowed(channel, userID string) (agent string, ok bool) {
-	_ = s.db.View(func(tx *bolt.Tx) error {
+	_ = s.view(func(tx *store.Tx) error {
 		_, approved, err := channelBuckets(tx, channel, false)
 		if err != nil || approved == nil {
 			return err
@@ -129,7 +128,7 @@ func (s *Store) Revoke(channel, userID string) error {
 	if err := validArgs(channel, userID); err != nil {
 		return err
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *store.Tx) error {
 		pending, approved, err := channelBuckets(tx, channel, false)
 		if err != nil {
 			return err
@@ -188,7 +187,7 @@ func (s *Store) ListApproved(channel string) ([]Peer, error) {
 }
 
 func (s *Store) each(channel string, sub []byte, fn func(v []byte)) error {
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *store.Tx) error {
 		root := tx.Bucket(bucketPairing)
 		if root == nil {
 			return nil // nothing paired yet

@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
@@ -77,10 +75,33 @@ type Peer struct {
 	ApprovedAt time.Time `json:"approved_at"`
 }
 
-// Store keeps pairing state in bbolt. It is safe for concurrent use.
+// Store keeps pairing state in bbolt: the area "pairing", in cluster mode
+// the cluster's (ADR-045). It is safe for concurrent use.
 type Store struct {
 	db   *store.DB
 	opts Options
+}
+
+// area is the store's area, opened on first use (the same for every
+// Store of one DB).
+func (s *Store) area() (*store.Area, error) {
+	return s.db.Area("pairing", string(bucketPairing))
+}
+
+func (s *Store) update(fn func(*store.Tx) error) error {
+	a, err := s.area()
+	if err != nil {
+		return err
+	}
+	return a.Update(fn)
+}
+
+func (s *Store) view(fn func(*store.Tx) error) error {
+	a, err := s.area()
+	if err != nil {
+		return err
+	}
+	return a.View(fn)
 }
 
 // New returns a Store over db.
@@ -97,7 +118,7 @@ func New(db *store.DB, opts Options) *Store {
 
 // channelBuckets returns the pending and approved buckets of channel,
 // creating them when create is set (nil, nil when absent and !create).
-func channelBuckets(tx *bolt.Tx, channel string, create bool) (pending, approved *bolt.Bucket, err error) {
+func channelBuckets(tx *store.Tx, channel string, create bool) (pending, approved *store.Bucket, err error) {
 	root := tx.Bucket(bucketPairing)
 	if !create {
 		if root == nil {
@@ -133,7 +154,7 @@ func validArgs(channel, userID string) error {
 }
 
 // prune deletes expired requests from b and returns the live ones.
-func (s *Store) prune(b *bolt.Bucket, now time.Time) ([]Pending, error) {
+func (s *Store) prune(b *store.Bucket, now time.Time) ([]Pending, error) {
 	var live []Pending
 	var dead [][]byte
 	err := b.ForEach(func(k, v []byte) error {
@@ -156,7 +177,7 @@ func (s *Store) prune(b *bolt.Bucket, now time.Time) ([]Pending, error) {
 	return live, nil
 }
 
-func put(b *bolt.Bucket, key string, v any) error {
+func put(b *store.Bucket, key string, v any) error {
 	data, err := store.Encode(v)
 	if err != nil {
 		return err

@@ -16,8 +16,6 @@ import (
 	"sync"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/pairing"
 	"github.com/beamclaw/beamclaw-go/internal/store"
@@ -61,7 +59,7 @@ type pendingCode struct {
 // Links is the link table, kept in bbolt and mirrored in memory so that
 // resolving an account costs a map lookup. Safe for concurrent use.
 type Links struct {
-	db    *store.DB
+	area  *store.Area // "people": in cluster mode the cluster's (ADR-045)
 	clock clock.Clock
 	rand  io.Reader
 
@@ -73,22 +71,35 @@ type Links struct {
 
 // Open loads the link table of db. clk and rnd may be nil (the system's).
 func Open(db *store.DB, clk clock.Clock, rnd io.Reader) (*Links, error) {
-	l := &Links{db: db, clock: clock.Or(clk), rand: rnd, person: map[string]string{},
+	area, err := db.Area("people", string(bucketLinks), string(bucketCodes))
+	if err != nil {
+		return nil, fmt.Errorf("people: %w", err)
+	}
+	l := &Links{area: area, clock: clock.Or(clk), rand: rnd, person: map[string]string{},
 		guesses: pairing.Guesses{Max: maxFailures, Window: CodeTTL}}
-	err := db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketLinks)
-		if b == nil {
-			return nil
-		}
-		return b.ForEach(func(k, v []byte) error {
-			l.person[string(k)] = string(v)
+	area.OnChange(func() { _ = l.load() }) // links made on other nodes
+	if err := l.load(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// load mirrors the link table as this replica holds it now.
+func (l *Links) load() error {
+	person := map[string]string{}
+	err := l.area.Peek(func(tx *store.Tx) error {
+		return tx.Bucket(bucketLinks).ForEach(func(k, v []byte) error {
+			person[string(k)] = string(v)
 			return nil
 		})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("people: load links: %w", err)
+		return fmt.Errorf("people: load links: %w", err)
 	}
-	return l, nil
+	l.mu.Lock()
+	l.person = person
+	l.mu.Unlock()
+	return nil
 }
 
 // Resolve returns the person account belongs to: the account it is linked
@@ -140,7 +151,7 @@ func (l *Links) Issue(ctx context.Context, account string) (code string, expires
 	if err := ctx.Err(); err != nil {
 		return "", time.Time{}, err
 	}
-	err = l.db.Update(func(tx *bolt.Tx) error {
+	err = l.area.Update(func(tx *store.Tx) error {
 		b, err := tx.CreateBucketIfNotExists(bucketCodes)
 		if err != nil {
 			return err
@@ -197,7 +208,7 @@ func (l *Links) Redeem(ctx context.Context, account, code string) (string, error
 	}
 	var person string
 	var moved []string
-	err := l.db.Update(func(tx *bolt.Tx) error {
+	err := l.area.Update(func(tx *store.Tx) error {
 		codes := tx.Bucket(bucketCodes)
 		var p pendingCode
 		if codes == nil || json.Unmarshal(codes.Get([]byte(code)), &p) != nil || !now.Before(p.Expires) {
@@ -209,12 +220,14 @@ func (l *Links) Redeem(ctx context.Context, account, code string) (string, error
 		if err := codes.Delete([]byte(code)); err != nil {
 			return err
 		}
-		person = l.Resolve(p.Account)
-		moved = l.members(l.Resolve(account))
 		links, err := tx.CreateBucketIfNotExists(bucketLinks)
 		if err != nil {
 			return err
 		}
+		// From the table itself, not the mirror: in a cluster another
+		// node may have linked since.
+		person = resolveIn(links, p.Account)
+		moved = membersIn(links, resolveIn(links, account))
 		for _, a := range moved {
 			if a == person {
 				if err := links.Delete([]byte(a)); err != nil {
@@ -244,6 +257,26 @@ func (l *Links) Redeem(ctx context.Context, account, code string) (string, error
 	}
 	l.mu.Unlock()
 	return person, nil
+}
+
+// resolveIn is Resolve on the link table b.
+func resolveIn(b *store.Bucket, account string) string {
+	if p := b.Get([]byte(account)); p != nil {
+		return string(p)
+	}
+	return account
+}
+
+// membersIn is members on the link table b.
+func membersIn(b *store.Bucket, p string) []string {
+	out := []string{p}
+	_ = b.ForEach(func(k, v []byte) error {
+		if string(v) == p && string(k) != p {
+			out = append(out, string(k))
+		}
+		return nil
+	})
+	return out
 }
 
 // members are the accounts of person p: p and those linked to it.
@@ -280,7 +313,7 @@ func (l *Links) Unlink(ctx context.Context, account string) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	err := l.db.Update(func(tx *bolt.Tx) error {
+	err := l.area.Update(func(tx *store.Tx) error {
 		b := tx.Bucket(bucketLinks)
 		if b == nil {
 			return nil
@@ -307,7 +340,7 @@ func (l *Links) Unlink(ctx context.Context, account string) ([]string, error) {
 // known reports whether code waits to be typed.
 func (l *Links) known(code string, now time.Time) bool {
 	found := false
-	_ = l.db.View(func(tx *bolt.Tx) error {
+	_ = l.area.ViewLatest(func(tx *store.Tx) error {
 		var p pendingCode
 		if b := tx.Bucket(bucketCodes); b != nil && json.Unmarshal(b.Get([]byte(code)), &p) == nil {
 			found = now.Before(p.Expires)

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
@@ -61,7 +59,7 @@ func measureTimers(b *testing.B) ([]time.Duration, float64) {
 	now := time.Now()
 	start := now.Add(time.Second) // after the runner has started
 	r := rand.New(rand.NewPCG(3, 4))
-	err = db.Update(func(tx *bolt.Tx) error {
+	err = s.area.Update(func(tx *store.Tx) error {
 		for i := range total {
 			spec := "every 1h"
 			if i < due {

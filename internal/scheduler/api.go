@@ -9,9 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
 // maxPromptLen bounds a job's prompt, in characters.
@@ -48,7 +47,7 @@ func (s *Scheduler) Add(ctx context.Context, req AddRequest) (Job, error) {
 	if err := s.webhook.Check(ctx, j.Delivery); err != nil {
 		return Job{}, beamclaw.E(op, beamclaw.KindInvalid, err.Error(), nil)
 	}
-	err = s.db().Update(func(tx *bolt.Tx) error {
+	err = s.area.Update(func(tx *store.Tx) error {
 		if err := s.checkQuota(tx, op, j); err != nil {
 			return err
 		}
@@ -136,7 +135,7 @@ func (s *Scheduler) newJob(req AddRequest, now time.Time) (Job, error) {
 // MaxJobsPerAgent active or paused jobs, heartbeats aside, or when it is
 // made in conversation and its user already made MaxJobsPerUser of them
 // so, over all agents.
-func (s *Scheduler) checkQuota(tx *bolt.Tx, op string, j Job) error {
+func (s *Scheduler) checkQuota(tx *store.Tx, op string, j Job) error {
 	perAgent, perUser := 0, 0
 	err := eachJob(tx, func(o Job) error {
 		if o.Heartbeat || (o.State != StateActive && o.State != StatePaused) {
@@ -180,7 +179,7 @@ func (f Filter) match(j Job) bool {
 // List returns the jobs f selects, oldest first.
 func (s *Scheduler) List(ctx context.Context, f Filter) ([]Job, error) {
 	var out []Job
-	err := s.db().View(func(tx *bolt.Tx) error {
+	err := s.area.View(func(tx *store.Tx) error {
 		return s.each(tx, func(j Job) error {
 			if f.match(j) {
 				out = append(out, j)
@@ -203,7 +202,7 @@ func (s *Scheduler) List(ctx context.Context, f Filter) ([]Job, error) {
 // Get returns one job (KindNotFound when there is none).
 func (s *Scheduler) Get(ctx context.Context, id string) (Job, error) {
 	var j Job
-	err := s.db().View(func(tx *bolt.Tx) error {
+	err := s.area.View(func(tx *store.Tx) error {
 		var ok bool
 		var err error
 		j, ok, err = s.load(tx, id)
@@ -219,7 +218,7 @@ func (s *Scheduler) Get(ctx context.Context, id string) (Job, error) {
 // that are kept).
 func (s *Scheduler) Runs(ctx context.Context, id string, limit int) ([]Run, error) {
 	var out []Run
-	err := s.db().View(func(tx *bolt.Tx) error {
+	err := s.area.View(func(tx *store.Tx) error {
 		if _, ok, err := getJob(tx, id); err != nil || !ok {
 			return errors.Join(err, notFoundIf(!ok && err == nil, "scheduler.Runs", id))
 		}

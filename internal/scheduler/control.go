@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
 // Cancel ends a job for good (state done, reason canceled) and stops a
@@ -88,7 +87,7 @@ func (s *Scheduler) change(ctx context.Context, op, id string, scope func(Job) b
 		evs []event
 	)
 	now := s.clock.Now()
-	err := s.db().Update(func(tx *bolt.Tx) error {
+	err := s.area.Update(func(tx *store.Tx) error {
 		var ok bool
 		var err error
 		j, ok, err = s.load(tx, id)

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
 // maxErrorText bounds a stored error, in runes.
@@ -25,7 +25,7 @@ func (s *Scheduler) finish(ctx context.Context, d dispatch, o outcome) error {
 	var evs []event
 	// Update is the group commit: runs ending together share one commit. fn may run again
 	// after a rollback, so it starts from scratch each time.
-	err := s.db().Update(func(tx *bolt.Tx) error {
+	err := s.area.Update(func(tx *store.Tx) error {
 		evs = slices.Clone(o.events)
 		if o.kind == OutcomeSkipped {
 			evs = append(evs, evSkipped(d.job, skipIdle, 1))
@@ -110,7 +110,7 @@ func (s *Scheduler) backoff(n int) time.Duration {
 // recordRun stores a finished run. Consecutive idle heartbeat runs
 // collapse into one entry, so an idle heartbeat does not push the useful
 // history out.
-func (s *Scheduler) recordRun(tx *bolt.Tx, jobID string, run Run) error {
+func (s *Scheduler) recordRun(tx *store.Tx, jobID string, run Run) error {
 	if run.Outcome == OutcomeSkipped && run.Seq > 1 {
 		prev, ok, err := prevRun(tx, jobID, run.Seq)
 		if err != nil {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
 // fire decides, in one transaction, what happens to each due job: a run
@@ -16,7 +16,8 @@ func (r *Runner) fire(ctx context.Context, idx *index, ids []string, now time.Ti
 	s := r.s
 	var out settled
 	next := make(map[string]time.Time, len(ids))
-	err := s.db().Update(func(tx *bolt.Tx) error {
+	err := s.area.Update(func(tx *store.Tx) error {
+		out, next = settled{}, make(map[string]time.Time, len(ids)) // fn may run again: from scratch
 		for _, id := range ids {
 			j, ok, err := s.load(tx, id)
 			if err != nil {
@@ -53,8 +54,8 @@ type settled struct {
 
 // settle applies step (decide, settleInterrupted) to j, stores j, and
 // keeps the run and events step produced.
-func (o *settled) settle(tx *bolt.Tx, j *Job, now time.Time,
-	step func(*bolt.Tx, *Job, time.Time) (*dispatch, []event, error)) error {
+func (o *settled) settle(tx *store.Tx, j *Job, now time.Time,
+	step func(*store.Tx, *Job, time.Time) (*dispatch, []event, error)) error {
 	d, e, err := step(tx, j, now)
 	if err != nil {
 		return err
@@ -78,7 +79,7 @@ func activeNext(j Job, ok bool) time.Time {
 
 // decide handles one due job: overlap, misfire (late or due while
 // stopped) or an ordinary start. j is updated in place.
-func (s *Scheduler) decide(tx *bolt.Tx, j *Job, now time.Time) (*dispatch, []event, error) {
+func (s *Scheduler) decide(tx *store.Tx, j *Job, now time.Time) (*dispatch, []event, error) {
 	due := j.NextRunAt
 	if j.Running() {
 		j.NextRunAt, j.Updated = j.Schedule.Next(now), now
@@ -131,7 +132,7 @@ func (s *Scheduler) decide(tx *bolt.Tx, j *Job, now time.Time) (*dispatch, []eve
 
 // start records the start of a run of j due at due: a run entry, then
 // running_since, fire_count and the next instant on the schedule.
-func (s *Scheduler) start(tx *bolt.Tx, j *Job, due, now time.Time, missed int, reason string) (*dispatch, error) {
+func (s *Scheduler) start(tx *store.Tx, j *Job, due, now time.Time, missed int, reason string) (*dispatch, error) {
 	seq, err := addRun(tx, j.ID, Run{Due: due, Started: now, Outcome: OutcomeRunning,
 		Missed: missed, Reason: reason}, s.opts.RunHistory)
 	if err != nil {
@@ -153,7 +154,8 @@ func (r *Runner) recoverInterrupted(ctx context.Context, idx *index, ids []strin
 	}
 	s := r.s
 	var out settled
-	err := s.db().Update(func(tx *bolt.Tx) error {
+	err := s.area.Update(func(tx *store.Tx) error {
+		out = settled{} // fn may run again: from scratch
 		for _, id := range ids {
 			j, ok, err := s.load(tx, id)
 			if err != nil {
@@ -177,7 +179,7 @@ func (r *Runner) recoverInterrupted(ctx context.Context, idx *index, ids []strin
 	return nil
 }
 
-func (s *Scheduler) settleInterrupted(tx *bolt.Tx, j *Job, now time.Time) (*dispatch, []event, error) {
+func (s *Scheduler) settleInterrupted(tx *store.Tx, j *Job, now time.Time) (*dispatch, []event, error) {
 	if run, ok, err := getRun(tx, j.ID, j.RunningSeq); err != nil {
 		return nil, nil, err
 	} else if ok {

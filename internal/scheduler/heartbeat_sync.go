@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
 // HeartbeatSpec asks for one agent's heartbeat.
@@ -45,7 +44,8 @@ func (s *Scheduler) SyncHeartbeats(ctx context.Context, specs []HeartbeatSpec) e
 		changed []string
 		evs     []event
 	)
-	err := s.db().Update(func(tx *bolt.Tx) error {
+	err := s.area.Update(func(tx *store.Tx) error {
+		changed, evs = nil, nil // fn may run again: from scratch
 		err := s.each(tx, func(old Job) error {
 			if !old.Heartbeat || old.State == StateDone {
 				return nil

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
@@ -223,7 +221,7 @@ func (e *env) busy() bool {
 func (e *env) earliestDue() time.Time {
 	e.t.Helper()
 	var min time.Time
-	err := e.db.View(func(tx *bolt.Tx) error {
+	err := e.s.area.View(func(tx *store.Tx) error {
 		return eachJob(tx, func(j Job) error {
 			if j.State == StateActive && !j.NextRunAt.IsZero() && (min.IsZero() || j.NextRunAt.Before(min)) {
 				min = j.NextRunAt

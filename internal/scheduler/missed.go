@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
@@ -41,7 +39,7 @@ func (s *Scheduler) KeepMissed(kind DeliveryKind, userID string, m Missed) error
 		return err
 	}
 	prefix := missedPrefix(kind, userID)
-	return s.db().Update(func(tx *bolt.Tx) error {
+	return s.area.Update(func(tx *store.Tx) error {
 		b := tx.Bucket(bucketMissed)
 		seq, err := b.NextSequence()
 		if err != nil {
@@ -69,7 +67,7 @@ func (s *Scheduler) KeepMissed(kind DeliveryKind, userID string, m Missed) error
 func (s *Scheduler) TakeMissed(kind DeliveryKind, userID string) ([]Missed, error) {
 	prefix := missedPrefix(kind, userID)
 	var out []Missed
-	err := s.db().Update(func(tx *bolt.Tx) error {
+	err := s.area.Update(func(tx *store.Tx) error {
 		out = out[:0]
 		b := tx.Bucket(bucketMissed)
 		c := b.Cursor()
@@ -97,7 +95,7 @@ func (s *Scheduler) TakeMissed(kind DeliveryKind, userID string) ([]Missed, erro
 func (s *Scheduler) HasMissed(kind DeliveryKind, userID string) bool {
 	prefix := missedPrefix(kind, userID)
 	found := false
-	_ = s.db().View(func(tx *bolt.Tx) error {
+	_ = s.area.View(func(tx *store.Tx) error {
 		k, _ := tx.Bucket(bucketMissed).Cursor().Seek(prefix)
 		found = k != nil && bytes.HasPrefix(k, prefix)
 		return nil

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/store"
@@ -78,7 +77,7 @@ func TestJobsRunWithTheirCreatorsTrust(t *testing.T) {
 func TestJobStoredWithoutOriginLoads(t *testing.T) {
 	e := newEnv(t, func(o *Options) { o.DefaultAutonomy = beamclaw.Full })
 	j := e.add(AddRequest{Schedule: "every 1h", Origin: &Origin{Channel: beamclaw.ChannelHTTP, Remote: true}})
-	err := e.db.Update(func(tx *bolt.Tx) error {
+	err := e.s.area.Update(func(tx *store.Tx) error {
 		var rec map[string]json.RawMessage
 		if err := store.Decode(tx.Bucket(bucketJobs).Get([]byte(j.ID)), &rec); err != nil {
 			return err

@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
 // fireBatch bounds the jobs started in one transaction.
@@ -31,10 +31,11 @@ func (r *Runner) Serve(ctx context.Context) error {
 	s := r.s
 	var idx *index
 	for {
-		ids, all := s.takeChanges()
-		if all || idx == nil {
+		ids, all, reindex := s.takeChanges()
+		if all || reindex || idx == nil {
+			recovering := all || idx == nil // a start, or an executor's: not other nodes' writes
 			idx = newIndex()
-			if err := r.loadAll(ctx, idx); err != nil {
+			if err := r.loadAll(ctx, idx, recovering); err != nil {
 				return err
 			}
 		} else if len(ids) > 0 {
@@ -67,15 +68,17 @@ func (r *Runner) Serve(ctx context.Context) error {
 }
 
 // loadAll indexes every active job, fails jobs whose zone no longer
-// loads, recovers interrupted runs and prunes old finished jobs.
-func (r *Runner) loadAll(ctx context.Context, idx *index) error {
+// loads, recovers interrupted runs (when recovering: a run is interrupted if
+// it is running but not here, which in a cluster holds only when this
+// node has just taken the scheduler over) and prunes old finished jobs.
+func (r *Runner) loadAll(ctx context.Context, idx *index, recovering bool) error {
 	s := r.s
 	now := s.clock.Now()
 	var interrupted, broken, old []string
-	err := s.db().View(func(tx *bolt.Tx) error {
+	err := s.area.View(func(tx *store.Tx) error {
 		return s.each(tx, func(j Job) error {
 			switch {
-			case j.Running() && !s.inFlight(j.ID):
+			case recovering && j.Running() && !s.inFlight(j.ID):
 				interrupted = append(interrupted, j.ID)
 			case j.State == StateActive && j.Schedule.TZ != "" && s.zone(j.Schedule.TZ) == nil:
 				broken = append(broken, j.ID)
@@ -98,7 +101,7 @@ func (r *Runner) loadAll(ctx context.Context, idx *index) error {
 		return err
 	}
 	if len(old) > 0 {
-		err := s.db().Update(func(tx *bolt.Tx) error {
+		err := s.area.Update(func(tx *store.Tx) error {
 			for _, id := range old {
 				if err := deleteJob(tx, id); err != nil {
 					return err
@@ -118,7 +121,7 @@ func (r *Runner) loadAll(ctx context.Context, idx *index) error {
 // reload re-reads changed jobs into the index.
 func (r *Runner) reload(idx *index, ids []string) error {
 	s := r.s
-	return s.db().View(func(tx *bolt.Tx) error {
+	return s.area.View(func(tx *store.Tx) error {
 		for _, id := range ids {
 			j, ok, err := s.load(tx, id)
 			if err != nil {
@@ -140,7 +143,7 @@ func (r *Runner) failBroken(ids []string, now time.Time) error {
 		return nil
 	}
 	s := r.s
-	err := s.db().Update(func(tx *bolt.Tx) error {
+	err := s.area.Update(func(tx *store.Tx) error {
 		for _, id := range ids {
 			j, ok, err := getJob(tx, id)
 			if err != nil || !ok {

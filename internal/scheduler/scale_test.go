@@ -10,8 +10,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
@@ -42,7 +40,7 @@ func TestTenThousandJobs(t *testing.T) {
 		// stored in one transaction in shuffled order.
 		r := rand.New(rand.NewPCG(1, 2))
 		order := r.Perm(n)
-		err = db.Update(func(tx *bolt.Tx) error {
+		err = s.area.Update(func(tx *store.Tx) error {
 			for _, i := range order {
 				in := time.Duration(i/100+1) * 14 * time.Minute
 				j, err := s.newJob(AddRequest{Agent: fmt.Sprintf("agent-%d", i%100), UserID: "local:u",
@@ -82,7 +80,7 @@ func TestTenThousandJobs(t *testing.T) {
 			seen[tn.JobID] = true
 		}
 		late := 0
-		err = db.View(func(tx *bolt.Tx) error {
+		err = s.area.View(func(tx *store.Tx) error {
 			return eachJob(tx, func(j Job) error {
 				runs, err := lastRuns(tx, j.ID, 0)
 				if err != nil {

@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/internal/supervise"
@@ -21,6 +19,7 @@ import (
 // recomputes it.
 type Scheduler struct {
 	opts     Options
+	area     *store.Area // its buckets
 	clock    clock.Clock
 	log      *slog.Logger
 	opened   time.Time // jobs due before it fell due while beamclaw was stopped
@@ -33,7 +32,8 @@ type Scheduler struct {
 
 	mu        sync.Mutex
 	changed   map[string]struct{} // jobs the runner must reload
-	reloadAll bool                // the runner must reload everything
+	reloadAll bool                // the runner must reload everything, recovering interrupted runs
+	reindex   bool                // the runner must reload everything: other nodes wrote (cluster mode)
 	queue     []dispatch          // runs no executor worker took yet
 	flights   map[string]*flight  // queued or running, by job id
 	wake      chan struct{}       // wakes the runner
@@ -60,17 +60,19 @@ func New(opts Options) (*Scheduler, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := createBuckets(o.DB); err != nil {
+	area, err := openArea(o.DB)
+	if err != nil {
 		return nil, err
 	}
 	s := &Scheduler{
-		opts: o, clock: o.Clock, log: o.Logger,
+		opts: o, clock: o.Clock, log: o.Logger, area: area,
 		changed: make(map[string]struct{}),
 		flights: make(map[string]*flight),
 		wake:    make(chan struct{}, 1),
 		ready:   make(chan struct{}, 1),
 	}
 	s.opened = s.clock.Now()
+	area.OnChange(s.othersChanged)
 	s.runner = &Runner{s: s}
 	s.executor = &Executor{s: s}
 	s.webhook = NewWebhook(o.Webhook)
@@ -104,6 +106,48 @@ func (s *Scheduler) notify(ids ...string) {
 	signal(s.wake)
 }
 
+// TakeOver readies the scheduler to run again on this node after another
+// ran it (cluster mode): runs queued under an earlier hold are dropped
+// (the jobs' records say what became of them) and every job is reloaded.
+func (s *Scheduler) TakeOver() {
+	s.mu.Lock()
+	for i := range s.queue {
+		delete(s.flights, s.queue[i].job.ID)
+	}
+	s.queue = nil
+	s.reloadAll = true
+	s.mu.Unlock()
+}
+
+// othersChanged follows the writes of other nodes (cluster mode): the
+// runner reloads every job (a job running elsewhere is not an
+// interrupted run), and a run in flight here whose job was canceled or
+// deleted there is stopped.
+func (s *Scheduler) othersChanged() {
+	s.mu.Lock()
+	ids := make([]string, 0, len(s.flights))
+	for id := range s.flights {
+		ids = append(ids, id)
+	}
+	s.mu.Unlock()
+	var gone []string
+	_ = s.area.View(func(tx *store.Tx) error {
+		for _, id := range ids {
+			if j, ok, err := getJob(tx, id); err == nil && (!ok || j.State == StateDone) {
+				gone = append(gone, id)
+			}
+		}
+		return nil
+	})
+	for _, id := range gone {
+		s.cancelFlight(id)
+	}
+	s.mu.Lock()
+	s.reindex = true
+	s.mu.Unlock()
+	signal(s.wake)
+}
+
 // notifyAll makes the runner reload every job.
 func (s *Scheduler) notifyAll() {
 	s.mu.Lock()
@@ -112,15 +156,16 @@ func (s *Scheduler) notifyAll() {
 	signal(s.wake)
 }
 
-func (s *Scheduler) takeChanges() (ids []string, all bool) {
+func (s *Scheduler) takeChanges() (ids []string, all, reindex bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	all, s.reloadAll = s.reloadAll, false
+	reindex, s.reindex = s.reindex, false
 	for id := range s.changed {
 		ids = append(ids, id)
 	}
 	clear(s.changed)
-	return ids, all
+	return ids, all, reindex
 }
 
 func signal(ch chan struct{}) {
@@ -203,7 +248,7 @@ func (s *Scheduler) zone(name string) *time.Location {
 }
 
 // load reads a job and resolves its schedule's zone.
-func (s *Scheduler) load(tx *bolt.Tx, id string) (Job, bool, error) {
+func (s *Scheduler) load(tx *store.Tx, id string) (Job, bool, error) {
 	j, ok, err := getJob(tx, id)
 	if ok {
 		j.Schedule.loc = s.zone(j.Schedule.TZ)
@@ -212,7 +257,7 @@ func (s *Scheduler) load(tx *bolt.Tx, id string) (Job, bool, error) {
 }
 
 // each calls fn for every job, zones resolved.
-func (s *Scheduler) each(tx *bolt.Tx, fn func(Job) error) error {
+func (s *Scheduler) each(tx *store.Tx, fn func(Job) error) error {
 	return eachJob(tx, func(j Job) error {
 		j.Schedule.loc = s.zone(j.Schedule.TZ)
 		return fn(j)
@@ -223,5 +268,3 @@ func (s *Scheduler) each(tx *bolt.Tx, fn func(Job) error) error {
 func storeErr(op string, err error) error {
 	return fmt.Errorf("%s: store: %w", op, err)
 }
-
-func (s *Scheduler) db() *store.DB { return s.opts.DB }

@@ -3,8 +3,6 @@ package scheduler
 import (
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
@@ -16,18 +14,17 @@ var (
 	bucketRuns = []byte("sched_runs")
 )
 
-func createBuckets(db *store.DB) error {
-	return db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketJobs, bucketRuns, bucketMissed} {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return fmt.Errorf("scheduler: bucket %s: %w", name, err)
-			}
-		}
-		return nil
-	})
+// openArea opens the scheduler's buckets as one area: in cluster mode
+// every node's replica of one state (ADR-045).
+func openArea(db *store.DB) (*store.Area, error) {
+	a, err := db.Area("scheduler", string(bucketJobs), string(bucketRuns), string(bucketMissed))
+	if err != nil {
+		return nil, fmt.Errorf("scheduler: %w", err)
+	}
+	return a, nil
 }
 
-func getJob(tx *bolt.Tx, id string) (Job, bool, error) {
+func getJob(tx *store.Tx, id string) (Job, bool, error) {
 	v := tx.Bucket(bucketJobs).Get([]byte(id))
 	if v == nil {
 		return Job{}, false, nil
@@ -39,7 +36,7 @@ func getJob(tx *bolt.Tx, id string) (Job, bool, error) {
 	return j, true, nil
 }
 
-func putJob(tx *bolt.Tx, j Job) error {
+func putJob(tx *store.Tx, j Job) error {
 	v, err := store.Encode(j)
 	if err != nil {
 		return fmt.Errorf("job %s: %w", j.ID, err)
@@ -47,7 +44,7 @@ func putJob(tx *bolt.Tx, j Job) error {
 	return tx.Bucket(bucketJobs).Put([]byte(j.ID), v)
 }
 
-func deleteJob(tx *bolt.Tx, id string) error {
+func deleteJob(tx *store.Tx, id string) error {
 	if err := tx.Bucket(bucketJobs).Delete([]byte(id)); err != nil {
 		return err
 	}
@@ -59,7 +56,7 @@ func deleteJob(tx *bolt.Tx, id string) error {
 }
 
 // eachJob calls fn for every stored job, in id order.
-func eachJob(tx *bolt.Tx, fn func(Job) error) error {
+func eachJob(tx *store.Tx, fn func(Job) error) error {
 	return tx.Bucket(bucketJobs).ForEach(func(k, v []byte) error {
 		var j Job
 		if err := store.Decode(v, &j); err != nil {
@@ -71,7 +68,7 @@ func eachJob(tx *bolt.Tx, fn func(Job) error) error {
 
 // addRun stores r as the job's newest run, numbering it, and drops the
 // oldest beyond keep. It returns r's sequence number.
-func addRun(tx *bolt.Tx, jobID string, r Run, keep int) (uint64, error) {
+func addRun(tx *store.Tx, jobID string, r Run, keep int) (uint64, error) {
 	b, err := tx.Bucket(bucketRuns).CreateBucketIfNotExists([]byte(jobID))
 	if err != nil {
 		return 0, err
@@ -94,7 +91,7 @@ func addRun(tx *bolt.Tx, jobID string, r Run, keep int) (uint64, error) {
 }
 
 // updateRun rewrites a stored run (if it was not pruned).
-func updateRun(tx *bolt.Tx, jobID string, r Run) error {
+func updateRun(tx *store.Tx, jobID string, r Run) error {
 	b := tx.Bucket(bucketRuns).Bucket([]byte(jobID))
 	if b == nil || b.Get(store.Seq(r.Seq)) == nil {
 		return nil
@@ -102,7 +99,7 @@ func updateRun(tx *bolt.Tx, jobID string, r Run) error {
 	return putRunIn(b, r)
 }
 
-func getRun(tx *bolt.Tx, jobID string, seq uint64) (Run, bool, error) {
+func getRun(tx *store.Tx, jobID string, seq uint64) (Run, bool, error) {
 	b := tx.Bucket(bucketRuns).Bucket([]byte(jobID))
 	if b == nil {
 		return Run{}, false, nil
@@ -118,7 +115,7 @@ func getRun(tx *bolt.Tx, jobID string, seq uint64) (Run, bool, error) {
 	return r, true, nil
 }
 
-func putRunIn(b *bolt.Bucket, r Run) error {
+func putRunIn(b *store.Bucket, r Run) error {
 	v, err := store.Encode(r)
 	if err != nil {
 		return fmt.Errorf("run %d: %w", r.Seq, err)
@@ -127,7 +124,7 @@ func putRunIn(b *bolt.Bucket, r Run) error {
 }
 
 // lastRuns returns up to limit runs of a job, newest first.
-func lastRuns(tx *bolt.Tx, jobID string, limit int) ([]Run, error) {
+func lastRuns(tx *store.Tx, jobID string, limit int) ([]Run, error) {
 	b := tx.Bucket(bucketRuns).Bucket([]byte(jobID))
 	if b == nil {
 		return nil, nil
@@ -145,7 +142,7 @@ func lastRuns(tx *bolt.Tx, jobID string, limit int) ([]Run, error) {
 }
 
 // dropRun deletes one run entry.
-func dropRun(tx *bolt.Tx, jobID string, seq uint64) error {
+func dropRun(tx *store.Tx, jobID string, seq uint64) error {
 	b := tx.Bucket(bucketRuns).Bucket([]byte(jobID))
 	if b == nil {
 		return nil
@@ -154,7 +151,7 @@ func dropRun(tx *bolt.Tx, jobID string, seq uint64) error {
 }
 
 // prevRun returns the newest run stored before seq.
-func prevRun(tx *bolt.Tx, jobID string, seq uint64) (Run, bool, error) {
+func prevRun(tx *store.Tx, jobID string, seq uint64) (Run, bool, error) {
 	b := tx.Bucket(bucketRuns).Bucket([]byte(jobID))
 	if b == nil {
 		return Run{}, false, nil

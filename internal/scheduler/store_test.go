@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
@@ -17,9 +15,6 @@ func openStore(t *testing.T) *store.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	if err := createBuckets(db); err != nil {
-		t.Fatal(err)
-	}
 	return db
 }
 
@@ -32,8 +27,11 @@ func seqs(rs []Run) []uint64 {
 }
 
 func TestRunHistory(t *testing.T) {
-	db := openStore(t)
-	err := db.Update(func(tx *bolt.Tx) error {
+	a, err := openArea(openStore(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = a.Update(func(tx *store.Tx) error {
 		if err := putJob(tx, Job{ID: "job-1", State: StateActive}); err != nil {
 			return err
 		}

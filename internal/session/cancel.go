@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/cluster"
 )
 
 // MsgCanceled ends a run its caller canceled (the EvError's text).
@@ -14,11 +15,11 @@ const MsgCanceled = "the run was canceled"
 // one has its context canceled, which aborts the model call or tool in
 // progress. Either way its route gets an EvError saying it was canceled.
 // A KindNotFound error means the run already ended or is unknown.
-func (m *Manager) Cancel(_ context.Context, sessionID, runID string) error {
+func (m *Manager) Cancel(ctx context.Context, sessionID, runID string) error {
 	const op = "session.Cancel"
 	l := m.liveLane(sessionID)
-	if l == nil {
-		return beamclaw.E(op, beamclaw.KindNotFound, "no such run in progress", nil)
+	if l == nil { // in a cluster, it may run on another node
+		return m.elsewhere(ctx, op, cluster.OwnerOp{Kind: cluster.OpCancel, Session: sessionID, Run: runID}, "no such run in progress")
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

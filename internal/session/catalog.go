@@ -3,6 +3,7 @@ package session
 import (
 	"cmp"
 	"context"
+	"errors"
 	"log/slog"
 	"maps"
 	"slices"
@@ -188,18 +189,41 @@ func (m *Manager) Show(id string) (Summary, []beamclaw.Message, error) {
 }
 
 // Delete removes a session and its history. A session answering now is
-// refused (KindConflict): wait for its answer or cancel its run.
+// refused (KindConflict): wait for its answer or cancel its run. In
+// cluster mode a session live on another node is deleted there, and
+// refused there the same way.
 func (m *Manager) Delete(ctx context.Context, id string) error {
 	m.mu.Lock()
-	if l := m.live[id]; l != nil {
-		if !m.closeIdle(l, m.clock.Now().UnixNano()+1) {
+	l := m.live[id]
+	if l != nil && !m.closeIdle(l, m.clock.Now().UnixNano()+1) {
+		m.mu.Unlock()
+		return beamclaw.E("session.Delete", beamclaw.KindConflict, msgAnswering, nil)
+	}
+	var cl *claim // cluster mode: this node's lease, so no other node writes it while it goes
+	js, _ := m.store.(*jsBackend)
+	if l == nil && js != nil {
+		if _, ok, err := js.summary(id); err == nil && !ok { // nothing is claimed (nor fenced) for a session that does not exist
 			m.mu.Unlock()
-			return beamclaw.E("session.Delete", beamclaw.KindConflict, "the session is answering now; try again when it is done", nil)
+			return notFound("session.Delete", id)
+		}
+		var err error
+		if _, _, cl, err = js.claimSession(id); err != nil {
+			m.mu.Unlock()
+			if owner, ok := errors.AsType[*OwnedElsewhereError](err); ok {
+				return m.deleteAtOwner(ctx, owner)
+			}
+			return loadError("session.Delete", err)
 		}
 	}
 	err := deleteStored(m.store, []string{id})
+	if err != nil && cl != nil {
+		js.unclaim(id, cl)
+	}
 	m.mu.Unlock()
 	if err != nil {
+		if l != nil { // closed for nothing: its lease goes, and its next message revives it
+			m.unclaim(l)
+		}
 		return err
 	}
 	m.emit(ctx, beamclaw.EventSessionEnd, id, slog.String("reason", "deleted"))

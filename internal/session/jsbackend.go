@@ -11,9 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
-	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/internal/usage"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
@@ -42,9 +39,7 @@ type jsBackend struct {
 	maint   *cluster.Bucket            // id -> maintMark; "last_night" -> date
 	lost    func(id string, cl *claim) // a claim was lost: stop its session here at once
 	log     *slog.Logger
-	// db and ledger record the runs' model calls on this node (the
-	// ledger is each node's own).
-	db     *store.DB
+	// ledger records the runs' model calls (the cluster's, ADR-045).
 	ledger *usage.Ledger
 	openMu sync.Mutex // opened: the fields above are set once
 
@@ -320,8 +315,8 @@ func (b *jsBackend) applyClaimed(cl *claim, id string, c change) error {
 	if err := b.putSide(ctx, jsChange{Index: c.index, Resp: c.resp}); err != nil {
 		b.log.Warn("cluster: a session's index or response was not written (its next claim writes it)", "session_id", id, "err", err)
 	}
-	if len(c.usage) > 0 && b.ledger != nil && b.db != nil {
-		if err := b.db.Update(func(tx *bolt.Tx) error { return b.ledger.Put(tx, c.usage) }); err != nil {
+	if len(c.usage) > 0 && b.ledger != nil {
+		if err := b.ledger.Write(ctx, c.usage); err != nil {
 			b.log.Warn("cluster: a session's model calls were not recorded", "session_id", id, "err", err)
 		}
 	}

@@ -123,3 +123,15 @@ func (b *jsBackend) snapshot(ctx context.Context, w *cluster.Writer, id string, 
 		b.log.Warn("cluster: a session's journal was not trimmed", "session_id", id, "err", err)
 	}
 }
+
+// owner is the node that holds session id's lease now (false: none).
+func (b *jsBackend) owner(ctx context.Context, id string) (string, bool) {
+	if err := b.opened(); err != nil {
+		return "", false
+	}
+	l, ok, err := b.leases.Holder(ctx, cluster.SessionLeasePrefix+id)
+	if err != nil || !ok {
+		return "", false
+	}
+	return l.Node, true
+}

@@ -81,7 +81,8 @@ func TestHibernateAndRevive(t *testing.T) {
 	e := newEnv(t, envOpts{session: func(o *Options) { o.IdleHibernate = time.Millisecond }})
 	r, _ := e.send(t, "local:ana", "one")
 	r.wait(t)
-	waitUntil(t, "hibernation", func() bool { return e.m.Stats().Live == 0 })
+	// The event is emitted just after the lane leaves the live set.
+	waitUntil(t, "hibernation", func() bool { return e.m.Stats().Live == 0 && len(e.ev.Named("session_hibernated")) > 0 })
 	if s := e.m.Stats(); s.Hibernated != 1 {
 		t.Errorf("stats %+v, want 1 hibernated", s)
 	}

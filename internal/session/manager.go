@@ -35,6 +35,9 @@ type Manager struct {
 	mu      sync.Mutex
 	live    map[string]*lane
 	stopped bool
+	// draining: this node leaves its cluster (Drain); only the sessions
+	// live here take messages.
+	draining bool
 
 	prefix string
 	seq    atomic.Uint64
@@ -62,7 +65,7 @@ func New(opts Options) (*Manager, error) {
 	switch {
 	case o.Cluster != nil:
 		js = newJSBackend(o.Cluster)
-		js.lost, js.db, js.ledger, js.log = m.lost, o.DB, o.Ledger, o.Logger
+		js.lost, js.ledger, js.log = m.lost, o.Ledger, o.Logger
 		m.store = js
 	case o.Persist:
 		b, err := newBoltBackend(o.DB)
@@ -138,6 +141,9 @@ func (m *Manager) SessionID(in beamclaw.Inbound) string {
 // own run then ends at once with an EvFinal confirming the decision.
 func (m *Manager) Send(ctx context.Context, in beamclaw.Inbound) (string, error) {
 	const op = "session.Send"
+	if in.Rejoin && forwarded(ctx) { // a connection to another node, for a session live here
+		return m.rejoinHere(in)
+	}
 	if in.UserID == "" || in.AgentID == "" {
 		return "", beamclaw.E(op, beamclaw.KindInvalid, "a message needs a user and an agent", nil)
 	}
@@ -256,7 +262,7 @@ func (m *Manager) Decide(ctx context.Context, sessionID, approvalID, origin stri
 	l := m.live[sessionID]
 	m.mu.Unlock()
 	if l == nil {
-		return m.decideElsewhere(ctx, op, cluster.Decision{Session: sessionID, Approval: approvalID, Origin: origin, Decision: d})
+		return m.elsewhere(ctx, op, cluster.OwnerOp{Session: sessionID, Approval: approvalID, Origin: origin, Decision: d}, "no such approval")
 	}
 	if _, ok := l.decide(approvalID, origin, d); !ok {
 		return beamclaw.E(op, beamclaw.KindNotFound, "no such approval", nil)
@@ -281,7 +287,7 @@ func (m *Manager) DecideFor(ctx context.Context, userID, approvalID, origin stri
 			return nil
 		}
 	}
-	return m.decideElsewhere(ctx, op, cluster.Decision{User: userID, Approval: approvalID, Origin: origin, Decision: d})
+	return m.elsewhere(ctx, op, cluster.OwnerOp{User: userID, Approval: approvalID, Origin: origin, Decision: d}, "no such approval")
 }
 
 // Reset empties a session's history (session_reset).
@@ -326,6 +332,7 @@ func (m *Manager) Rejoin(sessionID, origin string, route beamclaw.Route) []beamc
 	l := m.live[sessionID]
 	m.mu.Unlock()
 	if l == nil {
+		m.rejoinElsewhere(sessionID, origin, route) // in a cluster, it may live on another node
 		return nil
 	}
 	l.mu.Lock()

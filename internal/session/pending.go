@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/cluster"
 )
 
 // Pending is an approval waiting in a live session (approvals exist only
@@ -67,11 +68,15 @@ func askedLocally(a *approval) bool {
 // approval asked on the terminal. One asked on any other channel is
 // refused (KindForbidden): it stays its person's, on their channel
 // (docs/people.md).
-func (m *Manager) DecideLocal(_ context.Context, sessionID, approvalID string, d beamclaw.Decision) error {
+func (m *Manager) DecideLocal(ctx context.Context, sessionID, approvalID string, d beamclaw.Decision) error {
 	const op = "session.DecideLocal"
-	l := m.liveLane(sessionID)
-	if l == nil || approvalID == "" {
+	if approvalID == "" {
 		return beamclaw.E(op, beamclaw.KindNotFound, "no such approval", nil)
+	}
+	l := m.liveLane(sessionID)
+	if l == nil { // in a cluster, it may wait on another node
+		return m.elsewhere(ctx, op, cluster.OwnerOp{Kind: cluster.OpDecideLocal, Session: sessionID, Approval: approvalID, Decision: d},
+			"no such approval")
 	}
 	l.mu.Lock()
 	i := slices.IndexFunc(l.approvals, func(a *approval) bool { return a.id == approvalID })

@@ -19,6 +19,10 @@ func (m *Manager) acquire(ctx context.Context, id string, seed *record) (*lane, 
 			return nil, beamclaw.E("session", beamclaw.KindUnavailable, "the daemon is stopping", nil)
 		}
 		l := m.live[id]
+		if l == nil && m.draining {
+			m.mu.Unlock()
+			return nil, m.leaving(ctx, id)
+		}
 		if l == nil {
 			evicted := m.makeRoom()
 			l = newLane(m, id)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/cluster"
 )
 
 // Response is a stored Responses API response (Inbound.Response): where
@@ -122,7 +123,8 @@ func (m *Manager) CancelResponse(ctx context.Context, userID, id string) error {
 		}
 		return nil
 	}
-	return beamclaw.E("session.CancelResponse", beamclaw.KindNotFound, "no such response in progress", nil)
+	return m.elsewhere(ctx, "session.CancelResponse", cluster.OwnerOp{Kind: cluster.OpCancelResponse, User: userID, Response: id},
+		"no such response in progress")
 }
 
 // responseOf is the record of r's response after its turn ended with

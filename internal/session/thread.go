@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/cluster"
 )
 
 // Threads keep the conversations of clients that send their whole
@@ -133,8 +134,15 @@ func (l *lane) endTurn(runID string) {
 // turn) finds this thread and this point in it. Sessions that are not
 // threads, and runs no longer remembered, are left alone.
 func (m *Manager) MarkTurn(ctx context.Context, sessionID, runID, key string) error {
+	if key == "" {
+		return nil
+	}
 	l := m.liveLane(sessionID)
-	if l == nil || key == "" {
+	if l == nil { // in a cluster, the session may live on the node that ran the turn
+		if err := m.elsewhere(ctx, "session.MarkTurn", cluster.OwnerOp{Kind: cluster.OpMarkTurn, Session: sessionID, Run: runID, Key: key},
+			"no such session live"); beamclaw.KindOf(err) != beamclaw.KindNotFound {
+			return err
+		}
 		return nil
 	}
 	return l.update(func(rec *record) (change, bool) {

@@ -9,8 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // keySize is an AES-256 key.
@@ -21,9 +19,11 @@ const keySize = 32
 // for secrets such as OAuth tokens: a copy of the database alone reveals
 // none of them. Each value is bound to its bucket and key (the AEAD's
 // additional data), so a sealed value moved to another key fails to
-// open. Writes go through the group commit.
+// open. Writes go through the group commit. The bucket is an area of its
+// own (in cluster mode the cluster's, ADR-045: every node then needs the
+// same key file).
 type Sealed struct {
-	db     *DB
+	area   *Area
 	bucket []byte
 	aead   cipher.AEAD
 }
@@ -43,10 +43,11 @@ func NewSealed(db *DB, name, keyFile string) (*Sealed, error) {
 	if err != nil {
 		return nil, fmt.Errorf("key %s: %w", keyFile, err)
 	}
-	if err := db.Buckets(name); err != nil {
+	area, err := db.Area("sealed."+name, name)
+	if err != nil {
 		return nil, err
 	}
-	return &Sealed{db: db, bucket: []byte(name), aead: aead}, nil
+	return &Sealed{area: area, bucket: []byte(name), aead: aead}, nil
 }
 
 // LoadKey reads the 32-byte key of path, creating it when missing. A key
@@ -109,7 +110,7 @@ func (s *Sealed) aad(key string) []byte {
 // Get returns the opened value of key and whether it exists.
 func (s *Sealed) Get(key string) ([]byte, bool, error) {
 	var sealed []byte
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.area.View(func(tx *Tx) error {
 		if b := tx.Bucket(s.bucket).Get([]byte(key)); b != nil {
 			sealed = append([]byte{}, b...)
 		}
@@ -139,14 +140,14 @@ func (s *Sealed) Put(key string, value []byte) error {
 		return fmt.Errorf("seal %s/%s: %w", s.bucket, key, err)
 	}
 	sealed := s.aead.Seal(nonce, nonce, value, s.aad(key))
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.area.Update(func(tx *Tx) error {
 		return tx.Bucket(s.bucket).Put([]byte(key), sealed)
 	})
 }
 
 // Delete removes key.
 func (s *Sealed) Delete(key string) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.area.Update(func(tx *Tx) error {
 		return tx.Bucket(s.bucket).Delete([]byte(key))
 	})
 }

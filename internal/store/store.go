@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -44,6 +45,10 @@ type DB struct {
 	// checked is closed once the background check of a large file has
 	// ended (at once for a file checked whole at Open); writes wait on it.
 	checked chan struct{}
+	repl    replication // cluster mode: the areas' log (area.go)
+	alone   bool        // a daemon without cluster mode: areas are this file's own
+	areaMu  sync.Mutex
+	areas   map[string]*Area
 }
 
 // Open opens (creating if needed) the bbolt file at path. Each package
@@ -146,6 +151,7 @@ func (db *DB) Path() string { return db.path }
 
 // Close closes the file. The daemon calls it last, after the tree stopped.
 func (db *DB) Close() error {
+	db.repl.close()
 	<-db.checked // a background check reads the file to its end
 	if err := db.bolt.Close(); err != nil {
 		return fmt.Errorf("close store: %w", err)

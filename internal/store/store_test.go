@@ -12,7 +12,8 @@ import (
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
-	"go.uber.org/goleak"
+
+	"github.com/beamclaw/beamclaw-go/test/leak"
 )
 
 func TestMain(m *testing.M) {
@@ -20,7 +21,7 @@ func TestMain(m *testing.M) {
 		holdOpen(path)
 		return
 	}
-	goleak.VerifyTestMain(m)
+	leak.VerifyTestMain(m)
 }
 
 // holdOpen is the second process of TestLockTimeout: it opens the store,

@@ -66,7 +66,9 @@ type holdKey struct {
 
 // Budgets enforce the configured budgets: a call's estimate is reserved
 // against every budget that applies, under one lock (N concurrent calls
-// can never overspend), and settled with the real usage after the call.
+// can never overspend; in cluster mode in one transaction of the
+// cluster's counts, shared.go), and settled with the real usage after
+// the call.
 // What was spent comes from the ledger at start, so budgets survive
 // restarts; periods reset at the UTC day and month.
 type Budgets struct {
@@ -74,6 +76,8 @@ type Budgets struct {
 	rates Rates
 	clock clock.Clock
 	warn  func(ctx context.Context, msg string, attrs ...slog.Attr)
+
+	shared *shared // cluster mode: the counts are the cluster's (shared.go)
 
 	mu       sync.Mutex
 	day      string // the UTC day of the last reservation: past it, old periods go
@@ -100,19 +104,61 @@ func NewBudgets(l *Ledger, list []Budget, clk clock.Clock, warn func(ctx context
 			since = s
 		}
 	}
-	err := l.Scan(since, func(e Entry) bool {
-		s := Spend{Session: e.Session, User: e.User, Agent: e.Agent, Origin: e.Origin}
-		for _, k := range b.keys(s, e.At) {
-			if k.period == periodOf(b.list[k.budget].Period, now) {
-				b.spent[k] = b.spent[k].add(amount{int64(e.In + e.Out), e.MicroUSD})
-			}
-		}
+	var last uint64
+	err := l.scan(l.area.Peek, since, func(e Entry, seq uint64) bool { // a start does not wait for its cluster
+		b.count(e, now)
+		last = max(last, seq)
 		return true
 	})
 	if err != nil {
 		return nil, fmt.Errorf("usage budgets: %w", err)
 	}
+	if l.node != "" {
+		if b.shared, err = newShared(l.db, l.node); err != nil {
+			return nil, err
+		}
+		b.follow(l, last)
+	}
 	return b, nil
+}
+
+// count adds e to what was spent in the current periods.
+func (b *Budgets) count(e Entry, now time.Time) {
+	s := Spend{Session: e.Session, User: e.User, Agent: e.Agent, Origin: e.Origin}
+	for _, k := range b.keys(s, e.At) {
+		if k.period == periodOf(b.list[k.budget].Period, now) {
+			b.spent[k] = b.spent[k].add(amount{int64(e.In + e.Out), e.MicroUSD})
+		}
+	}
+}
+
+// followWindow is how far back the calls other nodes record are looked
+// for: a call is recorded when its run ends, within a run's time.
+const followWindow = time.Hour
+
+// follow counts, in cluster mode, the calls the other nodes record as
+// their entries reach this replica (this node's own are counted when
+// their reservations settle): what a period's first reservation finds
+// spent when the cluster's counts have none of it yet (shared.go).
+func (b *Budgets) follow(l *Ledger, last uint64) {
+	var mu sync.Mutex // one look at a time; last is the newest entry counted
+	l.area.OnChange(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		now := b.clock.Now().UTC()
+		seen := last // entries come in time order, not in the order written
+		_ = l.scan(l.area.Peek, now.Add(-followWindow), func(e Entry, seq uint64) bool {
+			if seq > seen {
+				last = max(last, seq)
+				if e.Node != l.node {
+					b.mu.Lock()
+					b.count(e, now)
+					b.mu.Unlock()
+				}
+			}
+			return true
+		})
+	})
 }
 
 // Spend is beamclaw.Spend (the budgets' view of a call).

@@ -14,6 +14,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/store"
+	"github.com/beamclaw/beamclaw-go/internal/store/replicatest"
 )
 
 func openLedger(t *testing.T, rates Rates) (*Ledger, *store.DB) {
@@ -112,17 +113,41 @@ func TestBudgetsActionsAndRestart(t *testing.T) {
 
 // BenchmarkReserveSettle is what budgets add to a model call: one
 // reservation against three budgets and its settlement (the ledger entry
-// rides on the turn's own commit). go test -run '^$' -bench ReserveSettle -benchmem ./internal/usage/
+// rides on the turn's own commit), alone (in memory) and through one
+// node of three (R3: two writes of the cluster's counts).
+// go test -run '^$' -bench ReserveSettle -benchmem ./internal/usage/
 func BenchmarkReserveSettle(b *testing.B) {
-	db, err := store.Open(filepath.Join(b.TempDir(), "beamclaw.db"), store.Options{})
-	if err != nil {
-		b.Fatal(err)
+	for _, nodes := range []int{0, 3} {
+		name := "alone"
+		if nodes > 0 {
+			name = "R3"
+		}
+		b.Run(name, func(b *testing.B) {
+			var db *store.DB
+			node := ""
+			if nodes == 0 {
+				var err error
+				if db, err = store.Open(filepath.Join(b.TempDir(), "beamclaw.db"), store.Options{}); err != nil {
+					b.Fatal(err)
+				}
+				defer db.Close()
+			} else {
+				ns, dbs := replicatest.Stores(b, nodes, nodes)
+				db, node = dbs[0], ns[0].ID()
+			}
+			l, err := New(db, Rates{"m": {Input: 1, Output: 2}}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if node != "" {
+				l.OfNode(node)
+			}
+			benchReserveSettle(b, l)
+		})
 	}
-	defer db.Close()
-	l, err := New(db, Rates{"m": {Input: 1, Output: 2}}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+}
+
+func benchReserveSettle(b *testing.B, l *Ledger) {
 	bs, err := NewBudgets(l, []Budget{
 		{Scope: ScopeGlobal, Period: PeriodDay, Tokens: 1 << 62, Action: ActionBlock},
 		{Scope: ScopeUser, Period: PeriodMonth, MicroUSD: 1 << 62, Action: ActionWarn},

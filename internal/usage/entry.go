@@ -22,6 +22,7 @@ var Origins = []string{OriginInteractive, OriginHeartbeat, OriginJob, OriginA2A,
 // Entry is one model call in the ledger.
 type Entry struct {
 	At        time.Time `json:"at"`
+	Node      string    `json:"node,omitempty"` // the node that made the call (cluster mode)
 	Session   string    `json:"session,omitempty"`
 	User      string    `json:"user,omitempty"`
 	Agent     string    `json:"agent"`

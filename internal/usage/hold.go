@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
@@ -12,6 +13,7 @@ import (
 // hold is one call's reservation.
 type hold struct {
 	b        *Budgets
+	id       string // cluster mode: its record among the cluster's holds
 	keys     []holdKey
 	est      amount
 	model    string
@@ -50,7 +52,11 @@ func (b *Budgets) Reserve(ctx context.Context, s Spend) (beamclaw.Hold, error) {
 	}
 	micro, priced := b.rates.Price(s.Provider, s.Model, s.In, out, 0)
 	h.est = amount{int64(s.In + out), micro}
-	warnings, err := b.reserveLocked(h, s, priced, now)
+	reserve := b.reserveLocked
+	if b.shared != nil {
+		reserve = b.reserveShared
+	}
+	warnings, err := reserve(h, s, priced, now)
 	if err != nil {
 		return nil, err
 	}
@@ -64,31 +70,62 @@ func (b *Budgets) Reserve(ctx context.Context, s Spend) (beamclaw.Hold, error) {
 }
 
 // reserveLocked checks every budget of h and reserves its estimate
-// against all of them, or none; it returns what the user should hear.
+// against all of them, or none (a single node: the reservations are this
+// process's); it returns what the user should hear.
 func (b *Budgets) reserveLocked(h *hold, s Spend, priced bool, now time.Time) ([]string, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.pruneLocked(now)
-	var warnings []string
+	v, err := b.decideLocked(h, s, priced, now, func(k holdKey) amount { return b.spent[k].add(b.reserved[k]) })
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range h.keys {
+		b.reserved[k] = b.reserved[k].add(h.est)
+	}
+	b.markLocked(v)
+	h.model = v.model
+	return v.warnings, nil
+}
+
+// verdict is what a reservation decided: the warnings to say (each with
+// the flag it sets once said) and the model to route down to.
+type verdict struct {
+	warnings []string
+	flags    []warnFlag
+	model    string
+}
+
+type warnFlag struct {
+	k    holdKey
+	flag uint8
+}
+
+// decideLocked checks every budget of h against what its count holds
+// (current: spent and reserved) plus the call's estimate. It changes
+// nothing, so it may run again (a cluster's transaction). The caller
+// holds b.mu.
+func (b *Budgets) decideLocked(h *hold, s Spend, priced bool, now time.Time, current func(holdKey) amount) (verdict, error) {
+	var v verdict
 	say := func(k holdKey, flag uint8, msg string) {
-		if b.warned[k]&flag == 0 {
-			b.warned[k] |= flag
-			warnings = append(warnings, msg)
+		if f := (warnFlag{k, flag}); b.warned[k]&flag == 0 && !slices.Contains(v.flags, f) {
+			v.flags = append(v.flags, f)
+			v.warnings = append(v.warnings, msg)
 		}
 	}
 	for _, k := range h.keys {
 		bg := b.list[k.budget]
 		if bg.MicroUSD > 0 && !priced {
-			return nil, budgetErr(fmt.Sprintf("%s has a money limit and model %s/%s has no rate in core.costs.rates, so the call is refused", bg.name(k.id), s.Provider, s.Model), bg, now)
+			return verdict{}, budgetErr(fmt.Sprintf("%s has a money limit and model %s/%s has no rate in core.costs.rates, so the call is refused", bg.name(k.id), s.Provider, s.Model), bg, now)
 		}
-		after := b.spent[k].add(b.reserved[k]).add(h.est)
+		after := current(k).add(h.est)
 		if over(bg, after) {
 			switch bg.Action {
 			case ActionBlock:
-				return nil, budgetErr(spentMsg(bg, k.id, now), bg, now)
+				return verdict{}, budgetErr(spentMsg(bg, k.id, now), bg, now)
 			case ActionRouteDown:
 				if bg.RouteDownModel != "" && s.Model != bg.RouteDownModel {
-					h.model = bg.RouteDownModel
+					v.model = bg.RouteDownModel
 				}
 				say(k, warnedSpent, spentMsg(bg, k.id, now)+"; calls go to "+bg.RouteDownModel)
 			default:
@@ -100,10 +137,14 @@ func (b *Budgets) reserveLocked(h *hold, s Spend, priced bool, now time.Time) ([
 			say(k, warnedPercent, fmt.Sprintf("%s is %d%% used", bg.name(k.id), pct))
 		}
 	}
-	for _, k := range h.keys {
-		b.reserved[k] = b.reserved[k].add(h.est)
+	return v, nil
+}
+
+// markLocked remembers the warnings of v as said. The caller holds b.mu.
+func (b *Budgets) markLocked(v verdict) {
+	for _, f := range v.flags {
+		b.warned[f.k] |= f.flag
 	}
-	return warnings, nil
 }
 
 func over(bg Budget, a amount) bool {
@@ -163,10 +204,15 @@ func (h *hold) Settle(u beamclaw.Usage, provider, model string) {
 	}
 	used := amount{int64(u.PromptTokens + u.CompletionTokens), micro}
 	h.b.mu.Lock()
-	defer h.b.mu.Unlock()
 	for _, k := range h.keys {
-		h.b.unreserveLocked(k, h.est)
+		if h.b.shared == nil {
+			h.b.unreserveLocked(k, h.est)
+		}
 		h.b.spent[k] = h.b.spent[k].add(used)
+	}
+	h.b.mu.Unlock()
+	if h.b.shared != nil {
+		h.b.finishShared(h, used)
 	}
 }
 
@@ -176,6 +222,10 @@ func (h *hold) Release() {
 		return
 	}
 	h.done = true
+	if h.b.shared != nil {
+		h.b.finishShared(h, amount{})
+		return
+	}
 	h.b.mu.Lock()
 	defer h.b.mu.Unlock()
 	for _, k := range h.keys {

@@ -29,26 +29,34 @@ type Counter interface {
 	LLMUsage(provider, model string, in, out, cached int, usd float64)
 }
 
-// Ledger is the usage ledger of one database. Safe for concurrent use.
+// Ledger is the usage ledger of one database: the area "usage", in
+// cluster mode the cluster's (ADR-045). Safe for concurrent use.
 type Ledger struct {
 	db      *store.DB
+	area    *store.Area
 	rates   Rates
 	counter Counter
+	node    string // this node in cluster mode: its entries say so (Entry.Node)
 }
 
 // New returns the ledger of db priced by rates; counter may be nil.
 func New(db *store.DB, rates Rates, counter Counter) (*Ledger, error) {
-	if err := db.Buckets(string(bucketLedger)); err != nil { // no write when it exists: no commit at every start
+	area, err := db.Area("usage", string(bucketLedger)) // no write when it exists: no commit at every start
+	if err != nil {
 		return nil, fmt.Errorf("usage ledger: %w", err)
 	}
-	return &Ledger{db: db, rates: rates, counter: counter}, nil
+	return &Ledger{db: db, area: area, rates: rates, counter: counter}, nil
 }
+
+// OfNode makes the ledger a cluster's (cluster mode): its entries name
+// node, and budgets count the calls of the other nodes as they come.
+func (l *Ledger) OfNode(node string) { l.node = node }
 
 // Entries are the ledger entries of calls a run made, priced.
 func (l *Ledger) Entries(a Attribution, calls []beamclaw.LLMCall) []Entry {
 	out := make([]Entry, 0, len(calls))
 	for _, c := range calls {
-		e := Entry{At: c.At.UTC(), Session: a.Session, User: a.User, Agent: a.Agent, Channel: string(a.Channel), Origin: a.Origin,
+		e := Entry{At: c.At.UTC(), Node: l.node, Session: a.Session, User: a.User, Agent: a.Agent, Channel: string(a.Channel), Origin: a.Origin,
 			Provider: c.Provider, Model: c.Model, In: c.Usage.PromptTokens, Out: c.Usage.CompletionTokens,
 			Cached: c.Usage.CachedTokens, Estimated: c.Estimated}
 		e.MicroUSD, e.Priced = l.rates.Price(e.Provider, e.Model, e.In, e.Out, e.Cached)
@@ -67,6 +75,17 @@ func (l *Ledger) Put(tx *bolt.Tx, entries []Entry) error {
 	if b == nil {
 		return fmt.Errorf("usage ledger: bucket %s missing", bucketLedger)
 	}
+	return putEntries(b, entries)
+}
+
+// entryBucket is the ledger's bucket, of a turn's bbolt transaction or
+// of the area's.
+type entryBucket interface {
+	NextSequence() (uint64, error)
+	Put(k, v []byte) error
+}
+
+func putEntries(b entryBucket, entries []Entry) error {
 	for i := range entries {
 		v, err := json.Marshal(&entries[i])
 		if err != nil {
@@ -104,6 +123,19 @@ func (l *Ledger) Committed(entries []Entry) {
 // run whose session stores nothing (a stateless request, a light-context
 // heartbeat) or that ended before its next write.
 func (l *Ledger) Record(ctx context.Context, entries []Entry) error {
+	if err := l.write(ctx, entries); err != nil {
+		return err
+	}
+	l.Committed(entries)
+	return nil
+}
+
+// Write is Record without counting the entries in the metrics (the
+// caller does, Committed): a turn's calls in cluster mode, where the
+// session's change goes to its journal and its calls here.
+func (l *Ledger) Write(ctx context.Context, entries []Entry) error { return l.write(ctx, entries) }
+
+func (l *Ledger) write(ctx context.Context, entries []Entry) error {
 	if len(entries) == 0 {
 		return nil
 	}
@@ -116,17 +148,24 @@ func (l *Ledger) Record(ctx context.Context, entries []Entry) error {
 		// whether it is back.
 		return ErrNotWritable
 	}
-	if err := l.db.Update(func(tx *bolt.Tx) error { return l.Put(tx, entries) }); err != nil {
+	if err := l.area.Update(func(tx *store.Tx) error { return putEntries(tx.Bucket(bucketLedger), entries) }); err != nil {
 		return fmt.Errorf("usage ledger: %w", err)
 	}
-	l.Committed(entries)
 	return nil
 }
 
 // Scan calls fn with every entry at or after since, oldest first, until
 // fn returns false.
 func (l *Ledger) Scan(since time.Time, fn func(Entry) bool) error {
-	return l.db.View(func(tx *bolt.Tx) error {
+	return l.scan(l.area.View, since, func(e Entry, _ uint64) bool { return fn(e) })
+}
+
+// scan is Scan through read (View, or Peek: the replica as it is, for a
+// start that must not wait for its cluster).
+// fn gets each entry's sequence number too (the order it was written in,
+// across the cluster).
+func (l *Ledger) scan(read func(func(*store.Tx) error) error, since time.Time, fn func(Entry, uint64) bool) error {
+	return read(func(tx *store.Tx) error {
 		b := tx.Bucket(bucketLedger)
 		if b == nil {
 			return nil
@@ -141,7 +180,7 @@ func (l *Ledger) Scan(since time.Time, fn func(Entry) bool) error {
 			if err := json.Unmarshal(v, &e); err != nil {
 				return fmt.Errorf("usage ledger: entry %x: %w", k, err)
 			}
-			if !fn(e) {
+			if !fn(e, binary.BigEndian.Uint64(k[8:])) {
 				return nil
 			}
 		}

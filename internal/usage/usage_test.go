@@ -6,13 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/beamclaw/beamclaw-go/test/leak"
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leak.VerifyTestMain(m) }
 
 func TestPrice(t *testing.T) {
 	r := Rates{"openai/gpt-4o-mini": {Input: 0.15, Output: 0.60, Cached: 0.075}, "llama": {Input: 1, Output: 1}}

@@ -86,14 +86,19 @@ func (s *Store) CompleteBootstrap(name string) error {
 // change runs fn on the agent's workspace root with the Store's lock held:
 // every write goes through it.
 func (s *Store) change(name string, fn func(root *os.Root) error) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	root, err := s.Root(name)
-	if err != nil {
+	if err := ValidName(name); err != nil {
 		return err
 	}
-	defer root.Close()
-	return fn(root)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changeShared(s.sharedAgents, name, func() error {
+		root, err := s.Root(name)
+		if err != nil {
+			return err
+		}
+		defer root.Close()
+		return fn(root)
+	})
 }
 
 // read returns file of the agent's workspace (readLimited); a missing

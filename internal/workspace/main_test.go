@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/beamclaw/beamclaw-go/test/leak"
 
 	"github.com/beamclaw/beamclaw-go/internal/clock"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leak.VerifyTestMain(m) }
 
 // fixedNow is the fake "now" of the tests: 2026-11-20 14:05 UTC.
 var fixedNow = time.Date(2026, 11, 20, 14, 5, 0, 0, time.UTC)

@@ -28,6 +28,9 @@ type Store struct {
 	// its extras) while the Watcher sees no change (pmu).
 	pmu     sync.Mutex
 	prompts map[string]cachedPrompt
+	// sharedPeople and sharedAgents, in cluster mode, keep the people's
+	// memory and the agents' workspaces the cluster's (Share); nil alone.
+	sharedPeople, sharedAgents *tree
 }
 
 // cachedPrompt is the file part of a workspace's prompt (with the stable
@@ -126,20 +129,35 @@ func (s *Store) Root(name string) (*os.Root, error) {
 // Create makes a new workspace filled with the default templates. An
 // existing agent is KindConflict.
 func (s *Store) Create(name string) error {
+	if err := ValidName(name); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.createLocked(name)
+	return s.changeShared(s.sharedAgents, name, func() error { return s.createLocked(name) })
 }
 
-// Ensure creates the agent's workspace unless it already exists.
+// Ensure creates the agent's workspace unless it already exists. In
+// cluster mode, before this node's agents are in the cluster's copy (at
+// start), it creates the workspace here: bringing them in takes it, or
+// the cluster's copy of the agent replaces it.
 func (s *Store) Ensure(name string) error {
+	if err := ValidName(name); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	err := s.createLocked(name)
-	if beamclaw.KindOf(err) == beamclaw.KindConflict {
-		return nil
+	create := func() error {
+		err := s.createLocked(name)
+		if beamclaw.KindOf(err) == beamclaw.KindConflict {
+			return nil
+		}
+		return err
 	}
-	return err
+	if t := s.sharedAgents; t != nil && t.ready() {
+		return s.changeShared(t, name, create)
+	}
+	return create()
 }
 
 func (s *Store) createLocked(name string) error {
@@ -244,16 +262,27 @@ func (s *Store) Get(name string) (Agent, error) {
 // Delete removes the agent's workspace and everything in it; a missing
 // agent is KindNotFound.
 func (s *Store) Delete(name string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.mustExist(name); err != nil {
+	if err := ValidName(name); err != nil {
 		return err
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	dir := filepath.Join(s.dir, name)
+	defer s.cache.forget(dir + string(filepath.Separator))
+	// The files the cluster shares go first; the rest once that is stored
+	// (a delete the cluster refused loses nothing).
+	err := s.changeShared(s.sharedAgents, name, func() error {
+		if err := s.mustExist(name); err != nil {
+			return err
+		}
+		return s.removeShared(name)
+	})
+	if err != nil {
+		return err
+	}
 	if err := os.RemoveAll(dir); err != nil {
 		return fmt.Errorf("delete agent %s: %w", name, err)
 	}
-	s.cache.forget(dir + string(filepath.Separator))
 	return s.forgetPeople(name)
 }
 
@@ -262,25 +291,74 @@ func (s *Store) Delete(name string) error {
 // are kept, unless all is set: then the whole workspace is wiped first,
 // daily logs and per-agent skills included.
 func (s *Store) Rehatch(name string, all bool) error {
+	if err := ValidName(name); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.mustExist(name); err != nil {
-		return err
-	}
 	dir := filepath.Join(s.dir, name)
 	defer s.cache.forget(dir + string(filepath.Separator))
-	if !all {
+	err := s.changeShared(s.sharedAgents, name, func() error {
+		if err := s.mustExist(name); err != nil {
+			return err
+		}
+		if all {
+			if err := s.removeShared(name); err != nil {
+				return err
+			}
+		}
 		return s.writeTemplates(name)
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		return fmt.Errorf("rehatch agent %s: %w", name, err)
-	}
-	if err := s.forgetPeople(name); err != nil {
+	})
+	if err != nil || !all {
 		return err
 	}
-	return s.createLocked(name)
+	if err := s.removeOthers(name); err != nil { // once the cluster has the new workspace
+		return fmt.Errorf("rehatch agent %s: %w", name, err)
+	}
+	return s.forgetPeople(name)
 }
 
+// removeShared removes the agent's files the cluster shares (agentFile).
+func (s *Store) removeShared(name string) error {
+	root, err := s.Root(name)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !agentFile(name+"/"+p) {
+			return err
+		}
+		if err := root.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("agent %s: remove %s: %w", name, p, err)
+		}
+		return nil
+	})
+}
+
+// removeOthers removes everything in the agent's workspace but the seven
+// files of the prompt (a rehatch's skills, daily logs, the file tools'
+// files), keeping an empty daily log directory.
+func (s *Store) removeOthers(name string) error {
+	root, err := s.Root(name)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	entries, err := fs.ReadDir(root.FS(), ".")
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.IsDir() && ValidFile(e.Name()) == nil {
+			continue
+		}
+		if err := root.RemoveAll(e.Name()); err != nil {
+			return err
+		}
+	}
+	return root.MkdirAll(DailyDir, 0o700)
+}
 func (s *Store) mustExist(name string) error {
 	ok, err := s.Exists(name)
 	if err != nil {

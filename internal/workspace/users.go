@@ -146,6 +146,16 @@ func (s *Store) changeUser(name, user string, fn func(root *os.Root, base string
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := ValidName(name); err != nil {
+		return err
+	}
+	// the cluster's memory: read, changed and written back as one
+	return s.changeShared(s.sharedPeople, name+"/"+UserKey(user), func() error { return s.changeUserLocked(name, user, fn) })
+}
+
+// changeUserLocked is changeUser on this node's files. The caller holds
+// s.mu.
+func (s *Store) changeUserLocked(name, user string, fn func(root *os.Root, base string) error) error {
 	root, err := s.peopleRoot(name, true)
 	if err != nil {
 		return err
@@ -256,25 +266,34 @@ func (s *Store) ForgetUser(name, user string) (bool, error) {
 	if user == "" {
 		return false, beamclaw.E("workspace.ForgetUser", beamclaw.KindInvalid, "no user given", nil)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	root, err := s.peopleRoot(name, false)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
+	if err := ValidName(name); err != nil {
 		return false, err
 	}
-	defer root.Close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	key := UserKey(user)
-	if _, err := root.Lstat(key); errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err := root.RemoveAll(key); err != nil {
+	had := false
+	// In cluster mode gone on every node, even when this one has none yet.
+	err := s.changeShared(s.sharedPeople, name+"/"+key, func() error {
+		root, err := s.peopleRoot(name, false)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		defer root.Close()
+		if _, err := root.Lstat(key); errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		had = true
+		return root.RemoveAll(key)
+	})
+	s.cache.forget(filepath.Join(s.people, name, key) + string(filepath.Separator))
+	if err != nil {
 		return false, fmt.Errorf("agent %s: forget user %s: %w", name, user, err)
 	}
-	s.cache.forget(filepath.Join(root.Name(), key) + string(filepath.Separator))
-	return true, nil
+	return had, nil
 }
 
 // UserDir is the directory of the user's own memory of the agent (which
@@ -293,6 +312,11 @@ func (s *Store) UserDir(name, user string) (string, error) {
 // deleted or wiped). The caller holds s.mu.
 func (s *Store) forgetPeople(name string) error {
 	dir := filepath.Join(s.people, name)
+	if s.sharedPeople != nil { // gone on every node
+		if err := s.changeShared(s.sharedPeople, name, func() error { return os.RemoveAll(dir) }); err != nil {
+			return fmt.Errorf("agent %s: remove the users' memory: %w", name, err)
+		}
+	}
 	if err := os.RemoveAll(dir); err != nil {
 		return fmt.Errorf("agent %s: remove the users' memory: %w", name, err)
 	}

@@ -197,3 +197,29 @@ func eventKind(ev a2a.Event) string {
 func shortState(s a2a.TaskState) string {
 	return strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(string(s), "TASK_STATE_")), "_", "-")
 }
+
+// untilWorking reads a streamed task's events until it works, and
+// returns the task's id.
+func untilWorking(t *testing.T, events <-chan streamItem) a2a.TaskID {
+	t.Helper()
+	for {
+		ev, ok := nextEvent(t, events)
+		if !ok {
+			t.Fatal("stream ended before working")
+		}
+		if eventKind(ev) == "status:working" {
+			return ev.TaskInfo().TaskID
+		}
+	}
+}
+
+// lastEvent reads a stream to its end and returns its last event (nil:
+// none).
+func lastEvent(t *testing.T, events <-chan streamItem) a2a.Event {
+	t.Helper()
+	var last a2a.Event
+	for ev, ok := nextEvent(t, events); ok; ev, ok = nextEvent(t, events) {
+		last = ev
+	}
+	return last
+}

@@ -137,23 +137,12 @@ func TestA2A_CORE_CANCEL_RunningTurn(t *testing.T) {
 	c := r.a2aClient(a2aPeerToken)
 	ctx := a2aCtx(t)
 	events := a2aStream(ctx, c.SendStreamingMessage(ctx, a2aMsg("take your time")))
-	var taskID a2a.TaskID
-	for kind := ""; kind != "status:working"; {
-		ev, ok := nextEvent(t, events)
-		if !ok {
-			t.Fatal("stream ended before working")
-		}
-		taskID, kind = ev.TaskInfo().TaskID, eventKind(ev)
-	}
+	taskID := untilWorking(t, events)
 	got, err := c.CancelTask(a2aCtx(t), &a2a.CancelTaskRequest{ID: taskID})
 	if err != nil || got.Status.State != a2a.TaskStateCanceled {
 		t.Fatalf("CancelTask = %+v, %v", got, err)
 	}
-	var last a2a.Event
-	for ev, ok := nextEvent(t, events); ok; ev, ok = nextEvent(t, events) {
-		last = ev
-	}
-	if last == nil || eventKind(last) != "status:canceled" {
+	if last := lastEvent(t, events); last == nil || eventKind(last) != "status:canceled" {
 		t.Fatalf("the stream ended with %v", last)
 	}
 	close(hold)

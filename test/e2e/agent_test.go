@@ -28,13 +28,7 @@ func TestAgentPromptOrderAndTools(t *testing.T) {
 	r.chat("ana", "who are you?")
 
 	req := llmLast(t, r.llm)
-	var system strings.Builder
-	for _, m := range req.Messages {
-		if m.Role == "system" {
-			system.WriteString(m.Content + "\n")
-		}
-	}
-	prompt := system.String()
+	prompt := req.System()
 	last := -1
 	for i, marker := range markers {
 		at := strings.Index(prompt, marker)

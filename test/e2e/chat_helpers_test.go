@@ -56,6 +56,8 @@ type chatRig struct {
 	hc   *http.Client
 	addr string // the daemon's HTTP host:port once started
 	pid  int
+	// bearer is the gateway token its chat posts present ("": none).
+	bearer string
 }
 
 // newChatRig makes a home whose config points the daemon at a fresh
@@ -179,16 +181,36 @@ type chatAnswer struct {
 // returns the status and raw body.
 func (r *chatRig) post(user, content string) (int, string) {
 	r.t.Helper()
-	req := map[string]any{"model": "default",
+	return r.postTo(turnTo{user: user}, content)
+}
+
+// turnTo is where postTo sends a message: the agent ("" the default),
+// the session (X-Beamclaw-Session; "" the user's own) and the user.
+type turnTo struct{ agent, session, user string }
+
+// postTo is post to an agent and a session.
+func (r *chatRig) postTo(to turnTo, content string) (int, string) {
+	r.t.Helper()
+	model := "default"
+	if to.agent != "" {
+		model = "beamclaw/" + to.agent
+	}
+	req := map[string]any{"model": model,
 		"messages": []map[string]string{{"role": "user", "content": content}}}
-	if user != "" {
-		req["user"] = user
+	if to.user != "" {
+		req["user"] = to.user
 	}
 	body, _ := json.Marshal(req)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	hr, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+r.addr+"/v1/chat/completions", bytes.NewReader(body))
 	hr.Header.Set("Content-Type", "application/json")
+	if to.session != "" {
+		hr.Header.Set("X-Beamclaw-Session", to.session)
+	}
+	if r.bearer != "" {
+		hr.Header.Set("Authorization", "Bearer "+r.bearer)
+	}
 	resp, err := r.hc.Do(hr)
 	if err != nil {
 		r.t.Fatalf("POST /v1/chat/completions: %v", err)
@@ -196,6 +218,16 @@ func (r *chatRig) post(user, content string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
+}
+
+// answerOf is the answer text of a chat completion's raw body ("" when
+// it has none).
+func answerOf(body string) string {
+	var a chatAnswer
+	if json.Unmarshal([]byte(body), &a) != nil || len(a.Choices) != 1 {
+		return ""
+	}
+	return a.Choices[0].Message.Content
 }
 
 // chat sends one turn and returns the answer text, failing on an error.

@@ -141,7 +141,10 @@ func (h *home) status() (status, bool) {
 // start starts a detached daemon and returns its status.
 func (h *home) start() status {
 	h.t.Helper()
-	h.must("start")
+	if r := h.run("start"); r.code != 0 { // the daemon's own account, not only its last line
+		lines := strings.Split(strings.TrimSpace(h.logs()), "\n")
+		h.t.Fatalf("beamclaw start: exit %d\nstderr: %s\nthe log's end:\n%s", r.code, r.stderr, strings.Join(lines[max(0, len(lines)-60):], "\n"))
+	}
 	s, ok := h.status()
 	if !ok {
 		h.t.Fatal("daemon started but status fails")

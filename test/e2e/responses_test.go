@@ -171,14 +171,12 @@ func TestResponsesConversation(t *testing.T) {
 	}
 }
 
-// A slow run is cancelled by its id; the stream ends, and the stored
-// response says cancelled.
-func TestResponsesCancel(t *testing.T) {
-	r, c, ctx := responsesRig(t)
-	hold := make(chan struct{})
-	defer close(hold)
-	r.llm.Script(fakellm.Reply{Chunks: []string{"thinking ", "slowly"}, Hold: hold, HoldAfter: 1})
-	stream := c.Responses.NewStreaming(ctx, responses.ResponseNewParams{Model: "default", Input: respText("take your time")})
+// cancelMidStream streams a response through runner and cancels it
+// through canceler at its first delta; the stream must end failed
+// (cancelled). It returns the response's id.
+func cancelMidStream(ctx context.Context, t *testing.T, runner, canceler openai.Client) string {
+	t.Helper()
+	stream := runner.Responses.NewStreaming(ctx, responses.ResponseNewParams{Model: "default", Input: respText("take your time")})
 	var id, last string
 	for stream.Next() {
 		ev := stream.Current()
@@ -187,7 +185,7 @@ func TestResponsesCancel(t *testing.T) {
 		case "response.created":
 			id = ev.Response.ID
 		case "response.output_text.delta":
-			resp, err := c.Responses.Cancel(ctx, id)
+			resp, err := canceler.Responses.Cancel(ctx, id)
 			if err != nil || resp.Status != "cancelled" {
 				t.Fatalf("cancel: %v %+v", err, resp)
 			}
@@ -199,6 +197,17 @@ func TestResponsesCancel(t *testing.T) {
 	if last != "response.failed" {
 		t.Errorf("the stream ended with %s, want response.failed (cancelled)", last)
 	}
+	return id
+}
+
+// A slow run is cancelled by its id; the stream ends, and the stored
+// response says cancelled.
+func TestResponsesCancel(t *testing.T) {
+	r, c, ctx := responsesRig(t)
+	hold := make(chan struct{})
+	defer close(hold)
+	r.llm.Script(fakellm.Reply{Chunks: []string{"thinking ", "slowly"}, Hold: hold, HoldAfter: 1})
+	id := cancelMidStream(ctx, t, c, c)
 	got, err := c.Responses.Get(ctx, id, responses.ResponseGetParams{})
 	if err != nil || got.Status != "cancelled" {
 		t.Errorf("stored: %v %+v", err, got.Status)

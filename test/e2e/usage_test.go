@@ -138,18 +138,7 @@ func TestBudgetsUnderConcurrency(t *testing.T) {
 		return fakellm.Reply{Text: "ok", Usage: &u}
 	})
 	r.start()
-	ask := func(user string) (int, http.Header, string) {
-		body, _ := json.Marshal(map[string]any{"model": "default", "user": user, "max_tokens": 20,
-			"messages": []map[string]string{{"role": "user", "content": "hello"}}})
-		resp, err := r.hc.Post("http://"+r.addr+"/v1/chat/completions", "application/json", bytes.NewReader(body))
-		if err != nil {
-			t.Error(err)
-			return 0, nil, ""
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, resp.Header, string(b)
-	}
+	ask := r.hello
 	var ok, refused atomic.Int32
 	var wg sync.WaitGroup
 	for i := range 64 {
@@ -257,4 +246,20 @@ func TestUsageEstimatedWhenTheProviderReportsNone(t *testing.T) {
 	if out := r.h.must("usage").stdout; !strings.Contains(out, "1 estimated") {
 		t.Errorf("beamclaw usage does not say the call is estimated:\n%s", out)
 	}
+}
+
+// hello sends user's "hello" with max_tokens 20 (a small, known
+// reservation under budgets), safe from many goroutines at once: the
+// status, headers and body of the answer (0 when it never came).
+func (r *chatRig) hello(user string) (int, http.Header, string) {
+	body, _ := json.Marshal(map[string]any{"model": "default", "user": user, "max_tokens": 20,
+		"messages": []map[string]string{{"role": "user", "content": "hello"}}})
+	resp, err := r.hc.Post("http://"+r.addr+"/v1/chat/completions", "application/json", bytes.NewReader(body))
+	if err != nil {
+		r.t.Error(err)
+		return 0, nil, ""
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -175,6 +176,17 @@ type Tool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}
+
+// System returns the contents of the system messages, one per line.
+func (r Request) System() string {
+	var b strings.Builder
+	for _, m := range r.Messages {
+		if m.Role == "system" {
+			b.WriteString(m.Content + "\n")
+		}
+	}
+	return b.String()
 }
 
 // LastUser returns the content of the last user message, or "".

@@ -58,13 +58,16 @@ var sameLayerAllowed = map[[2]string]bool{
 	{"internal/console", "internal/gateway"}:    true, // the console is served by the gateway and mounts through it // the daemon opens the MCP logins' store admin's CLI shares
 	// the control API: the daemon serves its routes, the CLI's offline
 	// paths use its operations and wire conversions (one copy of each)
-	{"internal/daemon", "internal/control"}:              true,
-	{"internal/admin", "internal/control"}:               true,
-	{"internal/memory", "internal/memory/search"}:        true,
-	{"internal/memory", "internal/memory/embedcache"}:    true,
-	{"internal/provider/openai", "internal/provider"}:    true, // an adapter is built from the shared Settings
-	{"internal/provider/anthropic", "internal/provider"}: true,
-	{"internal/cluster/clustertest", "internal/cluster"}: true, // starts nodes for other packages' tests
+	{"internal/daemon", "internal/control"}:                        true,
+	{"internal/admin", "internal/control"}:                         true,
+	{"internal/memory", "internal/memory/search"}:                  true,
+	{"internal/memory", "internal/memory/embedcache"}:              true,
+	{"internal/provider/openai", "internal/provider"}:              true, // an adapter is built from the shared Settings
+	{"internal/provider/anthropic", "internal/provider"}:           true,
+	{"internal/cluster/clustertest", "internal/cluster"}:           true, // starts nodes for other packages' tests
+	{"internal/store/replicatest", "internal/cluster"}:             true, // the stores of a test cluster's nodes
+	{"internal/store/replicatest", "internal/cluster/clustertest"}: true,
+	{"internal/store/replicatest", "internal/store"}:               true,
 }
 
 type pkg struct {

@@ -46,7 +46,8 @@ func New(opts Options) (*Channel, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	if err := opts.DB.Buckets(string(bucketChannelSeen)); err != nil {
+	inboxes, err := inboxArea(opts.DB, opts.Mode)
+	if err != nil {
 		return nil, fmt.Errorf("telegram inbox: %w", err)
 	}
 	agents, err := newAgentChoices(opts.DB)
@@ -58,7 +59,7 @@ func New(opts Options) (*Channel, error) {
 		opts:  opts,
 		log:   slog.New(redactHandler{inner: opts.Logger.Handler(), r: red}),
 		red:   red,
-		inbox: &inbox{db: opts.DB, window: opts.SeenWindow},
+		inbox: &inbox{area: inboxes, window: opts.SeenWindow},
 		gate: pairing.Gate{Channel: ChannelName, Policy: opts.DMPolicy,
 			AllowFrom: opts.AllowFrom, Store: opts.Pairing},
 		agents:    agents,

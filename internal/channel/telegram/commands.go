@@ -102,4 +102,4 @@ func contextHTML(used, window, messages int) string {
 	return fmt.Sprintf("Context: %d / %d tokens (%d%%) · %d messages", used, window, used*100/window, messages)
 }
 
-func newAgentChoices(db *store.DB) (*store.KV, error) { return store.NewKV(db, bucketAgents) }
+func newAgentChoices(db *store.DB) (*store.KV, error) { return store.NewSharedKV(db, bucketAgents) }

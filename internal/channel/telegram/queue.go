@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/beamclaw/beamclaw-go/internal/store"
 )
 
@@ -27,13 +25,24 @@ var (
 // inbox records updates durably before they are acknowledged or
 // processed, and remembers the last window update ids.
 type inbox struct {
-	db     *store.DB
+	area   *store.Area
 	window int
 }
 
-type inboxBuckets struct{ seen, order, queue *bolt.Bucket }
+// inboxArea is the inbox's area: in cluster mode the cluster's when the
+// bot long-polls (one node at a time takes the updates and works the
+// queue, and the next one carries on), this node's own under a webhook
+// (each node works what it received).
+func inboxArea(db *store.DB, mode string) (*store.Area, error) {
+	if mode == ModeLongPoll {
+		return db.Area("telegram", string(bucketChannelSeen))
+	}
+	return db.LocalArea("telegram", string(bucketChannelSeen))
+}
 
-func inboxOf(tx *bolt.Tx) (inboxBuckets, error) {
+type inboxBuckets struct{ seen, order, queue *store.Bucket }
+
+func inboxOf(tx *store.Tx) (inboxBuckets, error) {
 	root := tx.Bucket(bucketChannelSeen)
 	if root == nil {
 		return inboxBuckets{}, fmt.Errorf("bucket %s missing", bucketChannelSeen)
@@ -51,7 +60,7 @@ func inboxOf(tx *bolt.Tx) (inboxBuckets, error) {
 	if err != nil {
 		return b, err
 	}
-	for name, dst := range map[string]**bolt.Bucket{"seen": &b.seen, "order": &b.order, "queue": &b.queue} {
+	for name, dst := range map[string]**store.Bucket{"seen": &b.seen, "order": &b.order, "queue": &b.queue} {
 		if *dst, err = tg.CreateBucketIfNotExists([]byte(name)); err != nil {
 			return b, err
 		}
@@ -63,7 +72,7 @@ func inboxOf(tx *bolt.Tx) (inboxBuckets, error) {
 // already seen. When it returns fresh = true the update is on disk.
 func (q *inbox) record(updateID int64, raw json.RawMessage) (fresh bool, err error) {
 	key := store.Seq(uint64(updateID))
-	err = q.db.Update(func(tx *bolt.Tx) error {
+	err = q.area.Update(func(tx *store.Tx) error {
 		fresh = false // Update may run fn more than once
 		b, err := inboxOf(tx)
 		if err != nil {
@@ -112,7 +121,7 @@ func (q *inbox) trim(b inboxBuckets) error {
 
 // next returns the oldest queued update (ok = false when none).
 func (q *inbox) next() (seq uint64, raw json.RawMessage, ok bool, err error) {
-	err = q.db.View(func(tx *bolt.Tx) error {
+	err = q.area.View(func(tx *store.Tx) error {
 		b, err := inboxOf(tx)
 		if err != nil || b.queue == nil {
 			return err
@@ -132,7 +141,7 @@ func (q *inbox) next() (seq uint64, raw json.RawMessage, ok bool, err error) {
 
 // done removes a processed update from the queue (its id stays seen).
 func (q *inbox) done(seq uint64) error {
-	err := q.db.Update(func(tx *bolt.Tx) error {
+	err := q.area.Update(func(tx *store.Tx) error {
 		b, err := inboxOf(tx)
 		if err != nil {
 			return err

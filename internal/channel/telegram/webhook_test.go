@@ -130,7 +130,7 @@ func TestDuplicateAcrossRestart(t *testing.T) {
 func TestInboxWindow(t *testing.T) {
 	h := newHarness(t, nil, "", nil)
 	defer h.stop()
-	q := &inbox{db: h.db, window: 3}
+	q := &inbox{area: h.ch.inbox.area, window: 3}
 	for id := int64(1); id <= 5; id++ {
 		fresh, err := q.record(id, json.RawMessage(`{}`))
 		if err != nil || !fresh {

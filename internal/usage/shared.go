@@ -1,0 +1,386 @@
+package usage
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
+	"github.com/beamclaw/beamclaw-go/internal/store"
+)
+
+// In cluster mode the budgets' counts are the cluster's (ADR-049): the
+// area "budgets" holds what each budget's period has spent and reserved
+// across the cluster, and one hold per call in flight on any node. A
+// reservation reads the counts and adds its estimate in one transaction
+// of the area, which the cluster's log orders (ADR-045): calls in flight
+// on every node count, and N calls on N nodes can never overspend. A
+// call's settle turns its hold's estimate into what it used.
+//
+// A hold whose call can never settle goes: one of an earlier life of
+// this node at once, one of a node that stopped answering is marked
+// dropped (its estimate no longer counts; a late settle from a node that
+// was only cut off adds what it used).
+var (
+	bucketCounts = []byte("usage_budget_counts")
+	bucketHolds  = []byte("usage_budget_holds")
+)
+
+// Sweep timings: how often holds of gone nodes are looked for, and how
+// long a dropped hold waits for a late settle before it goes.
+const (
+	sweepEvery  = 30 * time.Second
+	droppedKeep = 24 * time.Hour
+)
+
+// shared is the cluster's side of a node's Budgets.
+type shared struct {
+	area *store.Area
+	node string
+	life string // this process: holds of an earlier life never settle
+	seq  atomic.Uint64
+
+	mu      sync.Mutex
+	pending []finish // settles not yet stored: they go with the next write
+	pruned  string   // the UTC day the counts of ended periods last went
+}
+
+// holdRecord is one call in flight (its estimate) and the counts it is
+// reserved against.
+type holdRecord struct {
+	Node    string    `json:"node"`
+	Life    string    `json:"life"`
+	Counts  []string  `json:"counts"`
+	Tokens  int64     `json:"tokens"`
+	Micro   int64     `json:"micro_usd"`
+	At      time.Time `json:"at"`
+	Dropped time.Time `json:"dropped,omitzero"` // its node stopped answering
+}
+
+// count is one budget count across the cluster: what the calls that
+// settled through any node's budgets used, and the estimates of those in
+// flight.
+type count struct {
+	settled, held amount
+}
+
+type countRecord struct {
+	Tokens     int64 `json:"tokens"`
+	Micro      int64 `json:"micro_usd"`
+	HeldTokens int64 `json:"held_tokens"`
+	HeldMicro  int64 `json:"held_micro_usd"`
+}
+
+// current is what a budget counts as used: the calls settled (through
+// the counts, or recorded in the ledger as this node has read it, spent:
+// a node without the budget records calls too), and those in flight.
+func (c count) current(spent amount) amount {
+	return amount{max(c.settled.tokens, spent.tokens), max(c.settled.micro, spent.micro)}.add(c.held)
+}
+
+func newShared(db *store.DB, node string) (*shared, error) {
+	area, err := db.Area("budgets", string(bucketCounts), string(bucketHolds))
+	if err != nil {
+		return nil, fmt.Errorf("usage budgets: %w", err)
+	}
+	var life [8]byte
+	_, _ = rand.Read(life[:])
+	return &shared{area: area, node: node, life: hex.EncodeToString(life[:])}, nil
+}
+
+// update runs fn in a transaction of the area, after the settles still
+// pending (stored with it, or kept for the next write).
+func (sh *shared) update(fn func(tx *store.Tx) error) error {
+	sh.mu.Lock()
+	ops := sh.pending
+	sh.pending = nil
+	sh.mu.Unlock()
+	err := sh.area.Update(func(tx *store.Tx) error {
+		for _, op := range ops {
+			if err := op.apply(tx); err != nil {
+				return err
+			}
+		}
+		return fn(tx)
+	})
+	if err != nil {
+		sh.mu.Lock()
+		sh.pending = append(ops, sh.pending...)
+		sh.mu.Unlock()
+	}
+	return err
+}
+
+// countKey names what k counts across the cluster: its scope, period and
+// id (two budgets of one scope and period count the same calls).
+func (b *Budgets) countKey(k holdKey) string {
+	bg := b.list[k.budget]
+	return bg.Scope + "\x00" + bg.Period + "\x00" + k.period + "\x00" + k.id
+}
+
+// readCount is the count of key (ok false: the cluster has none yet).
+func readCount(counts *store.Bucket, key string) (c count, ok bool) {
+	var r countRecord
+	if v := counts.Get([]byte(key)); v == nil || store.Decode(v, &r) != nil {
+		return count{}, false
+	}
+	return count{amount{r.Tokens, r.Micro}, amount{r.HeldTokens, r.HeldMicro}}, true
+}
+
+func putCount(counts *store.Bucket, key string, c count) error {
+	v, err := store.Encode(countRecord{Tokens: c.settled.tokens, Micro: c.settled.micro, HeldTokens: c.held.tokens, HeldMicro: c.held.micro})
+	if err != nil {
+		return err
+	}
+	return counts.Put([]byte(key), v)
+}
+
+// reserveShared is reserveLocked against the cluster's counts: the
+// estimate is added to every count of h and h is stored, or nothing is.
+func (b *Budgets) reserveShared(h *hold, s Spend, priced bool, now time.Time) ([]string, error) {
+	sh := b.shared
+	h.id = sh.life + "." + strconv.FormatUint(sh.seq.Add(1), 10)
+	var v verdict
+	err := sh.update(func(tx *store.Tx) error {
+		counts := tx.Bucket(bucketCounts)
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.pruneLocked(now)
+		var err error
+		v, err = b.decideLocked(h, s, priced, now, func(k holdKey) amount {
+			c, _ := readCount(counts, b.countKey(k))
+			return c.current(b.spent[k])
+		})
+		if err != nil {
+			return err
+		}
+		rec := holdRecord{Node: sh.node, Life: sh.life, Tokens: h.est.tokens, Micro: h.est.micro, At: now}
+		for _, k := range h.keys {
+			key := b.countKey(k)
+			if !slices.Contains(rec.Counts, key) {
+				rec.Counts = append(rec.Counts, key)
+				c, _ := readCount(counts, key)
+				c.held = c.held.add(h.est)
+				if err := putCount(counts, key, c); err != nil {
+					return err
+				}
+			}
+		}
+		return putHold(tx.Bucket(bucketHolds), h.id, rec)
+	})
+	if beamclaw.KindOf(err) == beamclaw.KindBudget {
+		return nil, err
+	}
+	if err != nil {
+		sh.keep(finish{id: h.id}) // stored after all (an acknowledgement lost): it goes with the next write
+		return nil, beamclaw.E("usage.Reserve", beamclaw.KindUnavailable, "the cluster's budget counts cannot be written, so the call is refused", err)
+	}
+	b.mu.Lock()
+	b.markLocked(v)
+	b.mu.Unlock()
+	h.model = v.model
+	return v.warnings, nil
+}
+
+// finish is a call's end: its hold goes and its counts hold what it used
+// rather than its estimate. Applied twice it changes nothing more (the
+// hold is gone).
+type finish struct {
+	id   string
+	used amount
+}
+
+func (f finish) apply(tx *store.Tx) error {
+	holds, counts := tx.Bucket(bucketHolds), tx.Bucket(bucketCounts)
+	v := holds.Get([]byte(f.id))
+	if v == nil {
+		return nil
+	}
+	var rec holdRecord
+	if err := store.Decode(v, &rec); err != nil {
+		return fmt.Errorf("budget hold %s: %w", f.id, err)
+	}
+	for _, key := range rec.Counts {
+		c, ok := readCount(counts, key)
+		if !ok { // a period that ended and went
+			continue
+		}
+		if rec.Dropped.IsZero() { // else its estimate was taken off when it was dropped
+			c.held = c.held.sub(amount{rec.Tokens, rec.Micro})
+		}
+		c.settled = c.settled.add(f.used)
+		if err := putCount(counts, key, c); err != nil {
+			return err
+		}
+	}
+	return holds.Delete([]byte(f.id))
+}
+
+// finishShared stores the end of h's call; when the cluster cannot take
+// it now, it goes with this node's next write (its estimate counts
+// meanwhile: a budget errs on the safe side).
+func (b *Budgets) finishShared(h *hold, used amount) {
+	f := finish{id: h.id, used: used}
+	if err := b.shared.update(f.apply); err != nil {
+		b.shared.keep(f)
+	}
+}
+
+// keep queues f for this node's next write of the counts.
+func (sh *shared) keep(f finish) {
+	sh.mu.Lock()
+	sh.pending = append(sh.pending, f)
+	sh.mu.Unlock()
+}
+
+// KeepHolds sweeps the cluster's holds every sweepEvery until ctx ends
+// (cluster mode; nothing to do on a single node): alive names the nodes
+// that answer now, and a node missing from two answers in a row is gone
+// (one slow answer does not drop a live node's calls).
+func (b *Budgets) KeepHolds(ctx context.Context, alive func(context.Context) map[string]bool, log *slog.Logger) error {
+	if b.shared == nil {
+		<-ctx.Done()
+		return nil
+	}
+	next := b.clock.After(0)
+	var prev map[string]bool // the last answer: a node is gone once missing from two in a row
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-next:
+		}
+		var judge map[string]bool                      // nil: judge none gone (earlier lives of this node go all the same)
+		if nodes := alive(ctx); nodes[b.shared.node] { // an answer without this node is no answer
+			if prev != nil {
+				judge = maps.Clone(nodes)
+				maps.Copy(judge, prev)
+			}
+			prev = nodes
+		}
+		if err := b.Sweep(judge); err != nil && ctx.Err() == nil {
+			log.LogAttrs(ctx, slog.LevelWarn, "usage: budget holds not swept", slog.Any("err", err))
+		}
+		next = b.clock.After(sweepEvery)
+	}
+}
+
+// Sweep drops the holds whose call can never settle (see above): those
+// of this node's earlier lives, and those of the nodes missing from alive
+// (nil: judge no other node gone). Once a day the counts of periods that
+// ended go too, with the settles still pending.
+func (b *Budgets) Sweep(alive map[string]bool) error {
+	sh := b.shared
+	if sh == nil {
+		return nil // a single node's reservations are in memory
+	}
+	now := b.clock.Now().UTC()
+	day := periodOf(PeriodDay, now)
+	sh.mu.Lock()
+	prune := sh.pruned != day
+	sh.mu.Unlock()
+	err := sh.update(func(tx *store.Tx) error {
+		if err := sh.dropHolds(tx, alive, now); err != nil {
+			return err
+		}
+		if prune {
+			return b.pruneCounts(tx, now)
+		}
+		return nil
+	})
+	if err == nil && prune {
+		sh.mu.Lock()
+		sh.pruned = day
+		sh.mu.Unlock()
+	}
+	return err
+}
+
+func (sh *shared) dropHolds(tx *store.Tx, alive map[string]bool, now time.Time) error {
+	holds := tx.Bucket(bucketHolds)
+	var gone, dropped []string
+	var unreadable [][]byte
+	recs := map[string]holdRecord{}
+	err := holds.ForEach(func(k, v []byte) error {
+		var rec holdRecord
+		if err := store.Decode(v, &rec); err != nil {
+			unreadable = append(unreadable, slices.Clone(k)) // it can never settle either
+			return nil
+		}
+		switch {
+		case rec.Node == sh.node && rec.Life != sh.life:
+			gone = append(gone, string(k))
+		case !rec.Dropped.IsZero() && now.Sub(rec.Dropped) > droppedKeep:
+			gone = append(gone, string(k)) // its estimate went when it was dropped
+		case rec.Dropped.IsZero() && rec.Node != sh.node && alive != nil && !alive[rec.Node]:
+			dropped, recs[string(k)] = append(dropped, string(k)), rec
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := deleteKeys(holds, unreadable); err != nil {
+		return err
+	}
+	for _, id := range gone {
+		if err := (finish{id: id}).apply(tx); err != nil {
+			return err
+		}
+	}
+	for _, id := range dropped {
+		if err := (finish{id: id}).apply(tx); err != nil { // its estimate off the counts
+			return err
+		}
+		rec := recs[id]
+		rec.Dropped = now
+		if err := putHold(holds, id, rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func putHold(holds *store.Bucket, id string, rec holdRecord) error {
+	data, err := store.Encode(rec)
+	if err != nil {
+		return err
+	}
+	return holds.Put([]byte(id), data)
+}
+
+// deleteKeys deletes keys (copies: collected in a ForEach of b) from b.
+func deleteKeys(b *store.Bucket, keys [][]byte) error {
+	for _, k := range keys {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pruneCounts deletes the counts of periods that ended.
+func (b *Budgets) pruneCounts(tx *store.Tx, now time.Time) error {
+	counts := tx.Bucket(bucketCounts)
+	var old [][]byte
+	err := counts.ForEach(func(k, _ []byte) error {
+		parts := strings.SplitN(string(k), "\x00", 4) // scope, period, its instance, id
+		if len(parts) != 4 || parts[2] != periodOf(parts[1], now) {
+			old = append(old, slices.Clone(k))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return deleteKeys(counts, old)
+}
