@@ -15,13 +15,18 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/store/replicatest"
 )
 
+// noon is the fake clocks' start: not the wall clock, whose day can end
+// mid-test (a CI run across midnight UTC reserved against a new day's
+// counts, where the held calls were not).
+var noon = time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+
 // TestLedgerAndBudgetsAreTheClusters: in cluster mode the calls one node
 // records are in every node's reports, and a budget on another node
 // counts them: the global budget spent on the first node refuses on the
 // second. A node's own calls are not counted twice.
 func TestLedgerAndBudgetsAreTheClusters(t *testing.T) {
 	nodes, dbs := replicatest.Stores(t, 3, 3)
-	clk := clock.NewFake(time.Now().UTC())
+	clk := clock.NewFake(noon)
 	var ledgers []*Ledger
 	for i, db := range dbs {
 		l, err := New(db, nil, nil)
@@ -99,7 +104,7 @@ func TestLedgerAndBudgetsAreTheClusters(t *testing.T) {
 // earlier life.
 func TestBudgetsHoldAcrossNodes(t *testing.T) {
 	nodes, dbs := replicatest.Stores(t, 3, 3)
-	clk := clock.NewFake(time.Now().UTC())
+	clk := clock.NewFake(noon)
 	budget := []Budget{{Scope: ScopeGlobal, Period: PeriodDay, Tokens: 10_000, Action: ActionBlock}}
 	open := func(i int) *Budgets {
 		l, err := New(dbs[i], nil, nil)
@@ -200,7 +205,7 @@ func TestBudgetsHoldAcrossNodes(t *testing.T) {
 // and judges none gone from an answer that lacks its own node.
 func TestKeepHoldsSweepsWhatAnswers(t *testing.T) {
 	nodes, dbs := replicatest.Stores(t, 2, 1)
-	clk := clock.NewFake(time.Now().UTC())
+	clk := clock.NewFake(noon)
 	var b []*Budgets
 	for i := range 2 {
 		l, err := New(dbs[i], nil, nil)
