@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,6 +43,9 @@ type wsConn struct {
 
 	askMu sync.Mutex
 	asks  map[string]struct{} // elicitations shown on this connection, not yet answered
+
+	sendMu sync.Mutex            // orders the frames queued (enqueue)
+	held   *protocol.ServerFrame // chunks merged while the queue is backed up (ws_send.go)
 }
 
 // origin is where this connection's approvals are asked and answered:
@@ -89,27 +91,6 @@ func (c *wsConn) shutdown(code int, reason string) {
 	})
 }
 
-// enqueue queues a frame for the writer without ever blocking; a full
-// queue closes the connection as a slow consumer.
-func (c *wsConn) enqueue(f protocol.ServerFrame) {
-	select {
-	case <-c.quit:
-		return // closing: the frame would never be written
-	default:
-	}
-	b, err := json.Marshal(f)
-	if err != nil {
-		c.w.log.Error("encode websocket frame", "type", f.Type, "err", err)
-		return
-	}
-	select {
-	case c.send <- b:
-	default:
-		c.w.log.Warn("websocket client too slow, closing", "queue", cap(c.send))
-		c.shutdown(websocket.ClosePolicyViolation, "slow consumer")
-	}
-}
-
 func (c *wsConn) readLoop(ctx context.Context) {
 	pongWait := 2 * c.w.opts.PingInterval
 	c.ws.SetReadLimit(c.w.opts.MaxMessageBytes)
@@ -146,6 +127,7 @@ func (c *wsConn) writeLoop() {
 			if !c.write(websocket.TextMessage, b) {
 				return
 			}
+			c.drained()
 		case <-ping.C:
 			deadline := time.Now().Add(c.w.opts.WriteWait)
 			if err := c.ws.WriteControl(websocket.PingMessage, nil, deadline); err != nil {
@@ -185,7 +167,7 @@ func (c *wsConn) closeHandshake() {
 			case b := <-c.send:
 				flushing = c.write(websocket.TextMessage, b)
 			default:
-				flushing = false
+				flushing = c.flushHeld()
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -136,6 +137,51 @@ func TestWSSlowConsumerIsClosedWithoutBlockingTheSession(t *testing.T) {
 	var ne interface{ Timeout() bool }
 	if errors.As(err, &ne) && ne.Timeout() {
 		t.Fatalf("connection still open: %v", err)
+	}
+}
+
+// TestWSBurstOfChunksReachesALateReader: a run's chunks that come
+// faster than the client reads (a provider or proxy that buffers, a
+// loaded machine) reach it whole and in order once it reads, on a
+// connection still open; a client that reads nothing at all is still
+// closed (TestWSSlowConsumerIsClosedWithoutBlockingTheSession).
+func TestWSBurstOfChunksReachesALateReader(t *testing.T) {
+	fake := newWSFake()
+	var want strings.Builder
+	fake.script = func(_ beamclaw.Inbound, runID string) []beamclaw.RunEvent {
+		evs := make([]beamclaw.RunEvent, 0, 5001)
+		for i := range 5000 {
+			w := "w" + strconv.Itoa(i) + " "
+			want.WriteString(w)
+			evs = append(evs, beamclaw.RunEvent{Type: beamclaw.EvChunk, RunID: runID, Text: w})
+		}
+		return append(evs, beamclaw.RunEvent{Type: beamclaw.EvFinal, RunID: runID, Text: "done"})
+	}
+	env := startWS(t, fake, WSOptions{SendQueue: 4}, Options{})
+	c := env.dial(t, nil)
+	env.hello(t, c, protocol.ClientFrame{Agent: "default"})
+	wsWrite(t, c, protocol.ClientFrame{Type: protocol.FrameMessage, Content: "burst"})
+	select { // the client reads nothing until the whole run was delivered
+	case <-fake.finished:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the run was not delivered")
+	}
+	var got strings.Builder
+	for f := wsRead(t, c); f.Type != protocol.FrameFinal; f = wsRead(t, c) {
+		switch f.Type {
+		case protocol.FrameChunk:
+			got.WriteString(f.Text)
+		case protocol.FrameAck:
+		default:
+			t.Fatalf("frame %+v in the run's stream", f)
+		}
+	}
+	if got.String() != want.String() {
+		t.Fatalf("the chunks read make %d bytes, want the run's %d in order", got.Len(), want.Len())
+	}
+	wsWrite(t, c, protocol.ClientFrame{Type: protocol.FramePing})
+	if f := wsRead(t, c); f.Type != protocol.FramePong {
+		t.Fatalf("after the burst, ping answered %+v", f)
 	}
 }
 

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"sync"
 
-	"github.com/gorilla/websocket"
-
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 )
@@ -39,8 +37,15 @@ func (r *wsRoute) Deliver(ev beamclaw.RunEvent) {
 		r.c.enqueue(f)
 		return
 	}
+	if n := len(r.pending); n > 0 && f.Type == protocol.FrameChunk && r.pending[n-1].Type == protocol.FrameChunk && r.pending[n-1].RunID == f.RunID {
+		r.pending[n-1].Text += f.Text // merged, as enqueue merges a burst
+		if len(r.pending[n-1].Text) > maxHeldChunk {
+			r.c.slow()
+		}
+		return
+	}
 	if len(r.pending) >= r.c.w.opts.SendQueue {
-		r.c.shutdown(websocket.ClosePolicyViolation, "slow consumer")
+		r.c.slow()
 		return
 	}
 	r.pending = append(r.pending, f)
