@@ -98,20 +98,30 @@ func newShared(db *store.DB, node string) (*shared, error) {
 }
 
 // update runs fn in a transaction of the area, after the settles still
-// pending (stored with it, or kept for the next write).
+// pending (stored with it, or kept for the next write). With settles
+// pending the replica first catches up with the log: a pending settle's
+// hold may be there only (a reservation whose acknowledgement was lost),
+// and run against a replica without it the settle would change nothing
+// and be forgotten, its estimate held for the rest of this life.
 func (sh *shared) update(fn func(tx *store.Tx) error) error {
 	sh.mu.Lock()
 	ops := sh.pending
 	sh.pending = nil
 	sh.mu.Unlock()
-	err := sh.area.Update(func(tx *store.Tx) error {
-		for _, op := range ops {
-			if err := op.apply(tx); err != nil {
-				return err
+	var err error
+	if len(ops) > 0 {
+		err = sh.area.ViewLatest(func(*store.Tx) error { return nil })
+	}
+	if err == nil {
+		err = sh.area.Update(func(tx *store.Tx) error {
+			for _, op := range ops {
+				if err := op.apply(tx); err != nil {
+					return err
+				}
 			}
-		}
-		return fn(tx)
-	})
+			return fn(tx)
+		})
+	}
 	if err != nil {
 		sh.mu.Lock()
 		sh.pending = append(ops, sh.pending...)
