@@ -174,15 +174,7 @@ func (w *Writer) append(ctx context.Context, data []byte, fence bool) error {
 		m.Header.Set(hdrKind, "fence")
 	}
 	start := time.Now()
-	// Each attempt is bounded: a publish to a leader that died is never
-	// answered, and the stream's new leader (elected within seconds)
-	// takes the next. The record's id makes a retry of a write that was
-	// stored, its acknowledgement lost, the same write (deduplicated
-	// before the fencing check).
-	id := nuid.Next()
-	ack, err := retryAPI(ctx, func(ctx context.Context) (*jetstream.PubAck, error) {
-		return w.j.js.PublishMsg(ctx, m, jetstream.WithExpectLastSequencePerSubject(w.last), jetstream.WithMsgID(id))
-	}, nats.ErrNoResponders, jetstream.ErrNoStreamResponse)
+	ack, err := w.j.publish(ctx, m, w.last)
 	if err == nil {
 		w.j.stats.JournalWrites.Add(1)
 		w.j.stats.JournalNanos.Add(uint64(time.Since(start)))
@@ -195,6 +187,26 @@ func (w *Writer) append(ctx context.Context, data []byte, fence bool) error {
 	}
 	w.last = ack.Sequence
 	return nil
+}
+
+// publish stores m as its subject's next record if the subject's newest
+// record is still after, and returns once a quorum stored it (wrongLast:
+// another writer came first). Each attempt is bounded and retried
+// (retryAPI): a publish to a leader that died is never answered, and the
+// stream's new leader (elected within seconds) takes the next.
+func (j *Journal) publish(ctx context.Context, m *nats.Msg, after uint64) (*jetstream.PubAck, error) {
+	id := nuid.Next()
+	return retryAPI(ctx, func(ctx context.Context) (*jetstream.PubAck, error) {
+		return j.publishOnce(ctx, m, after, id)
+	}, nats.ErrNoResponders, jetstream.ErrNoStreamResponse)
+}
+
+// publishOnce is one attempt of publish. id names the write: an attempt
+// again after one whose record was stored, its acknowledgement lost, is
+// answered with that record's acknowledgement (JetStream looks at the id
+// before it checks after), not refused as another writer's.
+func (j *Journal) publishOnce(ctx context.Context, m *nats.Msg, after uint64, id string) (*jetstream.PubAck, error) {
+	return j.js.PublishMsg(ctx, m, jetstream.WithExpectLastSequencePerSubject(after), jetstream.WithMsgID(id))
 }
 
 // Read returns every record of key, oldest first. A consumer just made

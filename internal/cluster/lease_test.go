@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 )
 
 // One node holds a lease at a time; a silent holder's lease expires on
@@ -123,5 +125,42 @@ func TestStaleHolderIsFencedOff(t *testing.T) {
 	}
 	if len(data) != 3 || data[2] != "three" {
 		t.Fatalf("stored %q", data)
+	}
+}
+
+// TestRetriedWriteIsTheWriteStored: a fenced write's attempt again after
+// one that was stored but whose acknowledgement was lost (publish tries
+// again after a timeout) is answered with the stored record's
+// acknowledgement, not refused as another writer's, and stores nothing
+// more; another write after the same record is refused.
+func TestRetriedWriteIsTheWriteStored(t *testing.T) {
+	nodes := startNodes(t, testConfigs(t, 3, 3))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	j, err := nodes[1].Journal(ctx, "retry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	record := func(data string) *nats.Msg {
+		m := nats.NewMsg(j.subject + ".k")
+		m.Data = []byte(data)
+		m.Header.Set(hdrEpoch, "1")
+		m.Header.Set(hdrNode, "n2")
+		return m
+	}
+	first, err := j.publishOnce(ctx, record("one"), 0, "write-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := j.publishOnce(ctx, record("one"), 0, "write-1") // its acknowledgement lost: the attempt again
+	if err != nil || again.Sequence != first.Sequence {
+		t.Fatalf("the stored write's retry: %+v, %v; want the acknowledgement of record %d", again, err, first.Sequence)
+	}
+	if _, err := j.publishOnce(ctx, record("two"), 0, "write-2"); !wrongLast(err) {
+		t.Fatalf("another write after the same record: %v; want it refused", err)
+	}
+	recs, err := j.Read(ctx, "k")
+	if err != nil || len(recs) != 1 || string(recs[0].Data) != "one" {
+		t.Fatalf("the journal holds %+v (%v); want the one record", recs, err)
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/nats-io/nuid"
 )
 
 // State is the log of the store's replicated areas (store.Log; ADR-045):
@@ -72,10 +71,7 @@ func (s *State) Append(ctx context.Context, area string, after uint64, data []by
 	m.Data = data
 	m.Header.Set(hdrNode, s.n.cfg.NodeID)
 	start := time.Now()
-	id := nuid.Next() // a retry of a record stored, its acknowledgement lost, is that record (Writer.append)
-	ack, err := retryAPI(ctx, func(ctx context.Context) (*jetstream.PubAck, error) {
-		return j.js.PublishMsg(ctx, m, jetstream.WithExpectLastSequencePerSubject(after), jetstream.WithMsgID(id))
-	}, nats.ErrNoResponders, jetstream.ErrNoStreamResponse)
+	ack, err := j.publish(ctx, m, after)
 	if wrongLast(err) {
 		return 0, false, nil
 	}
