@@ -42,7 +42,7 @@ type agentRuntime struct {
 	sessions *session.Manager
 	links    *people.Links  // accounts linked into one person
 	ledger   *usage.Ledger  // every model call
-	budgets  *usage.Budgets // nil without core.budgets
+	budgets  *usage.Budgets // nil without core.budgets on a single node
 	// sandbox and its gate are nil unless sandbox.enabled.
 	sandbox     *sandbox.Manager
 	sandboxGate *sandbox.Gate
@@ -273,10 +273,12 @@ func (d *daemon) sessions(rt *agentRuntime, provs *providers) (*session.Manager,
 	if d.cluster != nil { // one ledger for the cluster; budgets count every node's calls
 		ledger.OfNode(d.cluster.ID())
 	}
-	if len(p.Budgets) > 0 {
+	if len(p.Budgets) > 0 || d.cluster != nil { // a cluster's node without budgets still sweeps the cluster's holds
 		if rt.budgets, err = usage.NewBudgets(ledger, p.Budgets, nil, d.budgetWarning); err != nil {
 			return nil, err
 		}
+	}
+	if len(p.Budgets) > 0 {
 		lo.Budgets = rt.budgets
 	}
 	engine, err := loop.New(lo)

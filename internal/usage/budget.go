@@ -90,11 +90,14 @@ var _ beamclaw.Budgets = (*Budgets)(nil)
 
 // NewBudgets loads what the ledger holds of each budget's current period.
 // warn reports a budget past its warn_percent or spent under action warn
-// (nil: not reported).
+// (nil: not reported). In cluster mode a node without budgets (an empty
+// list) has them all the same, to sweep the cluster's holds (KeepHolds):
+// those of its earlier lives, when it had budgets, count on the other
+// nodes until it does.
 func NewBudgets(l *Ledger, list []Budget, clk clock.Clock, warn func(ctx context.Context, msg string, attrs ...slog.Attr)) (*Budgets, error) {
 	b := &Budgets{list: list, rates: l.rates, clock: clock.Or(clk), warn: warn,
 		spent: map[holdKey]amount{}, reserved: map[holdKey]amount{}, warned: map[holdKey]uint8{}}
-	if len(list) == 0 {
+	if len(list) == 0 && l.node == "" {
 		return b, nil
 	}
 	now := b.clock.Now().UTC()

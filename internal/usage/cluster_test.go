@@ -306,3 +306,42 @@ func TestSweepPrunesEndedPeriods(t *testing.T) {
 		t.Fatalf("counts after the day's sweep: %q, want %q", got, want)
 	}
 }
+
+// TestARestartWithoutBudgetsSweepsTheEarlierLife: a node restarted with
+// its budgets taken out of its config still sweeps the cluster's holds,
+// so its earlier life's calls in flight stop counting on the nodes that
+// kept their budgets.
+func TestARestartWithoutBudgetsSweepsTheEarlierLife(t *testing.T) {
+	nodes, dbs := replicatest.Stores(t, 2, 1)
+	clk := clock.NewFake(noon)
+	open := func(i int, list []Budget) *Budgets {
+		l, err := New(dbs[i], nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.OfNode(nodes[i].ID())
+		b, err := NewBudgets(l, list, clk, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	budget := []Budget{{Scope: ScopeGlobal, Period: PeriodDay, Tokens: 1_500, Action: ActionBlock}}
+	n1, n2 := open(0, budget), open(1, budget)
+	call := Spend{Session: "s", Agent: "a", Provider: "p", Model: "m", In: 500, Out: 500}
+	if _, err := n2.Reserve(context.Background(), call); err != nil { // in flight when n2 stops
+		t.Fatal(err)
+	}
+	if _, err := n1.Reserve(context.Background(), call); beamclaw.KindOf(err) != beamclaw.KindBudget {
+		t.Fatalf("n1's call with n2's in flight: %v; want it refused", err)
+	}
+	n2 = open(1, nil) // n2 starts again without budgets
+	if err := n2.Sweep(nil); err != nil {
+		t.Fatal(err)
+	}
+	h, err := n1.Reserve(context.Background(), call)
+	if err != nil {
+		t.Fatalf("n2's earlier life's call still counts on n1: %v", err)
+	}
+	h.Release()
+}

@@ -1,9 +1,13 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,4 +65,58 @@ func TestClusterBudgetHoldsAcrossNodes(t *testing.T) {
 			return rep.Total.In+rep.Total.Out == served.Load()
 		})
 	}
+}
+
+// A node killed with a call in flight and started again with its budgets
+// taken out of its config still sweeps the cluster's holds: its earlier
+// life's call stops counting on the nodes that kept their budgets (they
+// never drop the holds of a node that answers).
+func TestClusterRestartWithoutBudgetsGivesTheHoldBack(t *testing.T) {
+	const maxTokens = 20_000 // a call's estimate: this and its prompt
+	// one call in flight fits, not two
+	budgets := fmt.Sprintf("  budgets:\n    - {scope: global, period: day, tokens: %d, action: block}\n", maxTokens*3/2)
+	rigs := clusterNodesWith(t, 3, 3, rigOptions{gateway: "  rate_limit: {enabled: false}\n", core: budgets})
+	release := make(chan struct{})
+	var stuck atomic.Bool
+	rigs[0].llm.SetDefault(func(req fakellm.Request) fakellm.Reply {
+		if strings.Contains(string(req.Body), "stuck") {
+			stuck.Store(true)
+			<-release
+		}
+		return fakellm.Reply{Text: "ok", Usage: &fakellm.Usage{PromptTokens: 5, CompletionTokens: 5, TotalTokens: 10}}
+	})
+	t.Cleanup(func() { close(release) })
+	startCluster(t, rigs)
+	ask := func(r *chatRig, content string) (int, string) { // no error: n2's request dies with it
+		body, _ := json.Marshal(map[string]any{"model": "default", "user": "ana", "max_tokens": maxTokens,
+			"messages": []map[string]string{{"role": "user", "content": content}}})
+		resp, err := r.hc.Post("http://"+r.addr+"/v1/chat/completions", "application/json", bytes.NewReader(body))
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	n1, n2 := rigs[0], rigs[1]
+	go ask(n2, "stuck")
+	pollUntil(t, 15*time.Second, "n2's call in flight", stuck.Load)
+	n2.kill9()
+	if code, body := ask(n1, "hello"); code != http.StatusTooManyRequests {
+		t.Fatalf("n1's call with n2's in flight: %d %s; want 429", code, body)
+	}
+
+	path := filepath.Join(n2.h.dir, "config.yaml")
+	cfg, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(cfg), budgets) {
+		t.Fatalf("n2's config holds no budgets to take out (%v)", err)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(cfg), budgets, "", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	n2.start()
+	pollUntil(t, 20*time.Second, "n1 serves again once n2 started without budgets", func() bool {
+		code, _ := ask(n1, "hello")
+		return code == http.StatusOK
+	})
 }
