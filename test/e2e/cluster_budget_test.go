@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -87,19 +85,9 @@ func TestClusterRestartWithoutBudgetsGivesTheHoldBack(t *testing.T) {
 	})
 	t.Cleanup(func() { close(release) })
 	startCluster(t, rigs)
-	ask := func(r *chatRig, content string) (int, string) { // no error: n2's request dies with it
-		body, _ := json.Marshal(map[string]any{"model": "default", "user": "ana", "max_tokens": maxTokens,
-			"messages": []map[string]string{{"role": "user", "content": content}}})
-		resp, err := r.hc.Post("http://"+r.addr+"/v1/chat/completions", "application/json", bytes.NewReader(body))
-		if err != nil {
-			return 0, err.Error()
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
 	n1, n2 := rigs[0], rigs[1]
-	go ask(n2, "stuck")
+	ask := func(r *chatRig, content string) (int, string) { return tryPostCapped(r, "ana", content, maxTokens) }
+	go ask(n2, "stuck") // it dies with n2
 	pollUntil(t, 15*time.Second, "n2's call in flight", stuck.Load)
 	n2.kill9()
 	if code, body := ask(n1, "hello"); code != http.StatusTooManyRequests {

@@ -94,8 +94,17 @@ func TestClusterLoadSurvivesAKill(t *testing.T) {
 // tryPost is post without failing the test: a node may die under it
 // (status 0 then).
 func tryPost(r *chatRig, user, content string) (int, string) {
-	body, _ := json.Marshal(map[string]any{"model": "default", "user": user,
-		"messages": []map[string]string{{"role": "user", "content": content}}})
+	return tryPostCapped(r, user, content, 0)
+}
+
+// tryPostCapped is tryPost with the request's max_tokens (0: none).
+func tryPostCapped(r *chatRig, user, content string, maxTokens int) (int, string) {
+	req := map[string]any{"model": "default", "user": user,
+		"messages": []map[string]string{{"role": "user", "content": content}}}
+	if maxTokens > 0 {
+		req["max_tokens"] = maxTokens
+	}
+	body, _ := json.Marshal(req)
 	resp, err := r.hc.Post("http://"+r.addr+"/v1/chat/completions", "application/json", bytes.NewReader(body))
 	if err != nil {
 		return 0, err.Error()
