@@ -37,11 +37,7 @@ func (r *wsRoute) Deliver(ev beamclaw.RunEvent) {
 		r.c.enqueue(f)
 		return
 	}
-	if n := len(r.pending); n > 0 && f.Type == protocol.FrameChunk && r.pending[n-1].Type == protocol.FrameChunk && r.pending[n-1].RunID == f.RunID {
-		r.pending[n-1].Text += f.Text // merged, as enqueue merges a burst
-		if len(r.pending[n-1].Text) > maxHeldChunk {
-			r.c.slow()
-		}
+	if n := len(r.pending); n > 0 && r.c.merge(&r.pending[n-1], f) { // as enqueue merges a burst
 		return
 	}
 	if len(r.pending) >= r.c.w.opts.SendQueue {

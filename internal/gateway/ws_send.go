@@ -28,11 +28,7 @@ func (c *wsConn) enqueue(f protocol.ServerFrame) {
 	}
 	c.sendMu.Lock()
 	defer c.sendMu.Unlock()
-	if f.Type == protocol.FrameChunk && c.held != nil && c.held.RunID == f.RunID {
-		c.held.Text += f.Text
-		if len(c.held.Text) > maxHeldChunk {
-			c.slow()
-		}
+	if c.held != nil && c.merge(c.held, f) {
 		return
 	}
 	if !c.queueHeldLocked() {
@@ -43,6 +39,19 @@ func (c *wsConn) enqueue(f protocol.ServerFrame) {
 		return
 	}
 	c.queueLocked(f)
+}
+
+// merge appends f's text to into when both are chunks of one run (false:
+// they are not); past maxHeldChunk the client is a slow consumer.
+func (c *wsConn) merge(into *protocol.ServerFrame, f protocol.ServerFrame) bool {
+	if f.Type != protocol.FrameChunk || into.Type != protocol.FrameChunk || into.RunID != f.RunID {
+		return false
+	}
+	into.Text += f.Text
+	if len(into.Text) > maxHeldChunk {
+		c.slow()
+	}
+	return true
 }
 
 // backedUpLocked: the writer is behind. Never with an empty queue, so a
