@@ -178,15 +178,21 @@ func (a *Area) View(fn func(*Tx) error) error {
 // acknowledged a moment ago (a link code typed right after it was shown
 // elsewhere).
 func (a *Area) ViewLatest(fn func(*Tx) error) error {
-	if a.db.repl.log != nil && !a.local {
-		ctx, cancel := context.WithTimeout(context.Background(), logTimeout)
-		err := a.sync(ctx)
-		cancel()
-		if err != nil {
-			return err
-		}
+	if err := a.CatchUp(); err != nil {
+		return err
 	}
 	return a.View(fn)
+}
+
+// CatchUp brings this replica up to the log (cluster mode: a round trip;
+// nothing on a single node or for a local area).
+func (a *Area) CatchUp() error {
+	if a.db.repl.log == nil || a.local {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), logTimeout)
+	defer cancel()
+	return a.sync(ctx)
 }
 
 // Peek runs fn in a read transaction of this replica as it is now,

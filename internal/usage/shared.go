@@ -110,7 +110,7 @@ func (sh *shared) update(fn func(tx *store.Tx) error) error {
 	sh.mu.Unlock()
 	var err error
 	if len(ops) > 0 {
-		err = sh.area.ViewLatest(func(*store.Tx) error { return nil })
+		err = sh.area.CatchUp()
 	}
 	if err == nil {
 		err = sh.area.Update(func(tx *store.Tx) error {
