@@ -97,7 +97,13 @@ var _ beamclaw.Budgets = (*Budgets)(nil)
 func NewBudgets(l *Ledger, list []Budget, clk clock.Clock, warn func(ctx context.Context, msg string, attrs ...slog.Attr)) (*Budgets, error) {
 	b := &Budgets{list: list, rates: l.rates, clock: clock.Or(clk), warn: warn,
 		spent: map[holdKey]amount{}, reserved: map[holdKey]amount{}, warned: map[holdKey]uint8{}}
-	if len(list) == 0 && l.node == "" {
+	var err error
+	if l.node != "" {
+		if b.shared, err = newShared(l.db, l.node); err != nil {
+			return nil, err
+		}
+	}
+	if len(list) == 0 { // nothing to count: a node of a cluster only sweeps
 		return b, nil
 	}
 	now := b.clock.Now().UTC()
@@ -108,7 +114,7 @@ func NewBudgets(l *Ledger, list []Budget, clk clock.Clock, warn func(ctx context
 		}
 	}
 	var last uint64
-	err := l.scan(l.area.Peek, since, func(e Entry, seq uint64) bool { // a start does not wait for its cluster
+	err = l.scan(l.area.Peek, since, func(e Entry, seq uint64) bool { // a start does not wait for its cluster
 		b.count(e, now)
 		last = max(last, seq)
 		return true
@@ -116,10 +122,7 @@ func NewBudgets(l *Ledger, list []Budget, clk clock.Clock, warn func(ctx context
 	if err != nil {
 		return nil, fmt.Errorf("usage budgets: %w", err)
 	}
-	if l.node != "" {
-		if b.shared, err = newShared(l.db, l.node); err != nil {
-			return nil, err
-		}
+	if b.shared != nil {
 		b.follow(l, last)
 	}
 	return b, nil
