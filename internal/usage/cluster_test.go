@@ -20,6 +20,22 @@ import (
 // counts, where the held calls were not).
 var noon = time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 
+// nodeBudgets are node's budgets (list) over db, its replica of the
+// cluster's areas.
+func nodeBudgets(t *testing.T, db *store.DB, node string, list []Budget, clk clock.Clock) *Budgets {
+	t.Helper()
+	l, err := New(db, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.OfNode(node)
+	b, err := NewBudgets(l, list, clk, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // TestLedgerAndBudgetsAreTheClusters: in cluster mode the calls one node
 // records are in every node's reports, and a budget on another node
 // counts them: the global budget spent on the first node refuses on the
@@ -106,18 +122,7 @@ func TestBudgetsHoldAcrossNodes(t *testing.T) {
 	nodes, dbs := replicatest.Stores(t, 3, 3)
 	clk := clock.NewFake(noon)
 	budget := []Budget{{Scope: ScopeGlobal, Period: PeriodDay, Tokens: 10_000, Action: ActionBlock}}
-	open := func(i int) *Budgets {
-		l, err := New(dbs[i], nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l.OfNode(nodes[i].ID())
-		b, err := NewBudgets(l, budget, clk, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	open := func(i int) *Budgets { return nodeBudgets(t, dbs[i], nodes[i].ID(), budget, clk) }
 	b := []*Budgets{open(0), open(1), open(2)}
 	call := Spend{Session: "s", Agent: "a", Provider: "p", Model: "m", In: 500, Out: 500} // 1,000 reserved
 	reserve := func(i int) (beamclaw.Hold, bool) {
@@ -208,16 +213,7 @@ func TestKeepHoldsSweepsWhatAnswers(t *testing.T) {
 	clk := clock.NewFake(noon)
 	var b []*Budgets
 	for i := range 2 {
-		l, err := New(dbs[i], nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l.OfNode(nodes[i].ID())
-		bg, err := NewBudgets(l, []Budget{{Scope: ScopeGlobal, Period: PeriodDay, Tokens: 1_500, Action: ActionBlock}}, clk, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b = append(b, bg)
+		b = append(b, nodeBudgets(t, dbs[i], nodes[i].ID(), []Budget{{Scope: ScopeGlobal, Period: PeriodDay, Tokens: 1_500, Action: ActionBlock}}, clk))
 	}
 	call := Spend{Session: "s", Agent: "a", Provider: "p", Model: "m", In: 500, Out: 500}
 	if _, err := b[1].Reserve(context.Background(), call); err != nil { // n2's call, never settled
@@ -265,16 +261,8 @@ func TestKeepHoldsSweepsWhatAnswers(t *testing.T) {
 func TestSweepPrunesEndedPeriods(t *testing.T) {
 	nodes, dbs := replicatest.Stores(t, 1, 1)
 	clk := clock.NewFake(time.Date(2026, 11, 27, 23, 0, 0, 0, time.UTC))
-	l, err := New(dbs[0], nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.OfNode(nodes[0].ID())
-	b, err := NewBudgets(l, []Budget{{Scope: ScopeGlobal, Period: PeriodDay, Tokens: 10_000, Action: ActionBlock},
-		{Scope: ScopeGlobal, Period: PeriodTotal, Tokens: 1 << 40, Action: ActionBlock}}, clk, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := nodeBudgets(t, dbs[0], nodes[0].ID(), []Budget{{Scope: ScopeGlobal, Period: PeriodDay, Tokens: 10_000, Action: ActionBlock},
+		{Scope: ScopeGlobal, Period: PeriodTotal, Tokens: 1 << 40, Action: ActionBlock}}, clk)
 	call := Spend{Session: "s", Agent: "a", Provider: "p", Model: "m", In: 500, Out: 500}
 	reserve := func() {
 		h, err := b.Reserve(context.Background(), call)
@@ -314,18 +302,7 @@ func TestSweepPrunesEndedPeriods(t *testing.T) {
 func TestARestartWithoutBudgetsSweepsTheEarlierLife(t *testing.T) {
 	nodes, dbs := replicatest.Stores(t, 2, 1)
 	clk := clock.NewFake(noon)
-	open := func(i int, list []Budget) *Budgets {
-		l, err := New(dbs[i], nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l.OfNode(nodes[i].ID())
-		b, err := NewBudgets(l, list, clk, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	open := func(i int, list []Budget) *Budgets { return nodeBudgets(t, dbs[i], nodes[i].ID(), list, clk) }
 	budget := []Budget{{Scope: ScopeGlobal, Period: PeriodDay, Tokens: 1_500, Action: ActionBlock}}
 	n1, n2 := open(0, budget), open(1, budget)
 	call := Spend{Session: "s", Agent: "a", Provider: "p", Model: "m", In: 500, Out: 500}

@@ -70,15 +70,7 @@ func TestBudgetsRecoverLostWrites(t *testing.T) {
 	t.Cleanup(func() { _ = db.Close() })
 	log := &lossyLog{Log: node.State()}
 	db.Replicate(log, nil)
-	l, err := New(db, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.OfNode(node.ID())
-	b, err := NewBudgets(l, []Budget{{Scope: ScopeGlobal, Period: PeriodDay, Tokens: 10_000, Action: ActionBlock}}, clock.NewFake(noon), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := nodeBudgets(t, db, node.ID(), []Budget{{Scope: ScopeGlobal, Period: PeriodDay, Tokens: 10_000, Action: ActionBlock}}, clock.NewFake(noon))
 	call := Spend{Session: "s", Agent: "a", Provider: "p", Model: "m", In: 500, Out: 500} // 1,000 reserved
 	reserve := func() beamclaw.Hold {
 		t.Helper()
