@@ -256,3 +256,21 @@ func TestWSServeShutdownClosesConnections(t *testing.T) {
 		t.Errorf("dial during shutdown: %v", err)
 	}
 }
+
+// TestWSHeldChunksPastTheirCapCloseTheClient: a client whose writer is
+// stuck on a slow socket (not yet past its write deadline) while a run's
+// chunks pile up is closed as a slow consumer once 1 MiB of them waits,
+// rather than held without bound; below that they are merged.
+func TestWSHeldChunksPastTheirCapCloseTheClient(t *testing.T) {
+	c := newWSConn(NewWS(WSOptions{SendQueue: 2}), nil, func() {})
+	held := protocol.ServerFrame{Type: protocol.FrameChunk, RunID: "r", Text: strings.Repeat("x", maxHeldChunk-1)}
+	if !c.merge(&held, protocol.ServerFrame{Type: protocol.FrameChunk, RunID: "r", Text: "y"}) || c.closeCode != 0 {
+		t.Fatalf("a chunk within the cap: merged %d bytes, close code %d", len(held.Text), c.closeCode)
+	}
+	if c.merge(&held, protocol.ServerFrame{Type: protocol.FrameChunk, RunID: "other", Text: "z"}) {
+		t.Fatal("another run's chunk was merged")
+	}
+	if !c.merge(&held, protocol.ServerFrame{Type: protocol.FrameChunk, RunID: "r", Text: "y"}) || c.closeCode != websocket.ClosePolicyViolation {
+		t.Fatalf("past the cap: close code %d, want %d (slow consumer)", c.closeCode, websocket.ClosePolicyViolation)
+	}
+}
