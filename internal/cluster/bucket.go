@@ -4,9 +4,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
+
+// leaderless are the answers to a request to a stream that has no leader
+// now: its leader died and the others elect one within seconds (ADR-051).
+func leaderless() []error { return []error{nats.ErrNoResponders, jetstream.ErrNoStreamResponse} }
+
+// kvWait bounds how long one key-value operation waits for its stream to
+// answer (a lost quorum is an error after it, not a wait for ever).
+const kvWait = 10 * time.Second
+
+// kvCall calls fn as retryAPI does, and again while its stream elects a
+// leader, for kvWait at most: a read or a write of a bucket whose
+// leader was killed is answered by the next leader, not refused.
+func kvCall[T any](ctx context.Context, fn func(context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, kvWait)
+	defer cancel()
+	return retryAPI(ctx, fn, leaderless()...)
+}
 
 // Bucket is a replicated key-value bucket (R = cluster.replicas). A put
 // returns once a quorum stored it.
@@ -47,7 +66,7 @@ func (n *Node) keyValue(ctx context.Context, cfg jetstream.KeyValueConfig) (jets
 
 // Get reads key (false: none).
 func (b *Bucket) Get(ctx context.Context, key string) ([]byte, bool, error) {
-	e, err := b.kv.Get(ctx, leaseKey(key))
+	e, err := kvCall(ctx, func(ctx context.Context) (jetstream.KeyValueEntry, error) { return b.kv.Get(ctx, leaseKey(key)) })
 	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
 		return nil, false, nil
 	}
@@ -59,7 +78,7 @@ func (b *Bucket) Get(ctx context.Context, key string) ([]byte, bool, error) {
 
 // Put stores val at key.
 func (b *Bucket) Put(ctx context.Context, key string, val []byte) error {
-	if _, err := b.kv.Put(ctx, leaseKey(key), val); err != nil {
+	if _, err := kvCall(ctx, func(ctx context.Context) (uint64, error) { return b.kv.Put(ctx, leaseKey(key), val) }); err != nil {
 		return fmt.Errorf("cluster: %s put: %w", b.name, err)
 	}
 	return nil
@@ -67,7 +86,8 @@ func (b *Bucket) Put(ctx context.Context, key string, val []byte) error {
 
 // Delete removes key (none: nothing to do).
 func (b *Bucket) Delete(ctx context.Context, key string) error {
-	if err := b.kv.Delete(ctx, leaseKey(key)); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+	_, err := kvCall(ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, b.kv.Delete(ctx, leaseKey(key)) })
+	if err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
 		return fmt.Errorf("cluster: %s delete: %w", b.name, err)
 	}
 	return nil

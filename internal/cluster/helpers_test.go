@@ -36,20 +36,27 @@ func testConfigs(t *testing.T, n, replicas int) []Config {
 	ports := freePorts(t, 2*n)
 	var out []Config
 	for i := range n {
-		c := DefaultConfig()
-		c.Enabled, c.Name, c.NodeID, c.Replicas = true, "test", fmt.Sprintf("n%d", i+1), replicas
-		c.ClientListen = fmt.Sprintf("127.0.0.1:%d", ports[2*i])
-		c.RouteListen = fmt.Sprintf("127.0.0.1:%d", ports[2*i+1])
-		c.Token = setting.Env("BEAMCLAW_CLUSTER_TOKEN")
-		c.LeaseTTL = setting.Duration{Duration: 2 * time.Second}
+		var routes []string
 		for j := range n {
 			if j != i {
-				c.Routes = append(c.Routes, fmt.Sprintf("nats-route://127.0.0.1:%d", ports[2*j+1]))
+				routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", ports[2*j+1]))
 			}
 		}
-		out = append(out, c)
+		out = append(out, testConfig(fmt.Sprintf("n%d", i+1), ports[2*i], ports[2*i+1], routes, replicas))
 	}
 	return out
+}
+
+// testConfig is the section of one node of a test cluster.
+func testConfig(id string, client, route int, routes []string, replicas int) Config {
+	c := DefaultConfig()
+	c.Enabled, c.Name, c.NodeID, c.Replicas = true, "test", id, replicas
+	c.ClientListen = fmt.Sprintf("127.0.0.1:%d", client)
+	c.RouteListen = fmt.Sprintf("127.0.0.1:%d", route)
+	c.Token = setting.Env("BEAMCLAW_CLUSTER_TOKEN")
+	c.LeaseTTL = setting.Duration{Duration: 2 * time.Second}
+	c.Routes = routes
+	return c
 }
 
 // launchNodes starts every config's node (each its own directory),

@@ -198,7 +198,7 @@ func (j *Journal) publish(ctx context.Context, m *nats.Msg, after uint64) (*jets
 	id := nuid.Next()
 	return retryAPI(ctx, func(ctx context.Context) (*jetstream.PubAck, error) {
 		return j.publishOnce(ctx, m, after, id)
-	}, nats.ErrNoResponders, jetstream.ErrNoStreamResponse)
+	}, leaderless()...)
 }
 
 // publishOnce is one attempt of publish. id names the write: an attempt

@@ -81,18 +81,20 @@ func (l *Leases) TTL() time.Duration { return l.ttl }
 
 // Acquire claims name for this node. A lease held by another node is a
 // *HeldError; one this node's earlier life left behind is taken over
-// with a new epoch.
+// with a new epoch. Each request waits out an election of the bucket's
+// leader (kvCall): one whose stored write went unacknowledged is tried
+// again, and finds the lease this node's.
 func (l *Leases) Acquire(ctx context.Context, name string) (*Lease, error) {
 	key := leaseKey(name)
 	val, _ := json.Marshal(leaseValue{Node: l.node})
-	rev, err := l.kv.Create(ctx, key, val)
+	rev, err := kvCall(ctx, func(ctx context.Context) (uint64, error) { return l.kv.Create(ctx, key, val) })
 	if err == nil {
 		return &Lease{Name: name, Node: l.node, Epoch: rev, rev: rev}, nil
 	}
 	if !errors.Is(err, jetstream.ErrKeyExists) {
 		return nil, fmt.Errorf("cluster: acquire %s: %w", name, err)
 	}
-	cur, err := l.kv.Get(ctx, key)
+	cur, err := kvCall(ctx, func(ctx context.Context) (jetstream.KeyValueEntry, error) { return l.kv.Get(ctx, key) })
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return l.Acquire(ctx, name) // expired in between
 	}
@@ -103,7 +105,10 @@ func (l *Leases) Acquire(ctx context.Context, name string) (*Lease, error) {
 	if h.Node != l.node {
 		return nil, &HeldError{Name: name, Node: h.Node, Epoch: h.Epoch}
 	}
-	rev, err = l.kv.Update(ctx, key, val, cur.Revision())
+	rev, err = kvCall(ctx, func(ctx context.Context) (uint64, error) { return l.kv.Update(ctx, key, val, cur.Revision()) })
+	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyNotFound) {
+		return l.Acquire(ctx, name) // changed in between (or this update stored, its answer lost): read it again
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cluster: acquire %s: %w", name, err)
 	}
@@ -111,10 +116,19 @@ func (l *Leases) Acquire(ctx context.Context, name string) (*Lease, error) {
 }
 
 // Renew extends the lease by another TTL. ErrLost: it expired or another
-// node holds it now.
+// node holds it now. A renewal stored whose answer was lost (tried again,
+// kvCall) is found as this lease's own entry, not taken for a loss.
 func (l *Leases) Renew(ctx context.Context, ls *Lease) error {
+	key := leaseKey(ls.Name)
 	val, _ := json.Marshal(leaseValue{Node: ls.Node, Epoch: ls.Epoch})
-	rev, err := l.kv.Update(ctx, leaseKey(ls.Name), val, atomic.LoadUint64(&ls.rev))
+	rev, err := kvCall(ctx, func(ctx context.Context) (uint64, error) {
+		return l.kv.Update(ctx, key, val, atomic.LoadUint64(&ls.rev))
+	})
+	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		if cur, gerr := kvCall(ctx, func(ctx context.Context) (jetstream.KeyValueEntry, error) { return l.kv.Get(ctx, key) }); gerr == nil && holderOf(cur) == (leaseValue{Node: ls.Node, Epoch: ls.Epoch}) {
+			rev, err = cur.Revision(), nil
+		}
+	}
 	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyNotFound) {
 		return fmt.Errorf("%w: %s", ErrLost, ls.Name)
 	}
@@ -136,7 +150,7 @@ func (l *Leases) Release(ctx context.Context, ls *Lease) error {
 
 // Holder is who holds name now (false: nobody).
 func (l *Leases) Holder(ctx context.Context, name string) (Lease, bool, error) {
-	e, err := l.kv.Get(ctx, leaseKey(name))
+	e, err := kvCall(ctx, func(ctx context.Context) (jetstream.KeyValueEntry, error) { return l.kv.Get(ctx, leaseKey(name)) })
 	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
 		return Lease{}, false, nil
 	}

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -162,5 +163,34 @@ func TestRetriedWriteIsTheWriteStored(t *testing.T) {
 	recs, err := j.Read(ctx, "k")
 	if err != nil || len(recs) != 1 || string(recs[0].Data) != "one" {
 		t.Fatalf("the journal holds %+v (%v); want the one record", recs, err)
+	}
+}
+
+// A renewal that was stored but whose answer was lost (a timed-out
+// attempt is tried again) finds the lease's entry already renewed: the
+// lease is kept, not taken for lost, and renews on from that entry.
+func TestRenewalStoredUnansweredKeepsTheLease(t *testing.T) {
+	nodes := startNodes(t, testConfigs(t, 1, 1))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ls, err := nodes[0].Leases(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := ls.Acquire(ctx, "session.s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	val, _ := json.Marshal(leaseValue{Node: a.Node, Epoch: a.Epoch})
+	if _, err := ls.kv.Update(ctx, leaseKey(a.Name), val, a.rev); err != nil { // stored; its answer "lost"
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := ls.Renew(ctx, a); err != nil {
+			t.Fatalf("a renewal after one stored unanswered: %v", err)
+		}
+	}
+	if h, ok, err := ls.Holder(ctx, a.Name); err != nil || !ok || h.Node != "n1" || h.Epoch != a.Epoch {
+		t.Fatalf("holder = %+v %v %v", h, ok, err)
 	}
 }

@@ -91,7 +91,7 @@ func TestClusterRestartWithoutBudgetsGivesTheHoldBack(t *testing.T) {
 	pollUntil(t, 15*time.Second, "n2's call in flight", stuck.Load)
 	n2.kill9()
 	if code, body := ask(n1, "hello"); code != http.StatusTooManyRequests {
-		t.Fatalf("n1's call with n2's in flight: %d %s; want 429", code, body)
+		t.Fatalf("n1's call with n2's in flight: %d %s; want 429\n%s", code, body, grepLines(n1.h.logs(), "could not be loaded"))
 	}
 
 	path := filepath.Join(n2.h.dir, "config.yaml")
