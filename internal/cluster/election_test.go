@@ -108,7 +108,22 @@ func TestLeasesAndBucketsWaitOutAnElection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, stream := range []string{"KV_" + leaseBucket, "KV_election"} {
+	j, err := nodes[0].Journal(ctx, "election")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := ls.Acquire(ctx, "session.s0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _, err := j.Open(ctx, "s0", first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(ctx, []byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	for _, stream := range []string{"KV_" + leaseBucket, "KV_election", "BEAMCLAW_election"} {
 		leadTo(ctx, t, nodes[0], stream, "n1")
 	}
 	kill9()
@@ -122,6 +137,11 @@ func TestLeasesAndBucketsWaitOutAnElection(t *testing.T) {
 	wg.Go(func() {
 		if err := b.Put(ctx, "k", []byte("v")); err != nil {
 			t.Errorf("a put while the bucket's leader was dead: %v", err)
+		}
+	})
+	wg.Go(func() {
+		if _, recs, err := j.Open(ctx, "s0", first); err != nil || len(recs) != 2 || string(recs[1].Data) != "one" {
+			t.Errorf("a journal opened while its leader was dead: %+v %v", recs, err)
 		}
 	})
 	wg.Go(func() {
@@ -139,5 +159,5 @@ func TestLeasesAndBucketsWaitOutAnElection(t *testing.T) {
 			t.Fatalf("get = %q %v %v", v, ok, err)
 		}
 	}
-	t.Logf("answered %s after the leader of both was killed", time.Since(start).Round(time.Millisecond))
+	t.Logf("answered %s after the leader of all three was killed", time.Since(start).Round(time.Millisecond))
 }
