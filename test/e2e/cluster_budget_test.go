@@ -17,14 +17,14 @@ import (
 )
 
 // A budget holds across the cluster with calls in flight on every node
-// at once: 36 slow requests spread over three nodes against a global
+// at once (period total: a day's end in the middle changes nothing): 36 slow requests spread over three nodes against a global
 // budget of about ten turns are served within it, the rest refused with
 // 429 budget_exceeded on whichever node they reached, and every node's
 // beamclaw usage equals the provider's own count.
 func TestClusterBudgetHoldsAcrossNodes(t *testing.T) {
 	const budget = 15_000 // about ten turns of ~1,500 tokens
 	rigs := clusterNodesWith(t, 3, 3, rigOptions{gateway: "  rate_limit: {enabled: false}\n",
-		core: fmt.Sprintf("  budgets:\n    - {scope: global, period: day, tokens: %d, action: block}\n", budget)})
+		core: fmt.Sprintf("  budgets:\n    - {scope: global, period: total, tokens: %d, action: block}\n", budget)})
 	var served atomic.Int64 // the provider's own count
 	rigs[0].llm.SetDefault(func(req fakellm.Request) fakellm.Reply {
 		time.Sleep(time.Second) // every call is in flight while the others reserve
@@ -43,7 +43,7 @@ func TestClusterBudgetHoldsAcrossNodes(t *testing.T) {
 				ok.Add(1)
 			case http.StatusTooManyRequests:
 				refused.Add(1)
-				if !strings.Contains(body, `"budget_exceeded"`) || !strings.Contains(body, "daily global budget") {
+				if !strings.Contains(body, `"budget_exceeded"`) || !strings.Contains(body, "the global budget") {
 					t.Errorf("a refusal on n%d: %s", i%3+1, body)
 				}
 			default:
@@ -72,7 +72,7 @@ func TestClusterBudgetHoldsAcrossNodes(t *testing.T) {
 func TestClusterRestartWithoutBudgetsGivesTheHoldBack(t *testing.T) {
 	const maxTokens = 20_000 // a call's estimate: this and its prompt
 	// one call in flight fits, not two
-	budgets := fmt.Sprintf("  budgets:\n    - {scope: global, period: day, tokens: %d, action: block}\n", maxTokens*3/2)
+	budgets := fmt.Sprintf("  budgets:\n    - {scope: global, period: total, tokens: %d, action: block}\n", maxTokens*3/2)
 	rigs := clusterNodesWith(t, 3, 3, rigOptions{gateway: "  rate_limit: {enabled: false}\n", core: budgets})
 	release := make(chan struct{})
 	var stuck atomic.Bool
