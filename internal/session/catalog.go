@@ -199,35 +199,47 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 		m.mu.Unlock()
 		return beamclaw.E("session.Delete", beamclaw.KindConflict, msgAnswering, nil)
 	}
-	var cl *claim // cluster mode: this node's lease, so no other node writes it while it goes
+	g := m.hold(id) // its messages wait for the delete; other sessions' do not
+	m.mu.Unlock()
+	owner, err := m.deleteHeld(id, l)
+	m.unhold(g)
+	if owner != nil {
+		return m.deleteAtOwner(ctx, owner)
+	}
+	if err != nil {
+		return err
+	}
+	m.emit(ctx, beamclaw.EventSessionEnd, id, slog.String("reason", "deleted"))
+	return nil
+}
+
+// deleteHeld deletes session id, held (l: its lane, closed; nil when it
+// was not live here). In cluster mode a session not live here is claimed
+// first, so no other node writes it while it goes; one another node
+// owns is that node's to delete (owner).
+func (m *Manager) deleteHeld(id string, l *lane) (*OwnedElsewhereError, error) {
+	var cl *claim
 	js, _ := m.store.(*jsBackend)
 	if l == nil && js != nil {
 		if _, ok, err := js.summary(id); err == nil && !ok { // nothing is claimed (nor fenced) for a session that does not exist
-			m.mu.Unlock()
-			return notFound("session.Delete", id)
+			return nil, notFound("session.Delete", id)
 		}
 		var err error
 		if _, _, cl, err = js.claimSession(id); err != nil {
-			m.mu.Unlock()
 			if owner, ok := errors.AsType[*OwnedElsewhereError](err); ok {
-				return m.deleteAtOwner(ctx, owner)
+				return owner, nil
 			}
-			return loadError("session.Delete", err)
+			return nil, loadError("session.Delete", err)
 		}
 	}
 	err := deleteStored(m.store, []string{id})
 	if err != nil && cl != nil {
 		js.unclaim(id, cl)
 	}
-	m.mu.Unlock()
-	if err != nil {
-		if l != nil { // closed for nothing: its lease goes, and its next message revives it
-			m.unclaim(l)
-		}
-		return err
+	if err != nil && l != nil { // closed for nothing: its lease goes, and its next message revives it
+		m.unclaim(l)
 	}
-	m.emit(ctx, beamclaw.EventSessionEnd, id, slog.String("reason", "deleted"))
-	return nil
+	return nil, err
 }
 
 // UserSessions lists userID's sessions with agentID, archived ones too,

@@ -64,7 +64,8 @@ func (m *Manager) Expire(ctx context.Context) (archived, deleted int, err error)
 	if len(stale) == 0 && len(purge) == 0 {
 		return 0, 0, nil
 	}
-	var archive, closed []string
+	var archive, closed, gone []string
+	var held []*lane // their messages wait for the store's writes; other sessions' do not
 	m.mu.Lock()
 	for _, id := range stale {
 		if l := m.live[id]; l != nil {
@@ -73,13 +74,19 @@ func (m *Manager) Expire(ctx context.Context) (archived, deleted int, err error)
 			}
 			closed = append(closed, id)
 		}
-		archive = append(archive, id)
+		archive, held = append(archive, id), append(held, m.hold(id))
 	}
-	err = m.store.setArchived(archive, now)
-	if err == nil && len(purge) > 0 {
-		err = m.store.remove(purge)
+	for _, id := range purge {
+		if m.live[id] == nil { // one live again since the scan is kept
+			gone, held = append(gone, id), append(held, m.hold(id))
+		}
 	}
 	m.mu.Unlock()
+	err = m.store.setArchived(archive, now)
+	if err == nil && len(gone) > 0 {
+		err = m.store.remove(gone)
+	}
+	m.unhold(held...)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -89,8 +96,8 @@ func (m *Manager) Expire(ctx context.Context) (archived, deleted int, err error)
 	for _, id := range archive {
 		m.emit(ctx, beamclaw.EventSessionExpired, id, slog.String("outcome", "archived"))
 	}
-	for _, id := range purge {
+	for _, id := range gone {
 		m.emit(ctx, beamclaw.EventSessionExpired, id, slog.String("outcome", "deleted"))
 	}
-	return len(archive), len(purge), nil
+	return len(archive), len(gone), nil
 }

@@ -220,3 +220,34 @@ func loadError(op string, err error) error {
 	}
 	return beamclaw.E(op, kind, "could not load the session", err)
 }
+
+// errHeld is the load error of a hold's stand-in lane: whoever waited on
+// it looks the session up again.
+var errHeld = errors.New("session: held while it was archived or deleted")
+
+// hold keeps session id from being revived while the store archives or
+// deletes it out of the registry's lock: a lane that never becomes ready
+// stands in for it (busy, so never hibernated), and a message for it
+// waits, then revives what the store holds after. Other sessions go on
+// meanwhile. The caller holds m.mu and ends the hold with unhold.
+func (m *Manager) hold(id string) *lane {
+	g := newLane(m, id)
+	g.sends = 1
+	m.live[id] = g
+	return g
+}
+
+// unhold ends holds: whoever waits on one looks its session up again.
+func (m *Manager) unhold(gates ...*lane) {
+	m.mu.Lock()
+	for _, g := range gates {
+		if m.live[g.id] == g {
+			delete(m.live, g.id)
+		}
+	}
+	m.mu.Unlock()
+	for _, g := range gates {
+		g.loadErr = errHeld
+		close(g.ready)
+	}
+}
