@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -20,25 +21,46 @@ const maxAttempts = 4
 // maxRetryAfter caps how long one 429 makes a call wait.
 const maxRetryAfter = 60 * time.Second
 
+// finalPatience is how long in all the calls that show a final answer
+// wait out 429s (api.patient): the answer is what the user waits for,
+// and a chat under flood control for a minute would otherwise lose it.
+const finalPatience = 10 * time.Minute
+
 // api is the Bot API as the channel uses it: every call retried after a
 // 429's retry_after, every error scrubbed of the token.
 type api struct {
-	b     *bot.Bot
-	http  *http.Client
-	red   redactor
-	clock clock.Clock // waits out 429s
+	b        *bot.Bot
+	http     *http.Client
+	red      redactor
+	clock    clock.Clock   // waits out 429s
+	patience time.Duration // > 0: 429s are waited out for this long in all, however many
+	log      *slog.Logger
 }
 
-// retry runs fn, waiting out 429 answers (up to maxAttempts tries).
+// patient is the api whose calls wait out 429s for finalPatience, not
+// maxAttempts tries.
+func (a *api) patient() *api {
+	p := *a
+	p.patience = finalPatience
+	return &p
+}
+
+// retry runs fn, waiting out 429 answers (up to maxAttempts tries, or
+// the api's patience).
 func (a *api) retry(ctx context.Context, what string, fn func(ctx context.Context) error) error {
 	var err error
+	giveUp := a.clock.Now().Add(a.patience)
 	for attempt := 1; ; attempt++ {
 		err = fn(ctx)
 		var tooMany *bot.TooManyRequestsError
-		if !errors.As(err, &tooMany) || attempt == maxAttempts {
+		if !errors.As(err, &tooMany) {
 			break
 		}
 		wait := min(time.Duration(max(tooMany.RetryAfter, 1))*time.Second, maxRetryAfter)
+		if (a.patience == 0 && attempt == maxAttempts) || (a.patience > 0 && a.clock.Now().Add(wait).After(giveUp)) {
+			break
+		}
+		a.log.Debug("telegram: rate limited, waiting", "method", what, "retry_after", wait, "err", a.red.Err(err))
 		t := a.clock.NewTimer(wait)
 		select {
 		case <-ctx.Done():

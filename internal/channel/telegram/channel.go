@@ -86,7 +86,7 @@ func New(opts Options) (*Channel, error) {
 	if err != nil {
 		return nil, red.Err(fmt.Errorf("telegram bot: %w", err))
 	}
-	c.api = &api{b: b, http: client, red: red, clock: opts.Clock}
+	c.api = &api{b: b, http: client, red: red, clock: opts.Clock, log: c.log}
 	return c, nil
 }
 

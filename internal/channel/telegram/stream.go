@@ -52,7 +52,7 @@ func (s *streamer) run(ctx context.Context) {
 		if throttleC == nil && s.changed(st) {
 			wait := s.lastEdit.Add(s.c.opts.EditInterval).Sub(clk.Now())
 			if len(s.ids) == 0 || wait <= 0 {
-				s.show(ctx, st.text, s.line(st))
+				s.show(ctx, s.c.api, st.text, s.line(st))
 			} else {
 				throttle = clk.NewTimer(wait)
 				throttleC = throttle.C()
@@ -125,16 +125,16 @@ func (s *streamer) changed(st routeState) bool {
 	return len(st.text)-len(s.shownText) >= s.c.opts.EditChunk || !strings.HasPrefix(st.text, s.shownText)
 }
 
-// show brings the answer messages up to date: new parts are sent, changed
-// ones edited.
-func (s *streamer) show(ctx context.Context, text, status string) {
+// show brings the answer messages up to date through a: new parts are
+// sent, changed ones edited.
+func (s *streamer) show(ctx context.Context, a *api, text, status string) {
 	s.shownText, s.shownStatus = text, status
 	for i, part := range render(text, status) {
 		if i < len(s.sent) && s.sent[i] == part {
 			continue
 		}
 		if i < len(s.ids) {
-			err := s.c.api.editMessageText(ctx, &bot.EditMessageTextParams{ChatID: s.r.conv.chat,
+			err := a.editMessageText(ctx, &bot.EditMessageTextParams{ChatID: s.r.conv.chat,
 				MessageID: s.ids[i], Text: part, ParseMode: models.ParseModeHTML})
 			if err != nil && !notModified(err) {
 				s.logFail(ctx, "edit answer", err)
@@ -142,7 +142,7 @@ func (s *streamer) show(ctx context.Context, text, status string) {
 			}
 			s.sent[i] = part
 		} else {
-			m, err := s.c.api.sendMessage(ctx, &bot.SendMessageParams{ChatID: s.r.conv.chat,
+			m, err := a.sendMessage(ctx, &bot.SendMessageParams{ChatID: s.r.conv.chat,
 				Text: part, ParseMode: models.ParseModeHTML})
 			if err != nil {
 				s.logFail(ctx, "send answer", err)
@@ -203,11 +203,12 @@ func (s *streamer) openPrompts() int {
 	return n
 }
 
-// finish shows the final answer (or the failure) and marks prompts the
-// run never got an answer to as expired.
+// finish shows the final answer (or the failure), waiting out flood
+// control (api.patient), and marks prompts the run never got an answer
+// to as expired.
 func (s *streamer) finish(ctx context.Context, st routeState) {
 	if !st.silent {
-		s.show(ctx, st.text, "")
+		s.show(ctx, s.c.api.patient(), st.text, "")
 		if st.failure != "" {
 			s.c.reply(ctx, s.r.conv.chat, "⚠️ "+escapeText(st.failure))
 		}

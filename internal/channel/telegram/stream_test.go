@@ -43,6 +43,34 @@ func TestRetryAfter429(t *testing.T) {
 	}
 }
 
+// A final answer outlasts flood control: Telegram answers its send 429
+// six times in a row (more than any other call waits out), and the
+// answer still goes out once the last retry_after passed.
+func TestFinalAnswerOutlastsFloodControl(t *testing.T) {
+	clk := clock.NewFake(time.Date(2026, 3, 29, 12, 0, 0, 0, time.UTC))
+	h := newHarness(t, nil, "", func(o *Options) {
+		allowAlice(o)
+		o.Clock = clk
+	}).start()
+	const refusals = maxAttempts + 2
+	h.tg.FailNext("sendMessage", refusals, 1)
+	h.sess.setScript(func(_ context.Context, in beamclaw.Inbound) {
+		in.Route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, Text: "worth the wait"})
+	})
+	h.tg.SendText(alice.ID, alice, "hi")
+	for i := range refusals {
+		// The streamer's typing ticker, then the wait for the retry.
+		if !clk.WaitForWaiters(2, waitCtx(t).Done()) {
+			t.Fatalf("429 number %d is not waited out", i+1)
+		}
+		clk.Advance(time.Second)
+	}
+	h.waitMessage(alice.ID, contains("worth the wait"))
+	if n := len(h.tg.Calls("sendMessage")); n != refusals+1 {
+		t.Errorf("%d sendMessage calls, want the %d refused and the one that went out", n, refusals)
+	}
+}
+
 func TestLongAnswerSplitsAcrossMessages(t *testing.T) {
 	h := newHarness(t, nil, "", allowAlice).start()
 	para := strings.Repeat("word ", 150) // 750 characters
