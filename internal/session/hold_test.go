@@ -44,6 +44,27 @@ func sendAway(e *env, user, content string) <-chan beamclaw.RunEvent {
 	return out
 }
 
+// whileHeld checks, the store's write held up, that bob's message is
+// answered meanwhile (what: what the store does); then it sends ana's,
+// lets the write go, and returns ana's answer.
+func (s *slowStore) whileHeld(t *testing.T, e *env, what string) <-chan beamclaw.RunEvent {
+	t.Helper()
+	<-s.entered
+	select {
+	case ev := <-sendAway(e, "bob", "meanwhile"):
+		if ev.Type != beamclaw.EvFinal || ev.Text != "echo: meanwhile" {
+			t.Fatalf("bob's answer while %s: %+v", what, ev)
+		}
+	case <-time.After(30 * time.Second):
+		close(s.release)
+		t.Fatalf("bob's message waited while %s", what)
+	}
+	ana := sendAway(e, "ana", "again")
+	time.Sleep(200 * time.Millisecond) // her message reaches the hold (without it, it would revive her old conversation now)
+	close(s.release)
+	return ana
+}
+
 func (s *slowStore) wait() {
 	s.once.Do(func() { close(s.entered) })
 	<-s.release
@@ -85,22 +106,7 @@ func TestDeleteHoldsOnlyItsSession(t *testing.T) {
 	slow := slowDown(e)
 	deleted := make(chan error, 1)
 	go func() { deleted <- e.m.Delete(context.Background(), e.sid("ana")) }()
-	<-slow.entered
-
-	bob := sendAway(e, "bob", "meanwhile")
-	select {
-	case ev := <-bob:
-		if ev.Type != beamclaw.EvFinal || ev.Text != "echo: meanwhile" {
-			t.Fatalf("bob's answer while ana's session was deleted: %+v", ev)
-		}
-	case <-time.After(30 * time.Second):
-		close(slow.release)
-		t.Fatal("bob's message waited for the deletion of ana's session")
-	}
-
-	ana := sendAway(e, "ana", "again")
-	time.Sleep(200 * time.Millisecond) // her message reaches the hold (without it, it would revive the old conversation now)
-	close(slow.release)
+	ana := slow.whileHeld(t, e, "ana's session was deleted")
 	if err := <-deleted; err != nil {
 		t.Fatal(err)
 	}
@@ -121,20 +127,7 @@ func TestDeleteHoldsOnlyItsSession(t *testing.T) {
 func TestExpireHoldsOnlyItsSessions(t *testing.T) {
 	e, slow := archivedPastRetention(t, false)
 	deleted := expireAway(t, e)
-	<-slow.entered
-	bob := sendAway(e, "bob", "meanwhile")
-	select {
-	case ev := <-bob:
-		if ev.Type != beamclaw.EvFinal || ev.Text != "echo: meanwhile" {
-			t.Fatalf("bob's answer while ana's archive was deleted: %+v", ev)
-		}
-	case <-time.After(30 * time.Second):
-		close(slow.release)
-		t.Fatal("bob's message waited for the deletion of ana's archive")
-	}
-	ana := sendAway(e, "ana", "again")
-	time.Sleep(200 * time.Millisecond) // her message reaches the hold
-	close(slow.release)
+	ana := slow.whileHeld(t, e, "ana's archive was deleted")
 	if d := <-deleted; d != 1 {
 		t.Fatalf("%d deleted, want ana's archive", d)
 	}

@@ -18,54 +18,38 @@ import (
 
 // A 429 is waited out on the channel's clock: the answer goes out once
 // its retry_after (1 s) has passed there.
-func TestRetryAfter429(t *testing.T) {
-	clk := clock.NewFake(time.Date(2026, 3, 29, 12, 0, 0, 0, time.UTC))
-	h := newHarness(t, nil, "", func(o *Options) {
-		allowAlice(o)
-		o.Clock = clk
-	}).start()
-	h.tg.FailNext("sendMessage", 1, 1)
-	h.sess.setScript(func(_ context.Context, in beamclaw.Inbound) {
-		in.Route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, Text: "after the wait"})
-	})
-	h.tg.SendText(alice.ID, alice, "hi")
-	// The streamer's typing ticker, then the wait for the retry.
-	if !clk.WaitForWaiters(2, waitCtx(t).Done()) {
-		t.Fatal("the 429 is not waited out on the clock")
-	}
-	if got := h.tg.Messages(alice.ID); len(got) != 0 {
-		t.Fatalf("sent before retry_after passed: %+v", got)
-	}
-	clk.Advance(time.Second)
-	h.waitMessage(alice.ID, contains("after the wait"))
-	if n := len(h.tg.Calls("sendMessage")); n != 2 {
-		t.Errorf("%d sendMessage calls, want the 429 and its retry", n)
-	}
-}
+func TestRetryAfter429(t *testing.T) { answerAfter429s(t, 1) }
 
 // A final answer outlasts flood control: Telegram answers its send 429
-// six times in a row (more than any other call waits out), and the
-// answer still goes out once the last retry_after passed.
-func TestFinalAnswerOutlastsFloodControl(t *testing.T) {
+// more times in a row than any other call waits out, and the answer still
+// goes out once the last retry_after passed.
+func TestFinalAnswerOutlastsFloodControl(t *testing.T) { answerAfter429s(t, maxAttempts+2) }
+
+// answerAfter429s: Telegram refuses the answer's send refusals times with
+// 429 (retry_after 1 s); each is waited out on the channel's clock,
+// nothing is sent before, and the answer goes out after the last.
+func answerAfter429s(t *testing.T, refusals int) {
 	clk := clock.NewFake(time.Date(2026, 3, 29, 12, 0, 0, 0, time.UTC))
 	h := newHarness(t, nil, "", func(o *Options) {
 		allowAlice(o)
 		o.Clock = clk
 	}).start()
-	const refusals = maxAttempts + 2
 	h.tg.FailNext("sendMessage", refusals, 1)
 	h.sess.setScript(func(_ context.Context, in beamclaw.Inbound) {
-		in.Route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, Text: "worth the wait"})
+		in.Route.Deliver(beamclaw.RunEvent{Type: beamclaw.EvFinal, Text: "after the wait"})
 	})
 	h.tg.SendText(alice.ID, alice, "hi")
 	for i := range refusals {
 		// The streamer's typing ticker, then the wait for the retry.
 		if !clk.WaitForWaiters(2, waitCtx(t).Done()) {
-			t.Fatalf("429 number %d is not waited out", i+1)
+			t.Fatalf("429 number %d is not waited out on the clock", i+1)
+		}
+		if got := h.tg.Messages(alice.ID); len(got) != 0 {
+			t.Fatalf("sent before retry_after passed: %+v", got)
 		}
 		clk.Advance(time.Second)
 	}
-	h.waitMessage(alice.ID, contains("worth the wait"))
+	h.waitMessage(alice.ID, contains("after the wait"))
 	if n := len(h.tg.Calls("sendMessage")); n != refusals+1 {
 		t.Errorf("%d sendMessage calls, want the %d refused and the one that went out", n, refusals)
 	}
