@@ -125,7 +125,10 @@ func (l *Leases) Renew(ctx context.Context, ls *Lease) error {
 		return l.kv.Update(ctx, key, val, atomic.LoadUint64(&ls.rev))
 	})
 	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
-		if cur, gerr := kvCall(ctx, func(ctx context.Context) (jetstream.KeyValueEntry, error) { return l.kv.Get(ctx, key) }); gerr == nil && holderOf(cur) == (leaseValue{Node: ls.Node, Epoch: ls.Epoch}) {
+		// Only this lease writes its value; a newer revision of it is
+		// this renewal's (a replica that lags shows no newer one).
+		cur, gerr := kvCall(ctx, func(ctx context.Context) (jetstream.KeyValueEntry, error) { return l.kv.Get(ctx, key) })
+		if gerr == nil && cur.Revision() > atomic.LoadUint64(&ls.rev) && holderOf(cur) == (leaseValue{Node: ls.Node, Epoch: ls.Epoch}) {
 			rev, err = cur.Revision(), nil
 		}
 	}

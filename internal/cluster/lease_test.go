@@ -193,4 +193,10 @@ func TestRenewalStoredUnansweredKeepsTheLease(t *testing.T) {
 	if h, ok, err := ls.Holder(ctx, a.Name); err != nil || !ok || h.Node != "n1" || h.Epoch != a.Epoch {
 		t.Fatalf("holder = %+v %v %v", h, ok, err)
 	}
+	// An entry of its own no newer than the last renewal it knows (what a
+	// replica that lags shows) is not taken for a renewal.
+	a.rev += 5
+	if err := ls.Renew(ctx, a); !errors.Is(err, ErrLost) {
+		t.Fatalf("a renewal that only found an older entry of its own: %v; want the lease lost", err)
+	}
 }
