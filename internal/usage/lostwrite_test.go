@@ -11,6 +11,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/internal/clock"
 	"github.com/beamclaw/beamclaw-go/internal/cluster/clustertest"
 	"github.com/beamclaw/beamclaw-go/internal/store"
+	"github.com/beamclaw/beamclaw-go/internal/store/replicatest"
 )
 
 // lossyLog is a node's log whose next write of the area "budgets" is
@@ -114,4 +115,36 @@ func TestBudgetsRecoverLostWrites(t *testing.T) {
 	if c, holds := cluster(); c.held.tokens != 0 || holds != 0 {
 		t.Fatalf("the reservation whose acknowledgement was lost still counts: %+v, %d holds", c, holds)
 	}
+}
+
+// TestARefusalIsDecidedOnTheNewestCounts: a node whose replica has not
+// heard of another node's settle yet (its log pings no one) does not
+// refuse a call on the hold that settle gave back: a refusal stands only
+// once decided on a replica up to date with the log.
+func TestARefusalIsDecidedOnTheNewestCounts(t *testing.T) {
+	nodes := clustertest.Start(t, 2, 1)
+	db, err := store.Open(filepath.Join(t.TempDir(), "n1.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	db.Replicate(&lossyLog{Log: nodes[0].State()}, nil) // hears of the others' writes only when it writes or polls
+	budget := []Budget{{Scope: ScopeGlobal, Period: PeriodDay, Tokens: 1_500, Action: ActionBlock}}
+	clk := clock.NewFake(noon)
+	n1 := nodeBudgets(t, db, nodes[0].ID(), budget, clk)
+	n2 := nodeBudgets(t, replicatest.Open(t, nodes[1], "n2.db"), nodes[1].ID(), budget, clk)
+	call := Spend{Session: "s", Agent: "a", Provider: "p", Model: "m", In: 500, Out: 500}
+	h, err := n2.Reserve(context.Background(), call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n1.Reserve(context.Background(), call); beamclaw.KindOf(err) != beamclaw.KindBudget {
+		t.Fatalf("n1's call with n2's in flight: %v; want it refused", err)
+	}
+	h.Settle(beamclaw.Usage{PromptTokens: 5, CompletionTokens: 5}, "p", "m") // 10 used: room for another call
+	h1, err := n1.Reserve(context.Background(), call)
+	if err != nil {
+		t.Fatalf("n1's call once n2's settled: %v", err)
+	}
+	h1.Release()
 }
