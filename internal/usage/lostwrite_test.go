@@ -9,6 +9,7 @@ import (
 
 	"github.com/beamclaw/beamclaw-go/internal/beamclaw"
 	"github.com/beamclaw/beamclaw-go/internal/clock"
+	"github.com/beamclaw/beamclaw-go/internal/cluster"
 	"github.com/beamclaw/beamclaw-go/internal/cluster/clustertest"
 	"github.com/beamclaw/beamclaw-go/internal/store"
 	"github.com/beamclaw/beamclaw-go/internal/store/replicatest"
@@ -25,6 +26,20 @@ type lossyLog struct {
 }
 
 var errLost = errors.New("the write's answer was lost")
+
+// lossyStore opens a store (n1.db) replicating node's areas through a
+// lossyLog, closed at the test's end.
+func lossyStore(t *testing.T, node *cluster.Node) (*store.DB, *lossyLog) {
+	t.Helper()
+	db, err := store.Open(filepath.Join(t.TempDir(), "n1.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	log := &lossyLog{Log: node.State()}
+	db.Replicate(log, nil)
+	return db, log
+}
 
 func (l *lossyLog) loseNext(when string) {
 	l.mu.Lock()
@@ -64,13 +79,7 @@ func (l *lossyLog) Append(ctx context.Context, area string, after uint64, data [
 // ever).
 func TestBudgetsRecoverLostWrites(t *testing.T) {
 	node := clustertest.Start(t, 1, 1)[0]
-	db, err := store.Open(filepath.Join(t.TempDir(), "n1.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	log := &lossyLog{Log: node.State()}
-	db.Replicate(log, nil)
+	db, log := lossyStore(t, node)
 	b := nodeBudgets(t, db, node.ID(), []Budget{{Scope: ScopeGlobal, Period: PeriodDay, Tokens: 10_000, Action: ActionBlock}}, clock.NewFake(noon))
 	call := Spend{Session: "s", Agent: "a", Provider: "p", Model: "m", In: 500, Out: 500} // 1,000 reserved
 	reserve := func() beamclaw.Hold {
@@ -123,12 +132,7 @@ func TestBudgetsRecoverLostWrites(t *testing.T) {
 // once decided on a replica up to date with the log.
 func TestARefusalIsDecidedOnTheNewestCounts(t *testing.T) {
 	nodes := clustertest.Start(t, 2, 1)
-	db, err := store.Open(filepath.Join(t.TempDir(), "n1.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	db.Replicate(&lossyLog{Log: nodes[0].State()}, nil) // hears of the others' writes only when it writes or polls
+	db, _ := lossyStore(t, nodes[0]) // hears of the others' writes only when it writes or polls
 	budget := []Budget{{Scope: ScopeGlobal, Period: PeriodDay, Tokens: 1_500, Action: ActionBlock}}
 	clk := clock.NewFake(noon)
 	n1 := nodeBudgets(t, db, nodes[0].ID(), budget, clk)
