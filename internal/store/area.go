@@ -206,7 +206,9 @@ func (a *Area) Peek(fn func(*Tx) error) error {
 // Update runs fn in a read-write transaction and returns once its writes
 // are committed: to this file, and in cluster mode first to a quorum of
 // the log. fn may run more than once, so it must only change the
-// transaction.
+// transaction. An error of fn stands only once fn ran on a replica up to
+// date with the log: one behind it may refuse what another node's write
+// a moment ago allowed (a budget's hold given back).
 func (a *Area) Update(fn func(*Tx) error) error {
 	if a.db.repl.log == nil || a.local {
 		if a.applied > 0 {
@@ -230,10 +232,20 @@ func (a *Area) Update(fn func(*Tx) error) error {
 			}
 		}
 	}()
+	caught := false // fn's error was decided after a catch-up
 	for range maxConflicts {
 		var rec recorder
 		if err := a.db.dry(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx, rec: &rec}) }); err != nil {
-			return err
+			if caught {
+				return err
+			}
+			caught = true
+			read, cerr := a.catchUp(ctx)
+			others = others || read
+			if cerr != nil || !read { // nothing newer: fn decided on the newest state
+				return err
+			}
+			continue
 		}
 		if len(rec.ops) == 0 {
 			return nil

@@ -126,18 +126,6 @@ func (sh *shared) update(fn func(tx *store.Tx) error) error {
 	return err
 }
 
-// decide is update for a reservation: a refusal (KindBudget) stands only
-// once decided on a replica up to date with the log. One behind it may
-// still count a hold that another node's settle or sweep gave back a
-// moment ago; the call is refused for nothing then.
-func (sh *shared) decide(fn func(tx *store.Tx) error) error {
-	err := sh.update(fn)
-	if beamclaw.KindOf(err) == beamclaw.KindBudget && sh.area.CatchUp() == nil {
-		err = sh.update(fn)
-	}
-	return err
-}
-
 // countKey names what k counts across the cluster: its scope, period and
 // id (two budgets of one scope and period count the same calls).
 func (b *Budgets) countKey(k holdKey) string {
@@ -168,7 +156,7 @@ func (b *Budgets) reserveShared(h *hold, s Spend, priced bool, now time.Time) ([
 	sh := b.shared
 	h.id = sh.life + "." + strconv.FormatUint(sh.seq.Add(1), 10)
 	var v verdict
-	err := sh.decide(func(tx *store.Tx) error {
+	err := sh.update(func(tx *store.Tx) error {
 		counts := tx.Bucket(bucketCounts)
 		b.mu.Lock()
 		defer b.mu.Unlock()
