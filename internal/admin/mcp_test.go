@@ -2,7 +2,6 @@ package admin
 
 import (
 	"context"
-	"net"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
+	"github.com/beamclaw/beamclaw-go/test/freeport"
 	"github.com/beamclaw/beamclaw-go/test/mcpfixtures"
 )
 
@@ -27,12 +27,10 @@ func fixtureServer(t *testing.T) string {
 // closedURL is an http URL nothing listens on.
 func closedURL(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeport.Addr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
 	return "http://" + addr + "/mcp"
 }
 

@@ -3,32 +3,23 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"net"
 	"testing"
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/setting"
+	"github.com/beamclaw/beamclaw-go/test/freeport"
 )
 
 const testToken = "a-cluster-token-of-at-least-32-characters"
 
-// freePorts reserves n loopback ports and lets them go for the nodes.
+// freePorts are n loopback ports for the nodes (test/freeport).
 func freePorts(t *testing.T, n int) []int {
 	t.Helper()
-	var ls []net.Listener
-	var out []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls = append(ls, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
+	ps, err := freeport.Ports(n)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, l := range ls {
-		l.Close()
-	}
-	return out
+	return ps
 }
 
 // testConfigs are the sections of an n-node cluster on loopback.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"github.com/beamclaw/beamclaw-go/pkg/protocol"
 	"github.com/beamclaw/beamclaw-go/test/fakellm"
 	"github.com/beamclaw/beamclaw-go/test/faketelegram"
+	"github.com/beamclaw/beamclaw-go/test/freeport"
 )
 
 const clusterToken = "e2e-cluster-token-0123456789abcdefghijklmnop"
@@ -48,14 +48,9 @@ func clusterNodesWith(t *testing.T, n, replicas int, o rigOptions) []*chatRig {
 // config; "" for a bare gateway) and the cluster section. Not started.
 func clusterHomes(t *testing.T, n, replicas int, base string) []*home {
 	t.Helper()
-	var ports []int
-	for range 2 * n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-		defer l.Close()
+	ports, err := freeport.Ports(2 * n)
+	if err != nil {
+		t.Fatal(err)
 	}
 	var homes []*home
 	for i := range n {

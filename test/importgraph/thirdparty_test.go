@@ -1,6 +1,7 @@
 package importgraph
 
 import (
+	"path"
 	"strings"
 	"testing"
 )
@@ -96,6 +97,15 @@ func ownsModule(pkg, module string) bool {
 	return false
 }
 
+// isTestHelper reports whether p (relative to the module) is a package
+// only tests import: those under test/, and those under internal/ named
+// for what they start for other packages' tests (internal/cluster/
+// clustertest). They may import test/ (test/freeport); the binary holds
+// none of them (TestBinaryLeavesOutHeavyInit).
+func isTestHelper(p string) bool {
+	return strings.HasPrefix(p, "test/") || strings.HasPrefix(p, "internal/") && strings.HasSuffix(path.Base(p), "test")
+}
+
 func matchesAny(p string, patterns []string) bool {
 	for _, pat := range patterns {
 		if matches(p, pat) {
@@ -130,6 +140,9 @@ func TestBinaryLeavesOutHeavyInit(t *testing.T) {
 			continue
 		}
 		for _, dep := range p.Deps {
+			if r, ok := rel(dep); ok && isTestHelper(r) {
+				t.Errorf("the binary contains the test helper %s", dep)
+			}
 			for _, m := range leftOut {
 				if strings.HasPrefix(dep, m) {
 					t.Errorf("the binary contains %s (test/importgraph/thirdparty_test.go: leftOut)", dep)

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/beamclaw/beamclaw-go/test/freeport"
 )
 
 // coldStartConfig is the config.yaml of a cold-start home: defaults but
@@ -45,7 +46,7 @@ func coldStartOnce(ctx context.Context, bin string, limit time.Duration) (time.D
 		return 0, fmt.Errorf("make home: %w", err)
 	}
 	defer os.RemoveAll(home)
-	addr, err := freePort()
+	addr, err := freeport.Addr()
 	if err != nil {
 		return 0, err
 	}
@@ -99,17 +100,4 @@ func exitErr(err error) error {
 		return errors.New("exit status 0")
 	}
 	return err
-}
-
-// freePort returns a loopback address no one listens on right now.
-func freePort() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("find a free port: %w", err)
-	}
-	addr := ln.Addr().String()
-	if err := ln.Close(); err != nil {
-		return "", fmt.Errorf("free port: %w", err)
-	}
-	return addr, nil
 }

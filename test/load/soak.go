@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/beamclaw/beamclaw-go/test/freeport"
 )
 
 // SoakConfig is a kill -9 soak of the real binary over HTTP: a home grown
@@ -74,7 +76,7 @@ func Soak(ctx context.Context, cfg SoakConfig) (SoakResult, error) {
 	if cfg.Cycles <= 0 || cfg.Clients <= 0 || cfg.FillC <= 0 {
 		return SoakResult{}, fmt.Errorf("cycles, clients and fill concurrency must be positive")
 	}
-	addr, err := freePort()
+	addr, err := freeport.Addr()
 	if err != nil {
 		return SoakResult{}, err
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/beamclaw/beamclaw-go/test/freeport"
 	"github.com/beamclaw/beamclaw-go/test/testenv"
 )
 
@@ -77,12 +78,11 @@ func ReferenceBin(tb testing.TB, name string) string {
 func StartEverythingHTTP(tb testing.TB) string {
 	tb.Helper()
 	bin := ReferenceBin(tb, "mcp-server-everything")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ports, err := freeport.Ports(1)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	port := fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
-	_ = l.Close()
+	port := fmt.Sprint(ports[0])
 	cmd := exec.Command(bin, "streamableHttp")
 	cmd.Env = append(os.Environ(), "PORT="+port)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

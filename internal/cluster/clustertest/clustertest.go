@@ -5,12 +5,12 @@ package clustertest
 import (
 	"context"
 	"fmt"
-	"net"
 	"testing"
 	"time"
 
 	"github.com/beamclaw/beamclaw-go/internal/cluster"
 	"github.com/beamclaw/beamclaw-go/internal/setting"
+	"github.com/beamclaw/beamclaw-go/test/freeport"
 )
 
 // Token is the nodes' cluster token.
@@ -21,18 +21,9 @@ const Token = "clustertest-token-of-at-least-32-characters"
 // quorum, and stops them at the test's end.
 func Start(t testing.TB, n, replicas int) []*cluster.Node {
 	t.Helper()
-	var ls []net.Listener
-	var ports []int
-	for range 2 * n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	for _, l := range ls {
-		l.Close()
+	ports, err := freeport.Ports(2 * n)
+	if err != nil {
+		t.Fatal(err)
 	}
 	var nodes []*cluster.Node
 	for i := range n {
