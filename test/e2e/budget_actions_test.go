@@ -23,6 +23,7 @@ import (
 // refused, whatever the budget's action.
 func TestBudgetActionsThroughTheDaemon(t *testing.T) {
 	t.Run("warn", func(t *testing.T) {
+		clearOfMidnight(t, time.Minute)
 		r := newChatRig(t, rigOptions{
 			core: "  budgets:\n    - {scope: agent, period: day, tokens: 50000, action: block, warn_percent: 1}\n"})
 		r.llm.SetDefault(fakellm.Rules)

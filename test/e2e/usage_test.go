@@ -128,6 +128,7 @@ func TestUsageLedger(t *testing.T) {
 // spent as before.
 func TestBudgetsUnderConcurrency(t *testing.T) {
 	const budget = 15_000 // about ten turns of ~1,500 tokens
+	clearOfMidnight(t, 3*time.Minute)
 	r := newChatRig(t, rigOptions{gateway: "  rate_limit: {enabled: false}\n",
 		core: fmt.Sprintf("  budgets:\n    - {scope: global, period: day, tokens: %d, action: block}\n", budget)})
 	var served atomic.Int64 // the provider's own count
