@@ -96,11 +96,11 @@ func (b *Bucket) Delete(ctx context.Context, key string) error {
 // Each calls fn with every key's value (keys as Put named them when
 // they were plain; encoded ones come back encoded).
 func (b *Bucket) Each(ctx context.Context, fn func(key string, val []byte)) error {
-	w, err := b.kv.WatchAll(ctx, jetstream.IgnoreDeletes())
+	w, err := b.watchAll(ctx)
 	if err != nil {
 		return fmt.Errorf("cluster: %s list: %w", b.name, err)
 	}
-	defer func() { _ = w.Stop() }()
+	defer w.stop()
 	for {
 		select {
 		case e := <-w.Updates():
@@ -112,4 +112,40 @@ func (b *Bucket) Each(ctx context.Context, fn func(key string, val []byte)) erro
 			return ctx.Err()
 		}
 	}
+}
+
+// watcher is a watch of every key and what stops it.
+type watcher struct {
+	jetstream.KeyWatcher
+	cancel context.CancelFunc
+}
+
+func (w watcher) stop() {
+	_ = w.Stop()
+	w.cancel()
+}
+
+// watchAll watches every key until ctx ends. The watch reads through an
+// ordered consumer, which JetStream's meta leader creates: a request for
+// one while the meta group elects a leader goes unanswered, and nothing
+// asks it again. So each attempt is bounded as kvCall bounds one and
+// asked again, and a listing made while the meta leader is dead waits
+// for the next one (for kvWait at most), not for ctx.
+func (b *Bucket) watchAll(ctx context.Context) (watcher, error) {
+	return kvCall(ctx, func(attempt context.Context) (watcher, error) {
+		wctx, cancel := context.WithCancel(ctx) // the watch outlives the attempt
+		stop := context.AfterFunc(attempt, cancel)
+		w, err := b.kv.WatchAll(wctx, jetstream.IgnoreDeletes())
+		if !stop() { // the attempt ended first
+			if err == nil {
+				_ = w.Stop()
+			}
+			return watcher{}, attempt.Err()
+		}
+		if err != nil {
+			cancel()
+			return watcher{}, err
+		}
+		return watcher{KeyWatcher: w, cancel: cancel}, nil
+	})
 }

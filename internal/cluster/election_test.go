@@ -161,3 +161,66 @@ func TestLeasesAndBucketsWaitOutAnElection(t *testing.T) {
 	}
 	t.Logf("answered %s after the leader of all three was killed", time.Since(start).Round(time.Millisecond))
 }
+
+// A listing asked for while JetStream's meta leader is dead (killed with
+// -9) waits out the meta group's election: the ordered consumer it reads
+// through is created by the meta leader, and a request for one that
+// nobody answered was never asked again (the listing hung until its
+// context ended).
+func TestListingWaitsOutAMetaElection(t *testing.T) {
+	cfgs := testConfigs(t, 3, 3)
+	kill9 := procNode(t, cfgs[0])
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	nodes := make([]*Node, 2)
+	dirs := []string{t.TempDir(), t.TempDir()}
+	start := func(i int) {
+		n, err := Start(*cfgs[1+i].Options(func(string) string { return testToken }, dirs[i]), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(n.Close)
+		nodes[i] = n
+	}
+	start(0)
+	start(1)
+	for tries := 0; ; tries++ { // n1 leads the meta group: an in-process leader hands it over as it closes
+		for _, n := range nodes {
+			if err := n.Ready(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		leader := nodes[0].MetaLeader()
+		if leader == "n1" {
+			break
+		}
+		if tries == 20 {
+			t.Fatalf("n1 never led the meta group (%s does)", leader)
+		}
+		for i, n := range nodes {
+			if n.ID() == leader {
+				n.Close()
+				start(i)
+			}
+		}
+	}
+	b, err := nodes[0].Bucket(ctx, "listing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"a", "b"} {
+		if err := b.Put(ctx, k, []byte(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kill9()
+	began := time.Now()
+	var got []string
+	if err := b.Each(ctx, func(k string, _ []byte) { got = append(got, k) }); err != nil {
+		t.Fatalf("a listing while the meta leader was dead: %v", err)
+	}
+	if strings.Join(got, ",") != "a,b" {
+		t.Fatalf("listed %q, want a and b", got)
+	}
+	t.Logf("listed %s after the meta leader was killed", time.Since(began).Round(time.Millisecond))
+}
