@@ -11,11 +11,7 @@ import (
 func TestClientPortWantsTheToken(t *testing.T) {
 	cfgs := testConfigs(t, 1, 1)
 	cfgs[0].Routes = nil // a cluster of one
-	n, err := Start(*cfgs[0].Options(func(string) string { return testToken }, t.TempDir()), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer n.Close()
+	startNode(t, cfgs[0], t.TempDir())
 	url := "nats://" + cfgs[0].ClientListen
 	for _, opts := range [][]nats.Option{nil, {nats.Token("not-the-token")}} {
 		if nc, err := nats.Connect(url, opts...); err == nil {

@@ -172,18 +172,8 @@ func TestListingWaitsOutAMetaElection(t *testing.T) {
 	kill9 := procNode(t, cfgs[0])
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	nodes := make([]*Node, 2)
 	dirs := []string{t.TempDir(), t.TempDir()}
-	start := func(i int) {
-		n, err := Start(*cfgs[1+i].Options(func(string) string { return testToken }, dirs[i]), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(n.Close)
-		nodes[i] = n
-	}
-	start(0)
-	start(1)
+	nodes := []*Node{startNode(t, cfgs[1], dirs[0]), startNode(t, cfgs[2], dirs[1])}
 	for tries := 0; ; tries++ { // n1 leads the meta group: an in-process leader hands it over as it closes
 		for _, n := range nodes {
 			if err := n.Ready(ctx); err != nil {
@@ -200,7 +190,7 @@ func TestListingWaitsOutAMetaElection(t *testing.T) {
 		for i, n := range nodes {
 			if n.ID() == leader {
 				n.Close()
-				start(i)
+				nodes[i] = startNode(t, cfgs[1+i], dirs[i])
 			}
 		}
 	}

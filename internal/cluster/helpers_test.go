@@ -56,14 +56,21 @@ func launchNodes(t *testing.T, cfgs []Config) []*Node {
 	t.Helper()
 	var nodes []*Node
 	for _, c := range cfgs {
-		n, err := Start(*c.Options(func(string) string { return testToken }, t.TempDir()), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(n.Close)
-		nodes = append(nodes, n)
+		nodes = append(nodes, startNode(t, c, t.TempDir()))
 	}
 	return nodes
+}
+
+// startNode starts c's node with its files in dir, without waiting for
+// anything; it stops at the test's end.
+func startNode(t *testing.T, c Config, dir string) *Node {
+	t.Helper()
+	n, err := Start(*c.Options(func(string) string { return testToken }, dir), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(n.Close)
+	return n
 }
 
 // startNodes starts every config's node (each its own directory) and
